@@ -1,0 +1,84 @@
+/*
+ * datamotion/array.h — distributed N-d arrays.
+ *
+ * A distributed array has a global shape of 1 to DM_MAX_DIMS axes, an element
+ * type, and one distribution per axis over a process grid of the same rank (a
+ * grid extent of 1 keeps an axis local). Each rank stores the elements it owns
+ * in row-major (C) order, surrounded by an optional ghost (halo) region of
+ * `ghost[axis]` elements on both sides of every axis. Global arrays passed to
+ * scatter and gather are contiguous and row-major.
+ */
+#ifndef DATAMOTION_ARRAY_H
+#define DATAMOTION_ARRAY_H
+
+#include <datamotion/layout.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Opaque handle to a distributed array. */
+typedef struct dm_array_s *dm_array;
+
+/** Pass as `root` to scatter from / gather to every rank. */
+#define DM_ALL_RANKS (-1)
+
+/**
+ * Collective on the grid. Creates a zero-filled array of global `shape`
+ * (ndims entries, ndims equal to the grid's). `dists` may be NULL (DM_DIST_BLOCK
+ * on every axis); `ghost` may be NULL (no ghost region). All arguments must
+ * agree across ranks. The array holds a reference to the grid.
+ */
+DM_API int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[],
+                    const dm_dist dists[], const int ghost[], dm_array *array);
+
+/** Collective on the array's grid. Frees the array and sets *array to NULL; NULL is a no-op. */
+DM_API int dm_array_free(dm_array *array);
+
+/**
+ * Collective on the array's grid. Copies a global array into the distributed one.
+ * With root == DM_ALL_RANKS every rank passes the same global array and no data
+ * moves between ranks; otherwise only `root` reads `global` (others may pass NULL).
+ * Ghost regions are left as they are.
+ */
+DM_API int dm_array_scatter(dm_array array, const void *global, int root);
+
+/**
+ * Collective on the array's grid. Assembles the global array into `global` on
+ * `root`, or on every rank with root == DM_ALL_RANKS. Ranks that receive nothing
+ * may pass NULL.
+ */
+DM_API int dm_array_gather(dm_array array, void *global, int root);
+
+/** Local. Number of axes. */
+DM_API int dm_array_ndims(dm_array array, int *ndims);
+/** Local. Global shape (ndims entries). */
+DM_API int dm_array_shape(dm_array array, int64_t shape[]);
+/** Local. Element type. */
+DM_API int dm_array_dtype(dm_array array, dm_dtype *dtype);
+/** Local. The grid (borrowed: valid while the array lives). */
+DM_API int dm_array_grid(dm_array array, dm_grid *grid);
+/** Local. Distribution of each axis, with block sizes resolved (ndims entries). */
+DM_API int dm_array_dists(dm_array array, dm_dist dists[]);
+/** Local. Ghost width of each axis (ndims entries). */
+DM_API int dm_array_ghost(dm_array array, int ghost[]);
+
+/**
+ * Local. The owned elements of this rank: `*data` points at the first owned
+ * element (inside the ghost region), `extents` receives the local extent of each
+ * axis and `strides` the distance in bytes between neighbours along each axis.
+ * Any pointer may be NULL. Borrowed: valid until the array is freed.
+ */
+DM_API int dm_array_local(dm_array array, void **data, int64_t extents[], int64_t strides[]);
+
+/**
+ * Local. The whole local storage including ghosts: `*data` points at its first
+ * byte and `extents` receives local extent + 2 * ghost per axis. Borrowed.
+ */
+DM_API int dm_array_storage(dm_array array, void **data, int64_t extents[]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DATAMOTION_ARRAY_H */

@@ -1,0 +1,13 @@
+/*
+ * datamotion/datamotion.h — the whole public C interface of datamotion.
+ *
+ * Layers (each header includes the one below): core.h (status, element types,
+ * timers, provenance), layout.h (process grids, axis distributions), array.h
+ * (distributed N-d arrays).
+ */
+#ifndef DATAMOTION_H
+#define DATAMOTION_H
+
+#include <datamotion/array.h>
+
+#endif /* DATAMOTION_H */

@@ -1,0 +1,130 @@
+// extern "C" entry points of the array layer.
+#include "array/dist_array.hpp"
+#include "core/error.hpp"
+#include "layout/handle.hpp"
+
+#include <algorithm>
+
+struct dm_array_s {
+    std::unique_ptr<dm::array::DistArray> array;
+    dm_grid_s grid;  // shares the grid, so dm_array_grid can hand out a handle
+};
+
+namespace {
+using dm::c_boundary;
+using dm::fail;
+
+dm::array::DistArray &array_of(dm_array handle) {
+    if (!handle || !handle->array) fail(DM_ERR_STATE, "array handle is NULL: call dm_array_create() first");
+    return *handle->array;
+}
+
+template <class T>
+void require_out(T *p, const char *name) {
+    if (!p) fail(DM_ERR_ARG, name, " is NULL");
+}
+}  // namespace
+
+extern "C" {
+
+int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[], const dm_dist dists[],
+                    const int ghost[], dm_array *array) {
+    return c_boundary([&] {
+        require_out(array, "dm_array_create: array");
+        *array = nullptr;
+        auto &g = dm::layout::grid_of(grid);
+        // Read at most one entry past the largest rank; the constructor checks the rest collectively.
+        int n = std::clamp(ndims, 0, DM_MAX_DIMS + 1);
+        std::vector<int64_t> s(static_cast<size_t>(n), 0);
+        std::vector<dm_dist> d;
+        std::vector<int> gh;
+        if (shape) std::copy(shape, shape + n, s.begin());
+        if (dists) d.assign(dists, dists + n);
+        if (ghost) gh.assign(ghost, ghost + n);
+        dm::collective(g.comm(), [&] {
+            if (!shape && n > 0) fail(DM_ERR_ARG, "dm_array_create: shape is NULL");
+        });
+        auto handle = std::make_unique<dm_array_s>();
+        handle->grid.grid = grid->grid;
+        handle->array = std::make_unique<dm::array::DistArray>(grid->grid, dtype, s, d, gh);
+        *array = handle.release();
+    });
+}
+
+int dm_array_free(dm_array *array) {
+    return c_boundary([&] {
+        if (!array || !*array) return;
+        delete *array;
+        *array = nullptr;
+    });
+}
+
+int dm_array_scatter(dm_array array, const void *global, int root) {
+    return c_boundary([&] { array_of(array).scatter(global, root); });
+}
+
+int dm_array_gather(dm_array array, void *global, int root) {
+    return c_boundary([&] { array_of(array).gather(global, root); });
+}
+
+int dm_array_ndims(dm_array array, int *ndims) {
+    return c_boundary([&] { require_out(ndims, "ndims"); *ndims = array_of(array).ndims(); });
+}
+
+int dm_array_shape(dm_array array, int64_t shape[]) {
+    return c_boundary([&] {
+        require_out(shape, "shape");
+        const auto &s = array_of(array).shape();
+        std::copy(s.begin(), s.end(), shape);
+    });
+}
+
+int dm_array_dtype(dm_array array, dm_dtype *dtype) {
+    return c_boundary([&] { require_out(dtype, "dtype"); *dtype = array_of(array).dtype(); });
+}
+
+int dm_array_grid(dm_array array, dm_grid *grid) {
+    return c_boundary([&] {
+        require_out(grid, "grid");
+        array_of(array);
+        *grid = &array->grid;
+    });
+}
+
+int dm_array_dists(dm_array array, dm_dist dists[]) {
+    return c_boundary([&] {
+        require_out(dists, "dists");
+        const auto &a = array_of(array);
+        for (int i = 0; i < a.ndims(); ++i) dists[i] = a.axis_map(i).resolved();
+    });
+}
+
+int dm_array_ghost(dm_array array, int ghost[]) {
+    return c_boundary([&] {
+        require_out(ghost, "ghost");
+        const auto &g = array_of(array).ghost();
+        std::copy(g.begin(), g.end(), ghost);
+    });
+}
+
+int dm_array_local(dm_array array, void **data, int64_t extents[], int64_t strides[]) {
+    return c_boundary([&] {
+        auto &a = array_of(array);
+        if (data) *data = a.local_data();
+        if (extents) std::copy(a.local_shape().begin(), a.local_shape().end(), extents);
+        if (strides) {
+            auto s = a.byte_strides();
+            std::copy(s.begin(), s.end(), strides);
+        }
+    });
+}
+
+int dm_array_storage(dm_array array, void **data, int64_t extents[]) {
+    return c_boundary([&] {
+        auto &a = array_of(array);
+        if (data) *data = a.storage();
+        if (extents) std::copy(a.storage_shape().begin(), a.storage_shape().end(), extents);
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,241 @@
+#include "array/dist_array.hpp"
+
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+
+#include <climits>
+#include <cstring>
+#include <string>
+
+namespace dm::array {
+namespace {
+
+std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_t> &shape) {
+    std::vector<std::int64_t> strides(shape.size(), 1);
+    for (int a = static_cast<int>(shape.size()) - 2; a >= 0; --a) strides[a] = strides[a + 1] * shape[a + 1];
+    return strides;
+}
+
+std::int64_t product(const std::vector<std::int64_t> &v) {
+    std::int64_t p = 1;
+    for (auto x : v) p *= x;
+    return p;
+}
+
+}  // namespace
+
+DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype, std::vector<std::int64_t> shape,
+                     std::vector<dm_dist> dists, std::vector<int> ghost)
+    : grid_(std::move(grid)), shape_(std::move(shape)), ghost_(std::move(ghost)) {
+    if (!grid_) fail(DM_ERR_STATE, "distributed array: grid is NULL");
+    MPI_Comm comm = grid_->comm();
+    const int n = ndims();
+    collective(comm, [&] {
+        dtype_ = checked_dtype(dtype);
+        elsize_ = dtype_size(dtype_);
+        if (n < 1 || n > DM_MAX_DIMS)
+            fail(DM_ERR_ARG, "distributed array: rank must be in [1, ", DM_MAX_DIMS, "], got ", n);
+        if (n != grid_->ndims())
+            fail(DM_ERR_ARG, "distributed array: array rank ", n, " differs from process grid rank ",
+                 grid_->ndims(), " (use grid extent 1 for local axes)");
+        if (!dists.empty() && static_cast<int>(dists.size()) != n)
+            fail(DM_ERR_ARG, "distributed array: ", dists.size(), " distributions for ", n, " axes");
+        if (!ghost_.empty() && static_cast<int>(ghost_.size()) != n)
+            fail(DM_ERR_ARG, "distributed array: ", ghost_.size(), " ghost widths for ", n, " axes");
+        std::int64_t total = 1;
+        for (int a = 0; a < n; ++a) {
+            if (shape_[a] < 0) fail(DM_ERR_ARG, "distributed array: extent of axis ", a, " is negative (", shape_[a], ")");
+            if (shape_[a] > 0 && total > INT64_MAX / shape_[a]) fail(DM_ERR_ARG, "distributed array: global size overflows 64 bits");
+            total *= shape_[a];
+            if (!dists.empty()) layout::validate(dists[a], grid_->dims()[a], "axis " + std::to_string(a));
+            if (!ghost_.empty() && ghost_[a] < 0)
+                fail(DM_ERR_ARG, "distributed array: ghost width of axis ", a, " is negative (", ghost_[a], ")");
+        }
+    });
+    dists.resize(static_cast<size_t>(n), dm_dist{DM_DIST_BLOCK, 0, 0});
+    ghost_.resize(static_cast<size_t>(n), 0);
+
+    require_same(comm, {dtype_}, "element type");
+    require_same(comm, shape_, "global shape");
+    std::vector<std::int64_t> dist_args;
+    for (const auto &d : dists) {
+        dist_args.push_back(d.kind);
+        dist_args.push_back(d.kind == DM_DIST_BLOCK_CYCLIC ? d.block : 0);
+        dist_args.push_back(d.kind == DM_DIST_BLOCK_CYCLIC ? d.src : 0);
+    }
+    require_same(comm, dist_args, "distribution");
+    require_same(comm, std::vector<std::int64_t>(ghost_.begin(), ghost_.end()), "ghost width");
+
+    for (int a = 0; a < n; ++a) {
+        maps_.emplace_back(dists[a], shape_[a], grid_->dims()[a]);
+        local_shape_.push_back(maps_[a].extent(grid_->coords()[a]));
+        storage_shape_.push_back(local_shape_[a] + 2 * std::int64_t{ghost_[a]});
+    }
+    collective(comm, [&] { storage_.assign(static_cast<size_t>(product(storage_shape_)) * elsize_, std::byte{0}); });
+    const auto strides = row_major_strides(storage_shape_);
+    std::int64_t offset = 0;
+    for (int a = 0; a < n; ++a) offset += ghost_[a] * strides[a];
+    if (local_size() > 0) interior_offset_ = static_cast<size_t>(offset) * elsize_;
+}
+
+std::int64_t DistArray::global_size() const { return product(shape_); }
+std::int64_t DistArray::local_size() const { return product(local_shape_); }
+
+std::vector<std::int64_t> DistArray::byte_strides() const {
+    auto strides = row_major_strides(storage_shape_);
+    for (auto &s : strides) s *= static_cast<std::int64_t>(elsize_);
+    return strides;
+}
+
+void DistArray::for_each_run(const int *coords, const RunFn &run) const {
+    const int n = ndims();
+    std::vector<std::int64_t> extent(n);
+    for (int a = 0; a < n; ++a) {
+        extent[a] = maps_[a].extent(coords[a]);
+        if (extent[a] == 0) return;
+    }
+    const auto gstride = row_major_strides(shape_);
+    const auto pstride = row_major_strides(extent);
+    const auto sstride = row_major_strides(storage_shape_);
+
+    // Runs along the last axis are the same for every row: blocks contiguous in the global index.
+    struct Run { std::int64_t local, global, length; };
+    std::vector<Run> runs;
+    const auto &last = maps_[n - 1];
+    for (std::int64_t l = 0; l < extent[n - 1];) {
+        std::int64_t g = last.global_index(coords[n - 1], l);
+        std::int64_t len = std::min(last.block() - l % last.block(), extent[n - 1] - l);
+        runs.push_back({l, g, len});
+        l += len;
+    }
+
+    // Odometer over the leading axes.
+    std::vector<std::int64_t> index(n, 0);
+    while (true) {
+        std::int64_t packed = 0, stored = 0, global = 0;
+        for (int a = 0; a < n - 1; ++a) {
+            packed += index[a] * pstride[a];
+            stored += (index[a] + ghost_[a]) * sstride[a];
+            global += maps_[a].global_index(coords[a], index[a]) * gstride[a];
+        }
+        stored += ghost_[n - 1];
+        for (const Run &r : runs) run(packed + r.local, stored + r.local, global + r.global, r.length);
+        int a = n - 2;
+        for (; a >= 0; --a) {
+            if (++index[a] < extent[a]) break;
+            index[a] = 0;
+        }
+        if (a < 0) return;
+    }
+}
+
+void DistArray::check_root(int root) const {
+    require_same(grid_->comm(), {root}, "root");
+    if (root != DM_ALL_RANKS && (root < 0 || root >= grid_->size()))
+        fail(DM_ERR_ARG, "root ", root, " out of range [0, ", grid_->size(), ") (or DM_ALL_RANKS)");
+}
+
+std::vector<int> DistArray::element_counts() const {
+    const int size = grid_->size();
+    std::vector<int> counts(static_cast<size_t>(size));
+    std::vector<int> coords(static_cast<size_t>(ndims()));
+    std::int64_t total = 0;
+    for (int q = 0; q < size; ++q) {
+        grid_->coords_of(q, coords.data());
+        std::int64_t count = 1;
+        for (int a = 0; a < ndims(); ++a) count *= maps_[a].extent(coords[a]);
+        total += count;
+        if (total > INT_MAX)
+            fail(DM_ERR_UNSUPPORTED, "scatter/gather through one rank of more than ", INT_MAX,
+                 " elements is not supported; use DM_ALL_RANKS or a smaller array");
+        counts[q] = static_cast<int>(count);
+    }
+    return counts;
+}
+
+void DistArray::scatter(const void *global, int root) {
+    MPI_Comm comm = grid_->comm();
+    const int me = grid_->rank();
+    collective(comm, [&] {
+        check_root(root);
+        bool reads = root == DM_ALL_RANKS || root == me;
+        if (reads && !global && global_size() > 0) fail(DM_ERR_ARG, "scatter: global array is NULL on rank ", me);
+    });
+    const auto *src = static_cast<const std::byte *>(global);
+    if (root == DM_ALL_RANKS) {
+        for_each_run(grid_->coords().data(), [&](std::int64_t, std::int64_t s, std::int64_t g, std::int64_t len) {
+            std::memcpy(storage_.data() + s * elsize_, src + g * elsize_, len * elsize_);
+        });
+        return;
+    }
+    std::vector<int> counts, displs;
+    std::vector<std::byte> packed;
+    collective(comm, [&] {
+        counts = element_counts();
+        displs.assign(counts.size(), 0);
+        for (size_t q = 1; q < counts.size(); ++q) displs[q] = displs[q - 1] + counts[q - 1];
+        if (me == root) packed.resize(static_cast<size_t>(global_size()) * elsize_);
+    });
+    if (me == root) {
+        std::vector<int> coords(static_cast<size_t>(ndims()));
+        for (int q = 0; q < grid_->size(); ++q) {
+            grid_->coords_of(q, coords.data());
+            std::byte *dst = packed.data() + static_cast<size_t>(displs[q]) * elsize_;
+            for_each_run(coords.data(), [&](std::int64_t p, std::int64_t, std::int64_t g, std::int64_t len) {
+                std::memcpy(dst + p * elsize_, src + g * elsize_, len * elsize_);
+            });
+        }
+    }
+    const bool contiguous = local_size() == product(storage_shape_);  // no ghost region
+    std::vector<std::byte> received(contiguous ? 0 : static_cast<size_t>(local_size()) * elsize_);
+    std::byte *recv = contiguous ? storage_.data() : received.data();
+    MPI_Datatype type = dtype_mpi(dtype_);
+    check_mpi(MPI_Scatterv(packed.data(), counts.data(), displs.data(), type, recv, counts[me], type, root, comm),
+              "MPI_Scatterv");
+    if (!contiguous)
+        for_each_run(grid_->coords().data(), [&](std::int64_t p, std::int64_t s, std::int64_t, std::int64_t len) {
+            std::memcpy(storage_.data() + s * elsize_, recv + p * elsize_, len * elsize_);
+        });
+}
+
+void DistArray::gather(void *global, int root) const {
+    MPI_Comm comm = grid_->comm();
+    const int me = grid_->rank();
+    std::vector<int> counts, displs;
+    std::vector<std::byte> packed, mine;
+    const bool contiguous = local_size() == product(storage_shape_);
+    collective(comm, [&] {
+        check_root(root);
+        bool receives = root == DM_ALL_RANKS || root == me;
+        if (receives && !global && global_size() > 0) fail(DM_ERR_ARG, "gather: global array is NULL on rank ", me);
+        counts = element_counts();
+        displs.assign(counts.size(), 0);
+        for (size_t q = 1; q < counts.size(); ++q) displs[q] = displs[q - 1] + counts[q - 1];
+        if (receives) packed.resize(static_cast<size_t>(global_size()) * elsize_);
+        if (!contiguous) mine.resize(static_cast<size_t>(local_size()) * elsize_);
+    });
+    const std::byte *send = contiguous ? storage_.data() : mine.data();
+    if (!contiguous)
+        for_each_run(grid_->coords().data(), [&](std::int64_t p, std::int64_t s, std::int64_t, std::int64_t len) {
+            std::memcpy(mine.data() + p * elsize_, storage_.data() + s * elsize_, len * elsize_);
+        });
+    MPI_Datatype type = dtype_mpi(dtype_);
+    if (root == DM_ALL_RANKS)
+        check_mpi(MPI_Allgatherv(send, counts[me], type, packed.data(), counts.data(), displs.data(), type, comm),
+                  "MPI_Allgatherv");
+    else
+        check_mpi(MPI_Gatherv(send, counts[me], type, packed.data(), counts.data(), displs.data(), type, root, comm),
+                  "MPI_Gatherv");
+    if (root != DM_ALL_RANKS && root != me) return;
+    auto *dst = static_cast<std::byte *>(global);
+    std::vector<int> coords(static_cast<size_t>(ndims()));
+    for (int q = 0; q < grid_->size(); ++q) {
+        grid_->coords_of(q, coords.data());
+        const std::byte *from = packed.data() + static_cast<size_t>(displs[q]) * elsize_;
+        for_each_run(coords.data(), [&](std::int64_t p, std::int64_t, std::int64_t g, std::int64_t len) {
+            std::memcpy(dst + g * elsize_, from + p * elsize_, len * elsize_);
+        });
+    }
+}
+
+}  // namespace dm::array

@@ -1,0 +1,74 @@
+// Distributed N-d arrays: layout, local storage with ghosts, scatter and gather.
+#pragma once
+
+#include <datamotion/array.h>
+
+#include "layout/distribution.hpp"
+#include "layout/grid.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace dm::array {
+
+class DistArray {
+public:
+    // Collective on the grid's communicator. Every argument is checked and must
+    // agree across ranks; an empty `dists` means Block on every axis, an empty
+    // `ghost` means no ghost region. The storage is zero-filled.
+    DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype, std::vector<std::int64_t> shape,
+              std::vector<dm_dist> dists, std::vector<int> ghost);
+
+    const layout::ProcessGrid &grid() const { return *grid_; }
+    const std::shared_ptr<const layout::ProcessGrid> &grid_ptr() const { return grid_; }
+    dm_dtype dtype() const { return dtype_; }
+    std::size_t element_size() const { return elsize_; }
+    int ndims() const { return static_cast<int>(shape_.size()); }
+    const std::vector<std::int64_t> &shape() const { return shape_; }
+    const std::vector<int> &ghost() const { return ghost_; }
+    const layout::AxisMap &axis_map(int axis) const { return maps_[axis]; }
+    std::int64_t global_size() const;
+
+    // Owned elements of this rank.
+    const std::vector<std::int64_t> &local_shape() const { return local_shape_; }
+    std::int64_t local_size() const;
+    // Storage including ghosts: local_shape + 2 * ghost per axis, row-major.
+    const std::vector<std::int64_t> &storage_shape() const { return storage_shape_; }
+    std::byte *storage() { return storage_.data(); }
+    const std::byte *storage() const { return storage_.data(); }
+    std::byte *local_data() { return storage_.data() + interior_offset_; }  // first owned element
+    const std::byte *local_data() const { return storage_.data() + interior_offset_; }
+    // Byte strides of the storage per axis.
+    std::vector<std::int64_t> byte_strides() const;
+
+    // Collective. root == DM_ALL_RANKS: every rank passes the same global array.
+    void scatter(const void *global, int root);
+    void gather(void *global, int root) const;
+
+private:
+    // Calls run(packed_offset, storage_offset, global_offset, length) for every
+    // run of elements owned by grid coordinate `coords` that are contiguous both
+    // in the global array and along the last local axis. Offsets are in elements;
+    // packed offsets index that rank's owned elements in row-major order without
+    // ghosts, storage offsets index this array's storage (meaningful only for the
+    // calling rank's own coordinates).
+    using RunFn = std::function<void(std::int64_t, std::int64_t, std::int64_t, std::int64_t)>;
+    void for_each_run(const int *coords, const RunFn &run) const;
+    void check_root(int root) const;  // collective
+    std::vector<int> element_counts() const;  // owned elements of every rank (throws if > INT_MAX)
+
+    std::shared_ptr<const layout::ProcessGrid> grid_;
+    dm_dtype dtype_ = DM_FLOAT64;
+    std::size_t elsize_ = 8;
+    std::vector<std::int64_t> shape_;
+    std::vector<layout::AxisMap> maps_;
+    std::vector<int> ghost_;
+    std::vector<std::int64_t> local_shape_, storage_shape_;
+    std::vector<std::byte> storage_;
+    std::size_t interior_offset_ = 0;
+};
+
+}  // namespace dm::array

@@ -1,0 +1,115 @@
+#include "core/error.hpp"
+
+#include <climits>
+#include <new>
+
+namespace dm {
+namespace {
+thread_local std::string last_error_message;
+
+// Code and message of an exception; anything not a dm::Error is a bug or a resource failure.
+std::pair<int, std::string> describe(std::exception_ptr e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const Error &err) {
+        return {err.code(), err.what()};
+    } catch (const std::bad_alloc &) {
+        return {DM_ERR_MEMORY, "out of memory"};
+    } catch (const std::exception &err) {
+        return {DM_ERR_INTERNAL, std::string("internal error: ") + err.what()};
+    } catch (...) {
+        return {DM_ERR_INTERNAL, "internal error: unknown exception"};
+    }
+}
+}  // namespace
+
+void check_mpi(int rc, const char *call) {
+    if (rc == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = 0;
+    fail(DM_ERR_MPI, call, " failed: ", std::string(text, static_cast<size_t>(len)));
+}
+
+void require_mpi_initialized() {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (!initialized) fail(DM_ERR_STATE, "MPI is not initialised: call MPI_Init before datamotion");
+    if (finalized) fail(DM_ERR_STATE, "MPI is already finalised");
+}
+
+void agree(MPI_Comm comm, std::exception_ptr local) {
+    int rank = 0, size = 1;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    int mine = local ? rank : size, first = size;
+    check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+    if (first == size) return;
+
+    int header[2] = {0, 0};  // code, message length
+    std::string message;
+    if (rank == first) {
+        auto [code, text] = describe(local);
+        message = text.size() > INT_MAX / 2 ? text.substr(0, INT_MAX / 2) : text;
+        header[0] = code;
+        header[1] = static_cast<int>(message.size());
+    }
+    check_mpi(MPI_Bcast(header, 2, MPI_INT, first, comm), "MPI_Bcast");
+    message.resize(static_cast<size_t>(header[1]));
+    check_mpi(MPI_Bcast(message.data(), header[1], MPI_CHAR, first, comm), "MPI_Bcast");
+    throw Error(header[0], message);
+}
+
+void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const std::string &what) {
+    // Lengths first, so a rank with a different number of values cannot make the
+    // element-wise reductions below read past its buffer.
+    std::int64_t n = static_cast<std::int64_t>(values.size());
+    std::int64_t bounds[2] = {n, -n}, reduced[2];
+    check_mpi(MPI_Allreduce(bounds, reduced, 2, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
+    if (reduced[0] != -reduced[1]) fail(DM_ERR_MISMATCH, what, " differs across ranks");
+    if (n == 0) return;
+    std::vector<std::int64_t> both(2 * values.size()), out(2 * values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+        both[i] = values[i];
+        both[values.size() + i] = -values[i];  // max of the negation is minus the minimum
+    }
+    check_mpi(MPI_Allreduce(both.data(), out.data(), static_cast<int>(both.size()), MPI_INT64_T,
+                            MPI_MAX, comm),
+              "MPI_Allreduce");
+    for (size_t i = 0; i < values.size(); ++i)
+        if (out[i] != -out[values.size() + i]) fail(DM_ERR_MISMATCH, what, " differs across ranks");
+}
+
+int record_current_exception() noexcept {
+    auto [code, text] = describe(std::current_exception());
+    try {
+        last_error_message = text;
+    } catch (...) {
+        last_error_message.clear();
+    }
+    return code;
+}
+
+void clear_last_error() noexcept { last_error_message.clear(); }
+
+}  // namespace dm
+
+extern "C" {
+const char *dm_last_error_message(void) { return dm::last_error_message.c_str(); }
+
+const char *dm_status_name(int status) {
+    switch (status) {
+        case DM_OK: return "DM_OK";
+        case DM_ERR_ARG: return "DM_ERR_ARG";
+        case DM_ERR_TYPE: return "DM_ERR_TYPE";
+        case DM_ERR_MISMATCH: return "DM_ERR_MISMATCH";
+        case DM_ERR_MPI: return "DM_ERR_MPI";
+        case DM_ERR_MEMORY: return "DM_ERR_MEMORY";
+        case DM_ERR_STATE: return "DM_ERR_STATE";
+        case DM_ERR_UNSUPPORTED: return "DM_ERR_UNSUPPORTED";
+        case DM_ERR_INTERNAL: return "DM_ERR_INTERNAL";
+        default: return "DM_ERR_UNKNOWN";
+    }
+}
+}

@@ -1,0 +1,77 @@
+// Errors inside datamotion: C++ code throws dm::Error; every extern "C" entry
+// catches it (c_boundary) and every collective entry agrees on it (collective),
+// so one rank's failure becomes the same failure on every rank of the call.
+#pragma once
+
+#include <datamotion/core.h>
+
+#include <cstdint>
+#include <exception>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dm {
+
+class Error : public std::runtime_error {
+public:
+    Error(int code, const std::string &message) : std::runtime_error(message), code_(code) {}
+    int code() const noexcept { return code_; }
+
+private:
+    int code_;
+};
+
+// Builds a message from streamable parts: fail(DM_ERR_ARG, "axis ", a, " out of range").
+template <class... Parts>
+[[noreturn]] void fail(int code, const Parts &...parts) {
+    std::ostringstream os;
+    (os << ... << parts);
+    throw Error(code, os.str());
+}
+
+// Throws DM_ERR_MPI naming the call when an MPI function did not return MPI_SUCCESS.
+void check_mpi(int rc, const char *call);
+
+// Throws DM_ERR_STATE unless MPI is initialised and not yet finalised.
+void require_mpi_initialized();
+
+// Collective on comm: if `local` holds an exception on any rank, every rank throws
+// the error of the lowest failing rank (same code, same message). Costs one
+// MPI_Allreduce when nothing failed.
+void agree(MPI_Comm comm, std::exception_ptr local);
+
+// Collective on comm: runs `check` and agrees on its outcome.
+template <class F>
+void collective(MPI_Comm comm, F &&check) {
+    std::exception_ptr local;
+    try {
+        check();
+    } catch (...) {
+        local = std::current_exception();
+    }
+    agree(comm, local);
+}
+
+// Collective on comm: fails with DM_ERR_MISMATCH on every rank unless `values`
+// (same length everywhere) is identical on all ranks. `what` names the argument.
+void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const std::string &what);
+
+// C boundary: records the message of the active exception and returns its status.
+int record_current_exception() noexcept;
+void clear_last_error() noexcept;
+
+// Runs `body` for an extern "C" entry point and returns its status.
+template <class F>
+int c_boundary(F &&body) noexcept {
+    try {
+        clear_last_error();
+        body();
+        return DM_OK;
+    } catch (...) {
+        return record_current_exception();
+    }
+}
+
+}  // namespace dm

@@ -1,0 +1,45 @@
+// Axis distributions: every kind is block-cyclic once the block size is resolved
+// against the axis length and the number of grid coordinates.
+#pragma once
+
+#include <datamotion/layout.h>
+
+#include <cstdint>
+#include <string>
+
+namespace dm::layout {
+
+// ScaLAPACK's NUMROC with 0-based coordinates.
+std::int64_t numroc(std::int64_t n, std::int64_t block, int coord, int src, int nprocs);
+
+// Throws DM_ERR_ARG for an unknown kind, a block size < 1 or src outside [0, nprocs).
+// `where` names the argument in the message (e.g. "axis 1").
+void validate(const dm_dist &dist, int nprocs, const std::string &where);
+
+// A distribution of one axis of n elements over nprocs coordinates, resolved.
+class AxisMap {
+public:
+    AxisMap() = default;
+    AxisMap(const dm_dist &dist, std::int64_t n, int nprocs);  // validates
+
+    std::int64_t length() const { return n_; }
+    int nprocs() const { return nprocs_; }
+    std::int64_t block() const { return block_; }
+    int src() const { return src_; }
+    dm_dist resolved() const;  // kind kept, block and src filled in
+
+    int owner(std::int64_t g) const { return static_cast<int>((g / block_ + src_) % nprocs_); }
+    std::int64_t local_index(std::int64_t g) const { return (g / block_ / nprocs_) * block_ + g % block_; }
+    std::int64_t global_index(int coord, std::int64_t l) const {
+        std::int64_t shifted = (coord - src_ + nprocs_) % nprocs_;
+        return ((l / block_) * nprocs_ + shifted) * block_ + l % block_;
+    }
+    std::int64_t extent(int coord) const { return numroc(n_, block_, coord, src_, nprocs_); }
+
+private:
+    dm_dist_kind kind_ = DM_DIST_BLOCK;
+    std::int64_t n_ = 0, block_ = 1;
+    int nprocs_ = 1, src_ = 0;
+};
+
+}  // namespace dm::layout

@@ -1,0 +1,72 @@
+// A small MPI-aware test harness: every rank runs every test, failures are
+// counted per rank, and the exit code is agreed so one failing rank fails the run.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dmtest {
+
+struct Test {
+    const char *name;
+    std::function<void()> body;
+};
+
+inline std::vector<Test> &registry() {
+    static std::vector<Test> tests;
+    return tests;
+}
+
+inline int &failures() {
+    static int count = 0;
+    return count;
+}
+
+struct Registrar {
+    Registrar(const char *name, std::function<void()> body) { registry().push_back({name, std::move(body)}); }
+};
+
+inline void report(const char *file, int line, const std::string &what) {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::fprintf(stderr, "[rank %d] %s:%d: check failed: %s\n", rank, file, line, what.c_str());
+    ++failures();
+}
+
+inline int world_rank() {
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+inline int world_size() {
+    int s = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &s);
+    return s;
+}
+
+}  // namespace dmtest
+
+#define DM_TEST(name)                                                   \
+    static void name();                                                 \
+    static const dmtest::Registrar name##_registrar(#name, name);      \
+    static void name()
+
+#define CHECK(cond)                                                     \
+    do {                                                                \
+        if (!(cond)) dmtest::report(__FILE__, __LINE__, #cond);         \
+    } while (0)
+
+#define CHECK_EQ(a, b)                                                  \
+    do {                                                                \
+        auto check_a_ = (a);                                            \
+        auto check_b_ = (b);                                            \
+        if (!(check_a_ == check_b_))                                    \
+            dmtest::report(__FILE__, __LINE__,                          \
+                           std::string(#a " == " #b " (") + std::to_string(check_a_) + " vs " + \
+                               std::to_string(check_b_) + ")");         \
+    } while (0)

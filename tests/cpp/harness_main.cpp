@@ -1,0 +1,26 @@
+#include "harness.hpp"
+
+#include <exception>
+
+int main(int argc, char **argv) {
+    int provided = 0;
+    // MPI_THREAD_MULTIPLE also keeps MPICH from spinning hard when ranks outnumber cores.
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    const int rank = dmtest::world_rank(), size = dmtest::world_size();
+    int failed_tests = 0, passed_tests = 0;
+    for (const auto &test : dmtest::registry()) {
+        const int before = dmtest::failures();
+        try {
+            test.body();
+        } catch (const std::exception &e) {
+            dmtest::report(__FILE__, __LINE__, std::string(test.name) + " threw: " + e.what());
+        }
+        int mine = dmtest::failures() > before, any = 0;
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (rank == 0) std::printf("%-48s %s (%d ranks)\n", test.name, any ? "FAILED" : "ok", size);
+        (any ? failed_tests : passed_tests) += 1;
+    }
+    if (rank == 0) std::printf("%d passed, %d failed\n", passed_tests, failed_tests);
+    MPI_Finalize();
+    return failed_tests ? 1 : 0;
+}

@@ -1,0 +1,159 @@
+// Array: scatter and gather through the C API, checked element by element
+// against the global index each element came from.
+#include "harness.hpp"
+
+#include <datamotion/datamotion.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Same seed on every rank, so every rank draws the same cases.
+std::mt19937 &rng() {
+    static std::mt19937 r(20261122);
+    return r;
+}
+
+// Byte pattern of element g: distinct for distinct g (wrapping only past 2^32 elements).
+void fill_element(unsigned char *dst, size_t elsize, std::int64_t g) {
+    for (size_t b = 0; b < elsize; ++b) dst[b] = static_cast<unsigned char>((g >> (8 * (b % 4))) + 17 * b);
+    if (elsize == 1) dst[0] = static_cast<unsigned char>(g % 2);  // bool holds 0 or 1
+}
+
+struct Case {
+    int ndims;
+    std::vector<std::int64_t> shape;
+    std::vector<dm_dist> dists;
+    std::vector<int> ghost;
+    dm_dtype dtype;
+    int root;
+};
+
+Case draw_case(int ndims, int size) {
+    Case c{ndims, {}, {}, {}, static_cast<dm_dtype>(rng()() % DM_NUM_DTYPES), 0};
+    for (int a = 0; a < ndims; ++a) {
+        c.shape.push_back(rng()() % (ndims > 2 ? 6 : 13));
+        switch (rng()() % 3) {
+            case 0: c.dists.push_back(dm_dist_block()); break;
+            case 1: c.dists.push_back(dm_dist_cyclic()); break;
+            default: c.dists.push_back(dm_dist_block_cyclic(1 + rng()() % 4, 0)); break;
+        }
+        c.ghost.push_back(static_cast<int>(rng()() % 3));
+    }
+    int r = static_cast<int>(rng()() % (size + 1));
+    c.root = r == size ? DM_ALL_RANKS : r;
+    return c;
+}
+
+void run_case(const Case &c) {
+    dm_grid grid = nullptr;
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, c.ndims, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_OK);
+    int dims[DM_MAX_DIMS];
+    dm_grid_dims(grid, dims);
+    std::vector<dm_dist> dists = c.dists;
+    for (int a = 0; a < c.ndims; ++a)  // a valid source coordinate for this grid
+        if (dists[a].kind == DM_DIST_BLOCK_CYCLIC) dists[a].src = static_cast<int>(rng()() % dims[a]);
+
+    dm_array array = nullptr;
+    CHECK_EQ(dm_array_create(grid, c.dtype, c.ndims, c.shape.data(), dists.data(), c.ghost.data(), &array), DM_OK);
+    if (!array) return;
+    const size_t elsize = dm_dtype_size(c.dtype);
+    std::int64_t total = 1;
+    for (auto e : c.shape) total *= e;
+    std::vector<unsigned char> global(static_cast<size_t>(total) * elsize);
+    for (std::int64_t g = 0; g < total; ++g) fill_element(&global[g * elsize], elsize, g);
+
+    const int rank = dmtest::world_rank();
+    const bool reads = c.root == DM_ALL_RANKS || c.root == rank;
+    CHECK_EQ(dm_array_scatter(array, reads ? global.data() : nullptr, c.root), DM_OK);
+
+    // Every owned element holds the value of its global index.
+    void *data = nullptr;
+    std::int64_t extents[DM_MAX_DIMS], strides[DM_MAX_DIMS];
+    int coords[DM_MAX_DIMS];
+    dm_array_local(array, &data, extents, strides);
+    dm_grid_coords(grid, coords);
+    dm_dist resolved[DM_MAX_DIMS];
+    dm_array_dists(array, resolved);
+    std::int64_t local_count = 1;
+    for (int a = 0; a < c.ndims; ++a) local_count *= extents[a];
+    for (std::int64_t i = 0; i < local_count; ++i) {
+        std::int64_t rest = i, g = 0, offset = 0;
+        std::vector<std::int64_t> l(c.ndims);
+        for (int a = c.ndims - 1; a >= 0; --a) { l[a] = rest % extents[a]; rest /= extents[a]; }
+        for (int a = 0; a < c.ndims; ++a) {
+            std::int64_t ga = -1;
+            CHECK_EQ(dm_dist_to_global(resolved[a], c.shape[a], dims[a], coords[a], l[a], &ga), DM_OK);
+            g = g * c.shape[a] + ga;
+            offset += l[a] * strides[a];
+        }
+        unsigned char expected[16];
+        fill_element(expected, elsize, g);
+        CHECK(std::memcmp(static_cast<unsigned char *>(data) + offset, expected, elsize) == 0);
+    }
+
+    std::vector<unsigned char> back(global.size(), 0xAB);
+    CHECK_EQ(dm_array_gather(array, reads ? back.data() : nullptr, c.root), DM_OK);
+    if (reads) CHECK(back == global);
+
+    dm_grid array_grid = nullptr;
+    dm_array_grid(array, &array_grid);
+    CHECK(array_grid != nullptr);
+    CHECK_EQ(dm_grid_free(&grid), DM_OK);  // the array keeps the grid alive
+    CHECK_EQ(dm_array_gather(array, reads ? back.data() : nullptr, c.root), DM_OK);
+    CHECK_EQ(dm_array_free(&array), DM_OK);
+    CHECK(array == nullptr);
+}
+
+}  // namespace
+
+DM_TEST(scatter_gather_round_trip_every_rank_and_type) {
+    for (int ndims = 1; ndims <= 4; ++ndims)
+        for (int trial = 0; trial < 25; ++trial) run_case(draw_case(ndims, dmtest::world_size()));
+}
+
+DM_TEST(seven_dimensional_array) {
+    Case c{7, {3, 1, 2, 4, 1, 2, 3}, std::vector<dm_dist>(7, dm_dist_block()), std::vector<int>(7, 1), DM_FLOAT64,
+           DM_ALL_RANKS};
+    run_case(c);
+}
+
+DM_TEST(bad_arrays_fail_everywhere) {
+    const int size = dmtest::world_size(), rank = dmtest::world_rank();
+    dm_grid grid = nullptr;
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 2, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_OK);
+    dm_array array = nullptr;
+    std::int64_t shape[2] = {5, 6};
+    auto expect = [&](int status, const char *text) {
+        CHECK_EQ(status == DM_OK ? 0 : 1, 1);
+        std::string message = dm_last_error_message();
+        if (message.find(text) == std::string::npos) dmtest::report(__FILE__, __LINE__, message + " lacks " + text);
+        CHECK(array == nullptr);
+    };
+    expect(dm_array_create(grid, DM_FLOAT64, 3, shape, nullptr, nullptr, &array), "differs from process grid rank");
+    expect(dm_array_create(grid, static_cast<dm_dtype>(42), 2, shape, nullptr, nullptr, &array), "unsupported element type");
+    dm_dist zero[2] = {dm_dist_block_cyclic(0, 0), dm_dist_block()};
+    expect(dm_array_create(grid, DM_INT32, 2, shape, zero, nullptr, &array), "block size must be positive");
+    int negative[2] = {0, -1};
+    expect(dm_array_create(grid, DM_INT32, 2, shape, nullptr, negative, &array), "ghost width");
+    if (size > 1) {
+        std::int64_t mine[2] = {5, rank == 1 ? 7 : 6};
+        CHECK_EQ(dm_array_create(grid, DM_INT32, 2, mine, nullptr, nullptr, &array), DM_ERR_MISMATCH);
+        expect(DM_ERR_MISMATCH, "global shape differs across ranks");
+        dm_dtype type = rank == 0 ? DM_INT32 : DM_INT64;
+        CHECK_EQ(dm_array_create(grid, type, 2, shape, nullptr, nullptr, &array), DM_ERR_MISMATCH);
+        expect(DM_ERR_MISMATCH, "element type differs across ranks");
+    }
+    CHECK_EQ(dm_array_create(grid, DM_INT32, 2, shape, nullptr, nullptr, &array), DM_OK);
+    std::vector<int> global(30, 1);
+    CHECK_EQ(dm_array_scatter(array, global.data(), size), DM_ERR_ARG);  // root out of range
+    CHECK_EQ(dm_array_scatter(array, rank == 0 ? nullptr : global.data(), 0), DM_ERR_ARG);
+    CHECK(std::string(dm_last_error_message()) == "scatter: global array is NULL on rank 0");
+    if (size > 1) CHECK_EQ(dm_array_gather(array, global.data(), rank == 0 ? 0 : 1), DM_ERR_MISMATCH);
+    dm_array_free(&array);
+    dm_grid_free(&grid);
+    CHECK_EQ(dm_array_scatter(nullptr, nullptr, 0), DM_ERR_STATE);
+}

@@ -1,0 +1,135 @@
+// Core: status names, element types, collective error agreement, provenance.
+#include "harness.hpp"
+
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+
+#include <datamotion/datamotion.h>
+
+#include <cstring>
+#include <string>
+
+namespace {
+
+// The same string on every rank?
+bool same_everywhere(const std::string &s) {
+    int len = static_cast<int>(s.size()), lo = 0, hi = 0;
+    MPI_Allreduce(&len, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&len, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (lo != hi) return false;
+    std::string root = s;
+    MPI_Bcast(root.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
+    int differs = root != s, any = 0;
+    MPI_Allreduce(&differs, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return !any;
+}
+
+}  // namespace
+
+DM_TEST(dtype_sizes_and_names) {
+    const size_t sizes[DM_NUM_DTYPES] = {4, 8, 4, 8, 8, 16, 1};
+    for (int t = 0; t < DM_NUM_DTYPES; ++t) {
+        CHECK_EQ(dm_dtype_size(static_cast<dm_dtype>(t)), sizes[t]);
+        MPI_Datatype mpi;
+        CHECK_EQ(dm_dtype_mpi(static_cast<dm_dtype>(t), &mpi), DM_OK);
+        int bytes = 0;
+        MPI_Type_size(mpi, &bytes);
+        CHECK_EQ(static_cast<size_t>(bytes), sizes[t]);
+    }
+    CHECK_EQ(dm_dtype_size(static_cast<dm_dtype>(99)), size_t{0});
+    CHECK(std::strcmp(dm_dtype_name(DM_COMPLEX128), "complex128") == 0);
+    MPI_Datatype mpi;
+    CHECK_EQ(dm_dtype_mpi(static_cast<dm_dtype>(-1), &mpi), DM_ERR_TYPE);
+    CHECK(std::strstr(dm_last_error_message(), "unsupported element type") != nullptr);
+}
+
+DM_TEST(status_names) {
+    CHECK(std::strcmp(dm_status_name(DM_OK), "DM_OK") == 0);
+    CHECK(std::strcmp(dm_status_name(DM_ERR_MISMATCH), "DM_ERR_MISMATCH") == 0);
+    CHECK(std::strcmp(dm_status_name(12345), "DM_ERR_UNKNOWN") == 0);
+}
+
+DM_TEST(error_on_one_rank_is_raised_on_all) {
+    const int rank = dmtest::world_rank(), size = dmtest::world_size();
+    const int culprit = size - 1;
+    int code = DM_OK;
+    std::string message;
+    try {
+        dm::collective(MPI_COMM_WORLD, [&] {
+            if (rank == culprit) dm::fail(DM_ERR_ARG, "bad argument on rank ", rank);
+        });
+    } catch (const dm::Error &e) {
+        code = e.code();
+        message = e.what();
+    }
+    CHECK_EQ(code, DM_ERR_ARG);
+    CHECK(message == "bad argument on rank " + std::to_string(culprit));
+    CHECK(same_everywhere(message));
+}
+
+DM_TEST(lowest_failing_rank_wins) {
+    const int rank = dmtest::world_rank();
+    std::string message;
+    try {
+        dm::collective(MPI_COMM_WORLD, [&] { dm::fail(DM_ERR_TYPE, "failure of rank ", rank); });
+    } catch (const dm::Error &e) {
+        message = e.what();
+        CHECK_EQ(e.code(), DM_ERR_TYPE);
+    }
+    CHECK(message == "failure of rank 0");
+}
+
+DM_TEST(non_datamotion_exceptions_are_agreed_too) {
+    std::string message;
+    try {
+        dm::collective(MPI_COMM_WORLD, [&] {
+            if (dmtest::world_rank() == 0) throw std::logic_error("boom");
+        });
+    } catch (const dm::Error &e) {
+        message = e.what();
+        CHECK_EQ(e.code(), DM_ERR_INTERNAL);
+    }
+    CHECK(message == "internal error: boom");
+}
+
+DM_TEST(require_same_detects_mismatch) {
+    const int rank = dmtest::world_rank(), size = dmtest::world_size();
+    int code = DM_OK;
+    try {
+        dm::require_same(MPI_COMM_WORLD, {1, 2, 3}, "shape");
+    } catch (const dm::Error &e) {
+        code = e.code();
+    }
+    CHECK_EQ(code, DM_OK);
+    // Different values, then different lengths, on the last rank only.
+    for (int variant = 0; variant < 2; ++variant) {
+        std::vector<std::int64_t> v = {1, 2, 3};
+        if (rank == size - 1 && size > 1) {
+            if (variant == 0) v[1] = 7;
+            else v.push_back(4);
+        }
+        code = DM_OK;
+        std::string message;
+        try {
+            dm::require_same(MPI_COMM_WORLD, v, "shape");
+        } catch (const dm::Error &e) {
+            code = e.code();
+            message = e.what();
+        }
+        CHECK_EQ(code, size > 1 ? DM_ERR_MISMATCH : DM_OK);
+        if (size > 1) CHECK(message == "shape differs across ranks");
+    }
+}
+
+DM_TEST(provenance_is_json_with_mpi_and_ranks) {
+    size_t needed = 0;
+    CHECK_EQ(dm_provenance_json(MPI_COMM_WORLD, nullptr, 0, &needed), DM_OK);
+    std::string text(needed, '\0');
+    CHECK_EQ(dm_provenance_json(MPI_COMM_WORLD, text.data(), text.size(), nullptr), DM_OK);
+    text.resize(needed - 1);
+    CHECK(text.front() == '{' && text.back() == '}');
+    CHECK(text.find("\"mpi_library\"") != std::string::npos);
+    CHECK(text.find("\"ranks\": " + std::to_string(dmtest::world_size())) != std::string::npos);
+    CHECK(text.find("\"thread_level\": \"multiple\"") != std::string::npos);
+    CHECK(dm_wtick() > 0.0 && dm_wtime() > 0.0);
+}

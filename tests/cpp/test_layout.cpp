@@ -1,0 +1,154 @@
+// Layout: numroc, index maps, rank orders, process grids.
+#include "harness.hpp"
+
+#include "layout/distribution.hpp"
+#include "layout/grid.hpp"
+
+#include <datamotion/datamotion.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+using dm::layout::AxisMap;
+
+DM_TEST(index_maps_are_bijections_and_match_numroc) {
+    std::mt19937 rng(1234);
+    for (int trial = 0; trial < 400; ++trial) {
+        int nprocs = 1 + static_cast<int>(rng() % 9);
+        std::int64_t n = rng() % 60;
+        dm_dist dist;
+        switch (rng() % 3) {
+            case 0: dist = dm_dist_block(); break;
+            case 1: dist = dm_dist_cyclic(); break;
+            default: dist = dm_dist_block_cyclic(1 + rng() % 7, static_cast<int>(rng() % nprocs));
+        }
+        AxisMap map(dist, n, nprocs);
+        std::vector<std::int64_t> count(nprocs, 0);
+        for (std::int64_t g = 0; g < n; ++g) {
+            int p = map.owner(g);
+            std::int64_t l = map.local_index(g);
+            CHECK(p >= 0 && p < nprocs);
+            CHECK(l >= 0 && l < map.extent(p));
+            CHECK_EQ(map.global_index(p, l), g);
+            ++count[p];
+        }
+        for (int p = 0; p < nprocs; ++p) {
+            CHECK_EQ(count[p], map.extent(p));
+            CHECK_EQ(dm_numroc(n, map.block(), p, map.src(), nprocs), count[p]);
+        }
+    }
+}
+
+DM_TEST(block_is_cm_canonical) {
+    AxisMap map(dm_dist_block(), 10, 4);  // ceil(10/4) = 3: 3 3 3 1
+    CHECK_EQ(map.extent(0), std::int64_t{3});
+    CHECK_EQ(map.extent(3), std::int64_t{1});
+    AxisMap sparse(dm_dist_block(), 5, 4);  // 2 2 1 0: the last coordinate owns nothing
+    CHECK_EQ(sparse.extent(2), std::int64_t{1});
+    CHECK_EQ(sparse.extent(3), std::int64_t{0});
+}
+
+DM_TEST(c_index_functions_reject_bad_input) {
+    int coord = 0;
+    std::int64_t local = 0;
+    CHECK_EQ(dm_dist_to_local(dm_dist_block_cyclic(0, 0), 10, 2, 3, &coord, &local), DM_ERR_ARG);
+    CHECK(std::string(dm_last_error_message()).find("block size must be positive") != std::string::npos);
+    CHECK_EQ(dm_dist_to_local(dm_dist_block_cyclic(2, 5), 10, 2, 3, &coord, &local), DM_ERR_ARG);
+    CHECK_EQ(dm_dist_to_local(dm_dist_cyclic(), 10, 2, 10, &coord, &local), DM_ERR_ARG);
+    CHECK_EQ(dm_dist_to_local(dm_dist_cyclic(), 10, 2, 7, &coord, &local), DM_OK);
+    CHECK_EQ(coord, 1);
+    CHECK_EQ(local, std::int64_t{3});
+    int desc[9];
+    CHECK_EQ(dm_descinit(desc, 100, 50, 8, 8, 0, 0, -1, 2, 2, 0, 52), DM_OK);
+    CHECK_EQ(desc[8], 52);
+    CHECK_EQ(dm_descinit(desc, 100, 50, 8, 8, 0, 0, -1, 2, 2, 0, 10), DM_ERR_ARG);
+}
+
+DM_TEST(rank_orders_are_bijections) {
+    const std::vector<std::vector<int>> shapes = {{1}, {7}, {3, 5}, {4, 4}, {2, 3, 4}, {6, 1, 2}, {2, 2, 2, 2, 2}};
+    for (const auto &dims : shapes)
+        for (auto order : {DM_ORDER_SEND, DM_ORDER_NEWS, DM_ORDER_SHUFFLE}) {
+            auto ranks = dm::layout::rank_assignment(dims, order);
+            std::sort(ranks.begin(), ranks.end());
+            for (size_t i = 0; i < ranks.size(); ++i) CHECK_EQ(ranks[i], static_cast<int>(i));
+        }
+}
+
+DM_TEST(news_neighbours_differ_in_one_bit) {
+    const std::vector<std::vector<int>> shapes = {{8}, {4, 4}, {2, 8}, {2, 4, 8}};
+    for (const auto &dims : shapes) {
+        auto ranks = dm::layout::rank_assignment(dims, DM_ORDER_NEWS);
+        const int n = static_cast<int>(dims.size());
+        int cells = static_cast<int>(ranks.size());
+        for (int cell = 0; cell < cells; ++cell) {
+            std::vector<int> c(n);
+            for (int a = n - 1, rest = cell; a >= 0; --a) { c[a] = rest % dims[a]; rest /= dims[a]; }
+            for (int a = 0; a < n; ++a) {
+                auto d = c;
+                d[a] = (d[a] + 1) % dims[a];  // includes the periodic wrap
+                int other = 0;
+                for (int b = 0; b < n; ++b) other = other * dims[b] + d[b];
+                if (other == cell) continue;
+                CHECK_EQ(__builtin_popcount(ranks[cell] ^ ranks[other]), 1);
+            }
+        }
+    }
+}
+
+DM_TEST(shuffle_interleaves_bits) {
+    auto ranks = dm::layout::rank_assignment({4, 4}, DM_ORDER_SHUFFLE);
+    // cell (row 1, col 2): row bits 01, col bits 10 -> interleaved r1 c1 r0 c0 = 0 1 1 0
+    CHECK_EQ(ranks[1 * 4 + 2], 0b0110);
+    CHECK_EQ(ranks[3 * 4 + 0], 0b1010);
+}
+
+DM_TEST(grid_on_world) {
+    const int size = dmtest::world_size();
+    for (auto order : {DM_ORDER_SEND, DM_ORDER_NEWS, DM_ORDER_SHUFFLE}) {
+        dm_grid grid = nullptr;
+        int periods[2] = {1, 0};
+        CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 2, nullptr, periods, order, &grid), DM_OK);
+        int dims[2], coords[2], rank = -1, back = -1;
+        dm_grid_dims(grid, dims);
+        dm_grid_coords(grid, coords);
+        dm_grid_rank(grid, &rank);
+        CHECK_EQ(dims[0] * dims[1], size);
+        CHECK_EQ(rank, dmtest::world_rank());
+        dm_grid_rank_of(grid, coords, &back);
+        CHECK_EQ(back, rank);
+        int wrapped[2] = {coords[0] + dims[0], coords[1]};
+        CHECK_EQ(dm_grid_rank_of(grid, wrapped, &back), DM_OK);
+        CHECK_EQ(back, rank);
+        int outside[2] = {coords[0], coords[1] + dims[1]};
+        CHECK_EQ(dm_grid_rank_of(grid, outside, &back), DM_ERR_ARG);
+        for (int axis = 0; axis < 2; ++axis) {
+            MPI_Comm sub;
+            CHECK_EQ(dm_grid_axis_comm(grid, axis, &sub), DM_OK);
+            int sub_size = 0, sub_rank = 0;
+            MPI_Comm_size(sub, &sub_size);
+            MPI_Comm_rank(sub, &sub_rank);
+            CHECK_EQ(sub_size, dims[axis]);
+            CHECK_EQ(sub_rank, coords[axis]);
+        }
+        CHECK_EQ(dm_grid_free(&grid), DM_OK);
+        CHECK(grid == nullptr);
+        CHECK_EQ(dm_grid_free(&grid), DM_OK);  // freeing NULL is a no-op
+    }
+}
+
+DM_TEST(grid_bad_dims_fail_everywhere) {
+    const int size = dmtest::world_size();
+    dm_grid grid = nullptr;
+    int dims[2] = {size + 1, 1};
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 2, dims, nullptr, DM_ORDER_NEWS, &grid), DM_ERR_ARG);
+    CHECK(grid == nullptr);
+    CHECK(std::string(dm_last_error_message()).find("ranks of the communicator") != std::string::npos);
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 0, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_ERR_ARG);
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 1, nullptr, nullptr, static_cast<dm_grid_order>(9), &grid), DM_ERR_ARG);
+    if (size > 1) {
+        int mine[1] = {dmtest::world_rank() == 0 ? 0 : size};  // 0 (choose) vs explicit: differ
+        CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 1, mine, nullptr, DM_ORDER_NEWS, &grid), DM_ERR_MISMATCH);
+        CHECK(std::string(dm_last_error_message()).find("differs across ranks") != std::string::npos);
+    }
+}
