@@ -1,0 +1,24 @@
+// Shared pieces of the nanobind bindings: communicator conversion and dtypes.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <datamotion/core.h>
+
+namespace dm::python {
+
+namespace nb = nanobind;
+
+// The MPI_Comm inside an mpi4py communicator (TypeError for anything else).
+MPI_Comm comm_from_python(nb::handle comm);
+// A new mpi4py communicator referring to (not owning) `comm`.
+nb::object comm_to_python(MPI_Comm comm);
+
+nb::dlpack::dtype dlpack_dtype(dm_dtype dtype);
+
+void bind_errors(nb::module_ &m);
+void bind_grid(nb::module_ &m);
+void bind_array(nb::module_ &m);
+
+}  // namespace dm::python

@@ -1,0 +1,49 @@
+// Errors: dm::Error becomes datamotion.Error(code, message) on the Python side,
+// and Python code can run the same collective agreement as C++ code.
+#include "bindings.hpp"
+
+#include "core/error.hpp"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+
+namespace dm::python {
+
+void bind_errors(nb::module_ &m) {
+    // The exception class lives in Python (datamotion/_errors.py); look it up once.
+    static PyObject *error_class = nullptr;  // leaked on purpose: outlives the interpreter's teardown order
+    nb::register_exception_translator([](const std::exception_ptr &p, void *) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const dm::Error &e) {
+            if (!error_class) error_class = nb::object(nb::module_::import_("datamotion._errors").attr("Error")).release().ptr();
+            nb::object exc = nb::borrow(error_class)(e.code(), e.what());
+            PyErr_SetObject(error_class, exc.ptr());
+        }
+    });
+
+    m.def("agree", [](nb::handle comm, int code, std::optional<std::string> message) {
+        MPI_Comm c = comm_from_python(comm);
+        nb::gil_scoped_release release;
+        collective(c, [&] {
+            if (message) fail(code, *message);
+        });
+    }, nb::arg("comm"), nb::arg("code"), nb::arg("message").none(),
+    "Collective on comm. Raises datamotion.Error on every rank if `message` is not None on any "
+    "rank (the lowest such rank's code and message).");
+
+    m.def("require_same", [](nb::handle comm, std::vector<std::int64_t> values, const std::string &what) {
+        MPI_Comm c = comm_from_python(comm);
+        nb::gil_scoped_release release;
+        require_same(c, values, what);
+    }, nb::arg("comm"), nb::arg("values"), nb::arg("what"),
+    "Collective on comm. Raises datamotion.Error (DM_ERR_MISMATCH) on every rank unless `values` "
+    "is identical on all ranks.");
+
+    m.def("status_name", &dm_status_name, nb::arg("status"));
+}
+
+}  // namespace dm::python

@@ -1,0 +1,34 @@
+"""The exception every datamotion call raises."""
+
+__all__ = ["Error"]
+
+_STATUS_NAMES = {
+    1: "DM_ERR_ARG",
+    2: "DM_ERR_TYPE",
+    3: "DM_ERR_MISMATCH",
+    4: "DM_ERR_MPI",
+    5: "DM_ERR_MEMORY",
+    6: "DM_ERR_STATE",
+    7: "DM_ERR_UNSUPPORTED",
+    8: "DM_ERR_INTERNAL",
+}
+
+
+class Error(RuntimeError):
+    """A datamotion call failed.
+
+    Collective calls raise it on every rank of the call with the same ``code``
+    and message, so no rank is left waiting.
+
+    Attributes:
+        code: the C status code (``DM_ERR_*``).
+        status: its symbolic name, e.g. ``"DM_ERR_ARG"``.
+    """
+
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+        self.status = _STATUS_NAMES.get(code, "DM_ERR_UNKNOWN")
+
+    def __reduce__(self):
+        return (type(self), (self.code, str(self)))
