@@ -6,28 +6,47 @@ collective call failing the same way on every rank when anything is wrong::
     import numpy as np
     import datamotion as dm
 
-    grid = dm.ProcessGrid(dims=[0, 0])            # a 2-d grid over COMM_WORLD
+    grid = dm.ProcessGrid(dims=2)                   # a 2-d grid over COMM_WORLD
     a = dm.DistArray.from_global(grid, np.arange(12.0).reshape(3, 4))
-    a.local *= 2                                    # zero-copy view of the owned block
+    a.local[...] *= 2                               # zero-copy view of the owned block
     print(a.to_global())
+
+Importing a name from the package loads MPI (through mpi4py); importing only
+``datamotion.cli`` does not, so the command line can launch MPI jobs itself.
 """
 
-from . import _mpi  # noqa: F401  (loads MPI through mpi4py before the extension)
-from ._core import version as __version__
-from ._errors import Error
-from .array import DistArray
-from .layout import Block, BlockCyclic, Cyclic, ProcessGrid, numroc, descinit
-from .provenance import provenance
+import importlib
+from importlib.metadata import PackageNotFoundError, version as _version
 
-__all__ = [
-    "Block",
-    "BlockCyclic",
-    "Cyclic",
-    "DistArray",
-    "Error",
-    "ProcessGrid",
-    "descinit",
-    "numroc",
-    "provenance",
-    "__version__",
-]
+try:
+    __version__ = _version("datamotion")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "unknown"
+
+# Public name -> module that defines it; loaded on first use (PEP 562).
+_EXPORTS = {
+    "Block": "layout",
+    "BlockCyclic": "layout",
+    "Cyclic": "layout",
+    "Distribution": "layout",
+    "ProcessGrid": "layout",
+    "descinit": "layout",
+    "numroc": "layout",
+    "DistArray": "array",
+    "Error": "_errors",
+    "provenance": "provenance",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'datamotion' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

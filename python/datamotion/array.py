@@ -6,6 +6,7 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
+from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
 from . import _core
 from .layout import Block, Distribution, ProcessGrid, _from_spec
 

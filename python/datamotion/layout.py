@@ -7,6 +7,7 @@ from typing import Optional, Sequence, Union
 
 from mpi4py import MPI
 
+from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
 from . import _core
 
 __all__ = ["ProcessGrid", "Block", "Cyclic", "BlockCyclic", "Distribution", "numroc", "descinit"]

@@ -95,7 +95,11 @@ std::vector<std::pair<std::string, std::string>> provenance(MPI_Comm comm) {
     check_mpi(MPI_Get_library_version(library, &len), "MPI_Get_library_version");
     std::string lib(library, static_cast<size_t>(len));
     while (!lib.empty() && (lib.back() == '\n' || lib.back() == ' ' || lib.back() == '\0')) lib.pop_back();
-    std::string first_line = lib.substr(0, lib.find('\n'));
+    std::string first_line;  // e.g. "MPICH Version: 5.0.2", runs of blanks collapsed
+    for (char c : lib.substr(0, lib.find('\n'))) {
+        bool blank = c == ' ' || c == '\t';
+        if (!(blank && (first_line.empty() || first_line.back() == ' '))) first_line += blank ? ' ' : c;
+    }
 
     std::string hosts = "[";
     for (const auto &h : gather_hosts(comm, size)) hosts += (hosts.size() > 1 ? ", " : "") + json_string(h);

@@ -1,0 +1,138 @@
+"""``datamotion demo``: a tour of what the library does, run on every rank.
+
+Rank 0 prints; every section is checked against NumPy and the demo fails
+(exit code 1) if any check does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mpi4py import MPI
+
+from . import _core
+from ._errors import Error
+from .array import DistArray
+from .layout import Block, BlockCyclic, Cyclic, ProcessGrid
+from .provenance import provenance
+
+
+class _Demo:
+    def __init__(self, comm: MPI.Comm):
+        from rich.console import Console
+
+        self.comm = comm
+        self.console = Console(highlight=False) if comm.rank == 0 else None
+        self.failures = 0
+
+    def say(self, *parts) -> None:
+        if self.console:
+            self.console.print(*parts)
+
+    def section(self, title: str) -> None:
+        if self.console:
+            self.console.rule(f"[bold]{title}")
+
+    def check(self, ok: bool, what: str) -> None:
+        ok = self.comm.allreduce(bool(ok), op=MPI.LAND)
+        self.failures += not ok
+        self.say(f"  [{'green' if ok else 'red'}]{'ok' if ok else 'FAILED'}[/] {what}")
+
+
+def _order_table(dims, order_code) -> list:
+    ranks = _core.rank_assignment(list(dims), order_code)
+    return [ranks[r * dims[1]:(r + 1) * dims[1]] for r in range(dims[0])]
+
+
+def _grids(d: _Demo) -> None:
+    d.section("Process grids: which rank sits at which coordinate")
+    d.say("A 4 x 4 grid in the three rank orders (entry = rank at that coordinate):")
+    from rich.columns import Columns
+    from rich.table import Table
+
+    tables = []
+    for name, code in (("send (row-major)", 0), ("news (Gray code)", 1), ("shuffle (bit interleave)", 2)):
+        t = Table(title=name, show_header=False)
+        for row in _order_table((4, 4), code):
+            t.add_row(*(f"{r:2d} [dim]{r:04b}[/]" for r in row))
+        tables.append(t)
+    if d.console:
+        d.console.print(Columns(tables))
+    news = _order_table((4, 4), 1)
+    one_bit = all(bin(news[i][j] ^ news[(i + di) % 4][(j + dj) % 4]).count("1") == 1
+                  for i in range(4) for j in range(4) for di, dj in ((0, 1), (1, 0)))
+    d.check(one_bit, "in 'news' order every grid neighbour (with wrap-around) differs in one bit of rank")
+
+    grid = ProcessGrid(d.comm, dims=2, order="news", periods=[True, True])
+    placed = d.comm.gather((grid.rank, grid.coords))
+    if d.console:
+        d.say(f"This run: {grid.size} ranks on a {grid.dims[0]} x {grid.dims[1]} grid: "
+              + ", ".join(f"rank {r} at {c}" for r, c in sorted(placed)))
+    d.check(all(grid.rank_of(grid.coords_of(r)) == r for r in range(grid.size)), "rank_of and coords_of are inverses")
+
+
+def _distributions(d: _Demo) -> None:
+    d.section("Axis distributions: who owns which element")
+    n, p = 10, 4
+    d.say(f"{n} elements over {p} grid coordinates (digit = owning coordinate, '.' = none):")
+    for dist in (Block(), Cyclic(), BlockCyclic(2), BlockCyclic(3, src=1)):
+        m = dist.axis_map(n, p)
+        owners = "".join(str(m.owner(g)) for g in range(n))
+        extents = [m.extent(c) for c in range(p)]
+        d.say(f"  {str(dist):24s} {owners}   local extents {extents}")
+    m = Block().axis_map(5, 4)
+    d.check([m.extent(c) for c in range(4)] == [2, 2, 1, 0],
+            "Block is CM canonical: 5 over 4 gives ceil(5/4) = 2 per rank, the last rank owns nothing")
+
+
+def _arrays(d: _Demo) -> None:
+    d.section("Distributed arrays: scatter, compute on the local block, gather")
+    grid = ProcessGrid(d.comm, dims=2)
+    global_matrix = np.arange(7 * 9, dtype=np.float64).reshape(7, 9)
+    a = DistArray.from_global(grid, global_matrix if grid.rank == 0 else None,
+                              dist=[BlockCyclic(2), Block()], root=0, ghost=1)
+    d.say(f"  {a}")
+    blocks = d.comm.gather((grid.rank, grid.coords, a.local_shape, a.local_with_ghosts.shape))
+    for rank, coords, shape, stored in sorted(blocks or []):
+        d.say(f"  rank {rank} at {coords}: owns {shape[0]} x {shape[1]}, stores {stored[0]} x {stored[1]} with ghosts")
+    a.local[...] = np.sqrt(a.local)  # a zero-copy view: this writes into the distributed array
+    result = a.to_global(root=0)
+    d.check(grid.rank != 0 or np.array_equal(result, np.sqrt(global_matrix)),
+            "sqrt on the local blocks, gathered to rank 0, equals NumPy's sqrt of the whole matrix")
+
+    cube = np.random.default_rng(7).standard_normal((5, 4, 3)).astype(np.complex64)
+    b = DistArray.from_global(ProcessGrid(d.comm, dims=3, order="shuffle"), cube, dist=Cyclic())
+    d.check(np.array_equal(b.to_global(), cube), "a complex64 5 x 4 x 3 array survives a cyclic round trip")
+
+
+def _errors(d: _Demo) -> None:
+    d.section("Errors are collective: one rank's mistake fails the call on every rank")
+    grid = ProcessGrid(d.comm, dims=1)
+    last = d.comm.size - 1
+    shape = 12 if grid.rank != last else 13  # the last rank passes a different array
+    try:
+        DistArray.from_global(grid, np.zeros(shape))
+        message = None
+    except Error as e:
+        message = f"{e.status}: {e}"
+    messages = d.comm.gather(message)
+    if d.console:
+        d.say(f"  rank {last} passed 13 elements, the others 12; every rank raised datamotion.Error:")
+        for r, m in enumerate(messages):
+            d.say(f"    rank {r}: {m}")
+    if d.comm.size > 1:
+        d.check(message is not None and len(set(d.comm.allgather(message))) == 1,
+                "the same error on every rank, and no rank left waiting")
+
+
+def run_demo() -> int:
+    comm = MPI.COMM_WORLD
+    d = _Demo(comm)
+    info = provenance(comm)
+    d.say(f"[bold]datamotion {info['version']}[/] on {info['ranks']} ranks, {info['mpi_library']}")
+    _grids(d)
+    _distributions(d)
+    _arrays(d)
+    _errors(d)
+    d.section("Summary")
+    d.say("all checks passed" if d.failures == 0 else f"[red]{d.failures} check(s) failed[/]")
+    return 1 if d.failures else 0

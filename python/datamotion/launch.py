@@ -1,0 +1,64 @@
+"""Starting datamotion programs on local ranks with the MPI's own launcher.
+
+Nothing here imports MPI: a command decides first whether it already runs
+inside an MPI job, and only otherwise starts one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from typing import List, Optional, Sequence
+
+# Variables that MPI launchers (Hydra, PMIx/Open MPI, MVAPICH, Slurm's PMI) set in every rank.
+_JOB_VARIABLES = ("PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS",
+                  "MV2_COMM_WORLD_SIZE")
+
+# Ranks may outnumber cores: without these MPICH's progress engine busy-polls and
+# an oversubscribed run slows down a hundredfold.
+_MPICH_QUIET = {
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT": "16",
+}
+
+
+def inside_mpi_job() -> bool:
+    """True when this process was started by an MPI launcher."""
+    return any(v in os.environ for v in _JOB_VARIABLES)
+
+
+def find_mpiexec() -> str:
+    """The launcher: $DATAMOTION_MPIEXEC, else the mpiexec installed beside this
+    Python (the mpich wheel's), else the first on PATH."""
+    explicit = os.environ.get("DATAMOTION_MPIEXEC")
+    if explicit:
+        return explicit
+    beside = shutil.which("mpiexec", path=os.path.dirname(sys.executable))
+    found = beside or shutil.which("mpiexec")
+    if not found:
+        raise SystemExit("datamotion: no mpiexec found; install the 'mpich' package or set DATAMOTION_MPIEXEC")
+    return found
+
+
+def launcher_flags(mpiexec: str, nprocs: int) -> List[str]:
+    """Flags some launchers need to start more ranks than there are cores."""
+    try:
+        text = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if "Open MPI" in text or "OpenRTE" in text:
+        return ["--oversubscribe"] if nprocs > (os.cpu_count() or 1) else []
+    return []
+
+
+def relaunch(nprocs: int, args: Sequence[str], mpiexec: Optional[str] = None) -> int:
+    """Runs ``python -m datamotion ARGS`` on ``nprocs`` local ranks; returns its exit code."""
+    mpiexec = mpiexec or find_mpiexec()
+    command = [mpiexec, "-n", str(nprocs), *launcher_flags(mpiexec, nprocs),
+               sys.executable, "-m", "datamotion", *args]
+    env = dict(os.environ)
+    for key, value in _MPICH_QUIET.items():
+        env.setdefault(key, value)
+    return subprocess.run(command, env=env).returncode
