@@ -86,7 +86,8 @@ DM_API double dm_wtick(void);
  * Collective on comm. Writes a JSON object describing the library, the MPI
  * library and version, the thread level, ranks, hosts, clock resolution and
  * build into `buf` (NUL-terminated, truncated to `len`). `*needed` (if not NULL)
- * receives the full length including the NUL, so a caller can retry.
+ * receives the full length including the NUL, so a caller can retry (leave some
+ * room: the clock measurements in the text may change its length between calls).
  */
 DM_API int dm_provenance_json(MPI_Comm comm, char *buf, size_t len, size_t *needed);
 

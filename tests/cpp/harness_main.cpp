@@ -17,10 +17,16 @@ int main(int argc, char **argv) {
         }
         int mine = dmtest::failures() > before, any = 0;
         MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (rank == 0) std::printf("%-48s %s (%d ranks)\n", test.name, any ? "FAILED" : "ok", size);
+        if (rank == 0) {
+            std::printf("%-48s %s (%d ranks)\n", test.name, any ? "FAILED" : "ok", size);
+            std::fflush(stdout);  // a launcher may kill the job as soon as any rank exits non-zero
+        }
         (any ? failed_tests : passed_tests) += 1;
     }
-    if (rank == 0) std::printf("%d passed, %d failed\n", passed_tests, failed_tests);
+    if (rank == 0) {
+        std::printf("%d passed, %d failed\n", passed_tests, failed_tests);
+        std::fflush(stdout);
+    }
     MPI_Finalize();
     return failed_tests ? 1 : 0;
 }
