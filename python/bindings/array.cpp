@@ -104,19 +104,15 @@ void bind_array(nb::module_ &m) {
         .def("scatter",
              [](DistArray &a, std::optional<InArray> global, int root) {
                  nb::gil_scoped_release release;
-                 collective(a.grid().comm(), [&] {
-                     if (root == DM_ALL_RANKS || root == a.grid().rank()) check_global(a, global, std::nullopt, "scatter");
-                 });
-                 a.scatter(global ? global->data() : nullptr, root);
+                 a.scatter(global ? global->data() : nullptr, root,
+                           [&] { check_global(a, global, std::nullopt, "scatter"); });
              },
              nb::arg("global").none(), nb::arg("root"))
         .def("gather",
              [](const DistArray &a, std::optional<OutArray> global, int root) {
                  nb::gil_scoped_release release;
-                 collective(a.grid().comm(), [&] {
-                     if (root == DM_ALL_RANKS || root == a.grid().rank()) check_global(a, std::nullopt, global, "gather");
-                 });
-                 a.gather(global ? global->data() : nullptr, root);
+                 a.gather(global ? global->data() : nullptr, root,
+                          [&] { check_global(a, std::nullopt, global, "gather"); });
              },
              nb::arg("global").none(), nb::arg("root"))
         .def_prop_ro("grid", [](const DistArray &a) { return std::const_pointer_cast<ProcessGrid>(a.grid_ptr()); })

@@ -3,8 +3,15 @@
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
+#include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <string>
 
 namespace dm::array {
@@ -14,6 +21,29 @@ std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_t> &sha
     std::vector<std::int64_t> strides(shape.size(), 1);
     for (int a = static_cast<int>(shape.size()) - 2; a >= 0; --a) strides[a] = strides[a + 1] * shape[a + 1];
     return strides;
+}
+
+struct FreeDeleter {
+    void operator()(std::byte *p) const noexcept { std::free(p); }
+};
+using Scratch = std::unique_ptr<std::byte[], FreeDeleter>;
+
+// Memory that is written before it is read: no zero fill. Large buffers are
+// aligned to huge pages and, on Linux, asked to use them, as NumPy does: a fresh
+// buffer of many megabytes otherwise costs a page fault every 4 KiB.
+Scratch scratch(std::int64_t elements, std::size_t elsize) {
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
+    const std::size_t bytes = std::max<std::size_t>(1, static_cast<std::size_t>(elements) * elsize);
+    void *p = nullptr;
+    if (bytes >= 2 * kHuge) {
+        if (posix_memalign(&p, kHuge, bytes) != 0) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+        madvise(p, bytes, MADV_HUGEPAGE);  // advice only: failure changes nothing
+#endif
+    } else if (!(p = std::malloc(bytes))) {
+        throw std::bad_alloc();
+    }
+    return Scratch(static_cast<std::byte *>(p));
 }
 
 std::int64_t product(const std::vector<std::int64_t> &v) {
@@ -129,10 +159,19 @@ void DistArray::for_each_run(const int *coords, const RunFn &run) const {
     }
 }
 
-void DistArray::check_root(int root) const {
+void DistArray::check_call(const void *global, int root, const char *what, const Check &check_global,
+                           const Check &prepare) const {
+    const int me = grid_->rank();
     require_same(grid_->comm(), {root}, "root");
-    if (root != DM_ALL_RANKS && (root < 0 || root >= grid_->size()))
-        fail(DM_ERR_ARG, "root ", root, " out of range [0, ", grid_->size(), ") (or DM_ALL_RANKS)");
+    collective(grid_->comm(), [&] {
+        if (root != DM_ALL_RANKS && (root < 0 || root >= grid_->size()))
+            fail(DM_ERR_ARG, "root ", root, " out of range [0, ", grid_->size(), ") (or DM_ALL_RANKS)");
+        if (root == DM_ALL_RANKS || root == me) {
+            if (!global && global_size() > 0) fail(DM_ERR_ARG, what, ": global array is NULL on rank ", me);
+            if (check_global) check_global();
+        }
+        if (prepare) prepare();
+    });
 }
 
 std::vector<int> DistArray::element_counts() const {
@@ -153,13 +192,20 @@ std::vector<int> DistArray::element_counts() const {
     return counts;
 }
 
-void DistArray::scatter(const void *global, int root) {
+void DistArray::scatter(const void *global, int root, const Check &check_global) {
     MPI_Comm comm = grid_->comm();
     const int me = grid_->rank();
-    collective(comm, [&] {
-        check_root(root);
-        bool reads = root == DM_ALL_RANKS || root == me;
-        if (reads && !global && global_size() > 0) fail(DM_ERR_ARG, "scatter: global array is NULL on rank ", me);
+    // Counts depend only on agreed arguments: every rank computes (or refuses) them alike.
+    std::vector<int> counts, displs;
+    Scratch packed, received;
+    const bool contiguous = local_size() == product(storage_shape_);  // no ghost region
+    check_call(global, root, "scatter", check_global, [&] {
+        if (root == DM_ALL_RANKS) return;
+        counts = element_counts();
+        displs.assign(counts.size(), 0);
+        for (size_t q = 1; q < counts.size(); ++q) displs[q] = displs[q - 1] + counts[q - 1];
+        if (me == root) packed = scratch(global_size(), elsize_);
+        if (!contiguous) received = scratch(local_size(), elsize_);
     });
     const auto *src = static_cast<const std::byte *>(global);
     if (root == DM_ALL_RANKS) {
@@ -168,29 +214,19 @@ void DistArray::scatter(const void *global, int root) {
         });
         return;
     }
-    std::vector<int> counts, displs;
-    std::vector<std::byte> packed;
-    collective(comm, [&] {
-        counts = element_counts();
-        displs.assign(counts.size(), 0);
-        for (size_t q = 1; q < counts.size(); ++q) displs[q] = displs[q - 1] + counts[q - 1];
-        if (me == root) packed.resize(static_cast<size_t>(global_size()) * elsize_);
-    });
     if (me == root) {
         std::vector<int> coords(static_cast<size_t>(ndims()));
         for (int q = 0; q < grid_->size(); ++q) {
             grid_->coords_of(q, coords.data());
-            std::byte *dst = packed.data() + static_cast<size_t>(displs[q]) * elsize_;
+            std::byte *dst = packed.get() + static_cast<size_t>(displs[q]) * elsize_;
             for_each_run(coords.data(), [&](std::int64_t p, std::int64_t, std::int64_t g, std::int64_t len) {
                 std::memcpy(dst + p * elsize_, src + g * elsize_, len * elsize_);
             });
         }
     }
-    const bool contiguous = local_size() == product(storage_shape_);  // no ghost region
-    std::vector<std::byte> received(contiguous ? 0 : static_cast<size_t>(local_size()) * elsize_);
-    std::byte *recv = contiguous ? storage_.data() : received.data();
+    std::byte *recv = contiguous ? storage_.data() : received.get();
     MPI_Datatype type = dtype_mpi(dtype_);
-    check_mpi(MPI_Scatterv(packed.data(), counts.data(), displs.data(), type, recv, counts[me], type, root, comm),
+    check_mpi(MPI_Scatterv(packed.get(), counts.data(), displs.data(), type, recv, counts[me], type, root, comm),
               "MPI_Scatterv");
     if (!contiguous)
         for_each_run(grid_->coords().data(), [&](std::int64_t p, std::int64_t s, std::int64_t, std::int64_t len) {
@@ -198,40 +234,38 @@ void DistArray::scatter(const void *global, int root) {
         });
 }
 
-void DistArray::gather(void *global, int root) const {
+void DistArray::gather(void *global, int root, const Check &check_global) const {
     MPI_Comm comm = grid_->comm();
     const int me = grid_->rank();
-    std::vector<int> counts, displs;
-    std::vector<std::byte> packed, mine;
+    const bool receives = root == DM_ALL_RANKS || root == me;
     const bool contiguous = local_size() == product(storage_shape_);
-    collective(comm, [&] {
-        check_root(root);
-        bool receives = root == DM_ALL_RANKS || root == me;
-        if (receives && !global && global_size() > 0) fail(DM_ERR_ARG, "gather: global array is NULL on rank ", me);
+    std::vector<int> counts, displs;
+    Scratch packed, mine;
+    check_call(global, root, "gather", check_global, [&] {
         counts = element_counts();
         displs.assign(counts.size(), 0);
         for (size_t q = 1; q < counts.size(); ++q) displs[q] = displs[q - 1] + counts[q - 1];
-        if (receives) packed.resize(static_cast<size_t>(global_size()) * elsize_);
-        if (!contiguous) mine.resize(static_cast<size_t>(local_size()) * elsize_);
+        if (receives) packed = scratch(global_size(), elsize_);
+        if (!contiguous) mine = scratch(local_size(), elsize_);
     });
-    const std::byte *send = contiguous ? storage_.data() : mine.data();
+    const std::byte *send = contiguous ? storage_.data() : mine.get();
     if (!contiguous)
         for_each_run(grid_->coords().data(), [&](std::int64_t p, std::int64_t s, std::int64_t, std::int64_t len) {
-            std::memcpy(mine.data() + p * elsize_, storage_.data() + s * elsize_, len * elsize_);
+            std::memcpy(mine.get() + p * elsize_, storage_.data() + s * elsize_, len * elsize_);
         });
     MPI_Datatype type = dtype_mpi(dtype_);
     if (root == DM_ALL_RANKS)
-        check_mpi(MPI_Allgatherv(send, counts[me], type, packed.data(), counts.data(), displs.data(), type, comm),
+        check_mpi(MPI_Allgatherv(send, counts[me], type, packed.get(), counts.data(), displs.data(), type, comm),
                   "MPI_Allgatherv");
     else
-        check_mpi(MPI_Gatherv(send, counts[me], type, packed.data(), counts.data(), displs.data(), type, root, comm),
+        check_mpi(MPI_Gatherv(send, counts[me], type, packed.get(), counts.data(), displs.data(), type, root, comm),
                   "MPI_Gatherv");
     if (root != DM_ALL_RANKS && root != me) return;
     auto *dst = static_cast<std::byte *>(global);
     std::vector<int> coords(static_cast<size_t>(ndims()));
     for (int q = 0; q < grid_->size(); ++q) {
         grid_->coords_of(q, coords.data());
-        const std::byte *from = packed.data() + static_cast<size_t>(displs[q]) * elsize_;
+        const std::byte *from = packed.get() + static_cast<size_t>(displs[q]) * elsize_;
         for_each_run(coords.data(), [&](std::int64_t p, std::int64_t, std::int64_t g, std::int64_t len) {
             std::memcpy(dst + g * elsize_, from + p * elsize_, len * elsize_);
         });

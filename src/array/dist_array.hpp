@@ -45,8 +45,11 @@ public:
     std::vector<std::int64_t> byte_strides() const;
 
     // Collective. root == DM_ALL_RANKS: every rank passes the same global array.
-    void scatter(const void *global, int root);
-    void gather(void *global, int root) const;
+    // `check_global`, if given, runs on the ranks that read (scatter) or write
+    // (gather) the global array, inside the call's one error agreement.
+    using Check = std::function<void()>;
+    void scatter(const void *global, int root, const Check &check_global = {});
+    void gather(void *global, int root, const Check &check_global = {}) const;
 
 private:
     // Calls run(packed_offset, storage_offset, global_offset, length) for every
@@ -57,7 +60,10 @@ private:
     // calling rank's own coordinates).
     using RunFn = std::function<void(std::int64_t, std::int64_t, std::int64_t, std::int64_t)>;
     void for_each_run(const int *coords, const RunFn &run) const;
-    void check_root(int root) const;  // collective
+    // Collective: root agreed and in range, the global array present where it is
+    // used; then `prepare` (allocations) runs on every rank, inside the same agreement.
+    void check_call(const void *global, int root, const char *what, const Check &check_global,
+                    const Check &prepare) const;
     std::vector<int> element_counts() const;  // owned elements of every rank (throws if > INT_MAX)
 
     std::shared_ptr<const layout::ProcessGrid> grid_;

@@ -62,23 +62,25 @@ void agree(MPI_Comm comm, std::exception_ptr local) {
 }
 
 void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const std::string &what) {
-    // Lengths first, so a rank with a different number of values cannot make the
-    // element-wise reductions below read past its buffer.
-    std::int64_t n = static_cast<std::int64_t>(values.size());
-    std::int64_t bounds[2] = {n, -n}, reduced[2];
-    check_mpi(MPI_Allreduce(bounds, reduced, 2, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
-    if (reduced[0] != -reduced[1]) fail(DM_ERR_MISMATCH, what, " differs across ranks");
-    if (n == 0) return;
-    std::vector<std::int64_t> both(2 * values.size()), out(2 * values.size());
-    for (size_t i = 0; i < values.size(); ++i) {
-        both[i] = values[i];
-        both[values.size() + i] = -values[i];  // max of the negation is minus the minimum
+    // One reduction of a fixed size, whatever the length of `values`: the length
+    // and two independent 64-bit hashes, each with its negation, so that one
+    // MPI_MAX yields both the maximum and the minimum over the ranks.
+    std::uint64_t h1 = 1469598103934665603ull, h2 = 0x9E3779B97F4A7C15ull;
+    for (std::int64_t v : values) {
+        auto u = static_cast<std::uint64_t>(v);
+        h1 = (h1 ^ u) * 1099511628211ull;                      // FNV-1a over whole words
+        h2 = (h2 ^ (u + 0x9E3779B97F4A7C15ull + (h2 << 6) + (h2 >> 2))) * 0xff51afd7ed558ccdull;
     }
-    check_mpi(MPI_Allreduce(both.data(), out.data(), static_cast<int>(both.size()), MPI_INT64_T,
-                            MPI_MAX, comm),
-              "MPI_Allreduce");
-    for (size_t i = 0; i < values.size(); ++i)
-        if (out[i] != -out[values.size() + i]) fail(DM_ERR_MISMATCH, what, " differs across ranks");
+    const std::int64_t mine[3] = {static_cast<std::int64_t>(values.size()), static_cast<std::int64_t>(h1 >> 1),
+                                  static_cast<std::int64_t>(h2 >> 1)};
+    std::int64_t both[6], out[6];
+    for (int i = 0; i < 3; ++i) {
+        both[i] = mine[i];
+        both[3 + i] = -mine[i];
+    }
+    check_mpi(MPI_Allreduce(both, out, 6, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
+    for (int i = 0; i < 3; ++i)
+        if (out[i] != -out[3 + i]) fail(DM_ERR_MISMATCH, what, " differs across ranks");
 }
 
 int record_current_exception() noexcept {

@@ -55,7 +55,9 @@ void collective(MPI_Comm comm, F &&check) {
 }
 
 // Collective on comm: fails with DM_ERR_MISMATCH on every rank unless `values`
-// (same length everywhere) is identical on all ranks. `what` names the argument.
+// is identical on all ranks (lengths may differ). `what` names the argument.
+// One MPI_Allreduce of six integers: equality is judged by the length and two
+// independent 64-bit hashes.
 void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const std::string &what);
 
 // C boundary: records the message of the active exception and returns its status.
