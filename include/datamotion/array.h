@@ -56,7 +56,8 @@ DM_API int dm_array_ndims(dm_array array, int *ndims);
 DM_API int dm_array_shape(dm_array array, int64_t shape[]);
 /** Local. Element type. */
 DM_API int dm_array_dtype(dm_array array, dm_dtype *dtype);
-/** Local. The grid (borrowed: valid while the array lives). */
+/** Local. The grid (borrowed: valid while the array lives; dm_grid_free refuses
+ *  it with DM_ERR_STATE). */
 DM_API int dm_array_grid(dm_array array, dm_grid *grid);
 /** Local. Distribution of each axis, with block sizes resolved (ndims entries). */
 DM_API int dm_array_dists(dm_array array, dm_dist dists[]);

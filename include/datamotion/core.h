@@ -58,7 +58,8 @@ typedef enum dm_dtype {
 /** Largest array and grid rank supported. */
 #define DM_MAX_DIMS 7
 
-/** Local. Message of the last failed datamotion call on this thread ("" if none). */
+/** Local. Message of the last failed datamotion call on this thread ("" if none
+ *  failed yet). Successful calls leave it unchanged, like errno. */
 DM_API const char *dm_last_error_message(void);
 
 /** Local. Symbolic name of a status code, e.g. "DM_ERR_ARG". */

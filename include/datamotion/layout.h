@@ -98,7 +98,8 @@ DM_API dm_dist dm_dist_cyclic(void);
 DM_API dm_dist dm_dist_block_cyclic(int64_t block, int src);
 
 /** Local. Number of elements of an axis of `n` that grid coordinate `coord` of
- *  `nprocs` owns: ScaLAPACK's NUMROC with 0-based coordinates. */
+ *  `nprocs` owns: ScaLAPACK's NUMROC with 0-based coordinates. Returns 0 for
+ *  invalid arguments (n < 0, block < 1, coord or src outside [0, nprocs)). */
 DM_API int64_t dm_numroc(int64_t n, int64_t block, int coord, int src, int nprocs);
 
 /** Local. Owner coordinate and local index of global index `g` along an axis of

@@ -131,8 +131,13 @@ class DistArray:
 
     @property
     def local(self) -> np.ndarray:
-        """Zero-copy view of the elements this rank owns (writes go to the array)."""
+        """Zero-copy view of the elements this rank owns (writes go to the array).
+        Assigning to it (``a.local = x``, ``a.local *= 2``) writes into the owned elements."""
         return self._a.local
+
+    @local.setter
+    def local(self, value) -> None:
+        self._a.local[...] = value  # after `a.local *= 2` this copies the view onto itself
 
     @property
     def local_with_ghosts(self) -> np.ndarray:

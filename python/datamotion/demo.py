@@ -108,20 +108,24 @@ def _errors(d: _Demo) -> None:
     d.section("Errors are collective: one rank's mistake fails the call on every rank")
     grid = ProcessGrid(d.comm, dims=1)
     last = d.comm.size - 1
-    shape = 12 if grid.rank != last else 13  # the last rank passes a different array
+    if d.comm.size > 1:  # the last rank passes a different array
+        mistake = f"rank {last} passed 13 elements, the others 12"
+        call = lambda: DistArray.from_global(grid, np.zeros(12 if grid.rank != last else 13))
+    else:
+        mistake = "a block size of 0 was asked for"
+        call = lambda: DistArray.from_global(grid, np.zeros(12), dist=BlockCyclic(0))
     try:
-        DistArray.from_global(grid, np.zeros(shape))
+        call()
         message = None
     except Error as e:
         message = f"{e.status}: {e}"
     messages = d.comm.gather(message)
     if d.console:
-        d.say(f"  rank {last} passed 13 elements, the others 12; every rank raised datamotion.Error:")
+        d.say(f"  {mistake}; every rank raised datamotion.Error:")
         for r, m in enumerate(messages):
             d.say(f"    rank {r}: {m}")
-    if d.comm.size > 1:
-        d.check(message is not None and len(set(d.comm.allgather(message))) == 1,
-                "the same error on every rank, and no rank left waiting")
+    d.check(message is not None and len(set(d.comm.allgather(message))) == 1,
+            "the same error on every rank, and no rank left waiting")
 
 
 def run_demo() -> int:

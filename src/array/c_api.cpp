@@ -46,6 +46,7 @@ int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape
         });
         auto handle = std::make_unique<dm_array_s>();
         handle->grid.grid = grid->grid;
+        handle->grid.borrowed = true;
         handle->array = std::make_unique<dm::array::DistArray>(grid->grid, dtype, s, d, gh);
         *array = handle.release();
     });

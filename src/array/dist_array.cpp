@@ -185,8 +185,8 @@ std::vector<int> DistArray::element_counts() const {
         for (int a = 0; a < ndims(); ++a) count *= maps_[a].extent(coords[a]);
         total += count;
         if (total > INT_MAX)
-            fail(DM_ERR_UNSUPPORTED, "scatter/gather through one rank of more than ", INT_MAX,
-                 " elements is not supported; use DM_ALL_RANKS or a smaller array");
+            fail(DM_ERR_UNSUPPORTED, "scatter/gather of more than ", INT_MAX,
+                 " elements in one call is not supported by this version");
         counts[q] = static_cast<int>(count);
     }
     return counts;

@@ -93,8 +93,6 @@ int record_current_exception() noexcept {
     return code;
 }
 
-void clear_last_error() noexcept { last_error_message.clear(); }
-
 }  // namespace dm
 
 extern "C" {

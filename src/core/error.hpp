@@ -62,13 +62,11 @@ void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const 
 
 // C boundary: records the message of the active exception and returns its status.
 int record_current_exception() noexcept;
-void clear_last_error() noexcept;
 
 // Runs `body` for an extern "C" entry point and returns its status.
 template <class F>
 int c_boundary(F &&body) noexcept {
     try {
-        clear_last_error();
         body();
         return DM_OK;
     } catch (...) {

@@ -45,6 +45,9 @@ int dm_grid_create(MPI_Comm comm, int ndims, const int dims[], const int periods
 int dm_grid_free(dm_grid *grid) {
     return c_boundary([&] {
         if (!grid || !*grid) return;
+        if ((*grid)->borrowed)
+            fail(DM_ERR_STATE, "dm_grid_free: this grid handle came from dm_array_grid and belongs to the array; "
+                               "free the array instead");
         delete *grid;
         *grid = nullptr;
     });
@@ -102,7 +105,7 @@ dm_dist dm_dist_cyclic(void) { return dm_dist{DM_DIST_CYCLIC, 1, 0}; }
 dm_dist dm_dist_block_cyclic(int64_t block, int src) { return dm_dist{DM_DIST_BLOCK_CYCLIC, block, src}; }
 
 int64_t dm_numroc(int64_t n, int64_t block, int coord, int src, int nprocs) {
-    if (n < 0 || block < 1 || nprocs < 1) return 0;
+    if (n < 0 || block < 1 || nprocs < 1 || coord < 0 || coord >= nprocs || src < 0 || src >= nprocs) return 0;
     return dm::layout::numroc(n, block, coord, src, nprocs);
 }
 

@@ -7,6 +7,7 @@
 
 struct dm_grid_s {
     std::shared_ptr<dm::layout::ProcessGrid> grid;
+    bool borrowed = false;  // handed out by dm_array_grid: owned by the array, never freed alone
 };
 
 namespace dm::layout {

@@ -102,6 +102,8 @@ void run_case(const Case &c) {
     dm_grid array_grid = nullptr;
     dm_array_grid(array, &array_grid);
     CHECK(array_grid != nullptr);
+    CHECK_EQ(dm_grid_free(&array_grid), DM_ERR_STATE);  // borrowed from the array
+    CHECK(array_grid != nullptr);
     CHECK_EQ(dm_grid_free(&grid), DM_OK);  // the array keeps the grid alive
     CHECK_EQ(dm_array_gather(array, reads ? back.data() : nullptr, c.root), DM_OK);
     CHECK_EQ(dm_array_free(&array), DM_OK);
