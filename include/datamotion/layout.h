@@ -92,9 +92,12 @@ DM_API int dm_grid_coords_of(dm_grid grid, int rank, int coords[]);
  *  Borrowed: owned by the grid. */
 DM_API int dm_grid_axis_comm(dm_grid grid, int axis, MPI_Comm *comm);
 
-/** Local. Distribution constructors. */
+/** Local. Block distribution: ceil(n / nprocs) per coordinate. */
 DM_API dm_dist dm_dist_block(void);
+/** Local. Cyclic distribution: element g on coordinate g mod nprocs. */
 DM_API dm_dist dm_dist_cyclic(void);
+/** Local. Block-cyclic distribution: blocks of `block` dealt from coordinate `src`.
+ *  The arguments are checked where the distribution is used. */
 DM_API dm_dist dm_dist_block_cyclic(int64_t block, int src);
 
 /** Local. Number of elements of an axis of `n` that grid coordinate `coord` of
