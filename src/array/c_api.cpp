@@ -18,11 +18,6 @@ dm::array::DistArray &array_of(dm_array handle) {
     if (!handle || !handle->array) fail(DM_ERR_STATE, "array handle is NULL: call dm_array_create() first");
     return *handle->array;
 }
-
-template <class T>
-void require_out(T *p, const char *name) {
-    if (!p) fail(DM_ERR_ARG, name, " is NULL");
-}
 }  // namespace
 
 extern "C" {
@@ -30,7 +25,7 @@ extern "C" {
 int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[], const dm_dist dists[],
                     const int ghost[], dm_array *array) {
     return c_boundary([&] {
-        require_out(array, "dm_array_create: array");
+        dm::require_pointer(array, "dm_array_create: array");
         *array = nullptr;
         auto &g = dm::layout::grid_of(grid);
         // Read at most one entry past the largest rank; the constructor checks the rest collectively.
@@ -69,24 +64,24 @@ int dm_array_gather(dm_array array, void *global, int root) {
 }
 
 int dm_array_ndims(dm_array array, int *ndims) {
-    return c_boundary([&] { require_out(ndims, "ndims"); *ndims = array_of(array).ndims(); });
+    return c_boundary([&] { dm::require_pointer(ndims, "ndims"); *ndims = array_of(array).ndims(); });
 }
 
 int dm_array_shape(dm_array array, int64_t shape[]) {
     return c_boundary([&] {
-        require_out(shape, "shape");
+        dm::require_pointer(shape, "shape");
         const auto &s = array_of(array).shape();
         std::copy(s.begin(), s.end(), shape);
     });
 }
 
 int dm_array_dtype(dm_array array, dm_dtype *dtype) {
-    return c_boundary([&] { require_out(dtype, "dtype"); *dtype = array_of(array).dtype(); });
+    return c_boundary([&] { dm::require_pointer(dtype, "dtype"); *dtype = array_of(array).dtype(); });
 }
 
 int dm_array_grid(dm_array array, dm_grid *grid) {
     return c_boundary([&] {
-        require_out(grid, "grid");
+        dm::require_pointer(grid, "grid");
         array_of(array);
         *grid = &array->grid;
     });
@@ -94,7 +89,7 @@ int dm_array_grid(dm_array array, dm_grid *grid) {
 
 int dm_array_dists(dm_array array, dm_dist dists[]) {
     return c_boundary([&] {
-        require_out(dists, "dists");
+        dm::require_pointer(dists, "dists");
         const auto &a = array_of(array);
         for (int i = 0; i < a.ndims(); ++i) dists[i] = a.axis_map(i).resolved();
     });
@@ -102,7 +97,7 @@ int dm_array_dists(dm_array array, dm_dist dists[]) {
 
 int dm_array_ghost(dm_array array, int ghost[]) {
     return c_boundary([&] {
-        require_out(ghost, "ghost");
+        dm::require_pointer(ghost, "ghost");
         const auto &g = array_of(array).ghost();
         std::copy(g.begin(), g.end(), ghost);
     });

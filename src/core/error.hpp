@@ -60,6 +60,12 @@ void collective(MPI_Comm comm, F &&check) {
 // independent 64-bit hashes.
 void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const std::string &what);
 
+// For C entry points: DM_ERR_ARG naming a pointer argument that is NULL.
+template <class T>
+void require_pointer(const T *p, const char *name) {
+    if (!p) fail(DM_ERR_ARG, name, " is NULL");
+}
+
 // C boundary: records the message of the active exception and returns its status.
 int record_current_exception() noexcept;
 

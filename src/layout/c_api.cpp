@@ -16,11 +16,6 @@ namespace {
 using dm::c_boundary;
 using dm::fail;
 using dm::layout::grid_of;
-
-template <class T>
-void require_out(T *p, const char *name) {
-    if (!p) fail(DM_ERR_ARG, name, " is NULL");
-}
 }  // namespace
 
 extern "C" {
@@ -28,7 +23,7 @@ extern "C" {
 int dm_grid_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                    dm_grid_order order, dm_grid *grid) {
     return c_boundary([&] {
-        require_out(grid, "dm_grid_create: grid");
+        dm::require_pointer(grid, "dm_grid_create: grid");
         *grid = nullptr;
         // Copy the arguments whatever their validity (at most one entry past the
         // largest rank); the grid constructor checks them collectively.
@@ -54,50 +49,50 @@ int dm_grid_free(dm_grid *grid) {
 }
 
 int dm_grid_ndims(dm_grid grid, int *ndims) {
-    return c_boundary([&] { require_out(ndims, "ndims"); *ndims = grid_of(grid).ndims(); });
+    return c_boundary([&] { dm::require_pointer(ndims, "ndims"); *ndims = grid_of(grid).ndims(); });
 }
 int dm_grid_dims(dm_grid grid, int dims[]) {
     return c_boundary([&] {
-        require_out(dims, "dims");
+        dm::require_pointer(dims, "dims");
         const auto &g = grid_of(grid);
         std::copy(g.dims().begin(), g.dims().end(), dims);
     });
 }
 int dm_grid_periods(dm_grid grid, int periods[]) {
     return c_boundary([&] {
-        require_out(periods, "periods");
+        dm::require_pointer(periods, "periods");
         const auto &g = grid_of(grid);
         std::copy(g.periods().begin(), g.periods().end(), periods);
     });
 }
 int dm_grid_coords(dm_grid grid, int coords[]) {
     return c_boundary([&] {
-        require_out(coords, "coords");
+        dm::require_pointer(coords, "coords");
         const auto &g = grid_of(grid);
         std::copy(g.coords().begin(), g.coords().end(), coords);
     });
 }
 int dm_grid_rank(dm_grid grid, int *rank) {
-    return c_boundary([&] { require_out(rank, "rank"); *rank = grid_of(grid).rank(); });
+    return c_boundary([&] { dm::require_pointer(rank, "rank"); *rank = grid_of(grid).rank(); });
 }
 int dm_grid_comm(dm_grid grid, MPI_Comm *comm) {
-    return c_boundary([&] { require_out(comm, "comm"); *comm = grid_of(grid).comm(); });
+    return c_boundary([&] { dm::require_pointer(comm, "comm"); *comm = grid_of(grid).comm(); });
 }
 int dm_grid_rank_of(dm_grid grid, const int coords[], int *rank) {
     return c_boundary([&] {
-        require_out(coords, "coords");
-        require_out(rank, "rank");
+        dm::require_pointer(coords, "coords");
+        dm::require_pointer(rank, "rank");
         *rank = grid_of(grid).rank_of(coords);
     });
 }
 int dm_grid_coords_of(dm_grid grid, int rank, int coords[]) {
     return c_boundary([&] {
-        require_out(coords, "coords");
+        dm::require_pointer(coords, "coords");
         grid_of(grid).coords_of(rank, coords);
     });
 }
 int dm_grid_axis_comm(dm_grid grid, int axis, MPI_Comm *comm) {
-    return c_boundary([&] { require_out(comm, "comm"); *comm = grid_of(grid).axis_comm(axis); });
+    return c_boundary([&] { dm::require_pointer(comm, "comm"); *comm = grid_of(grid).axis_comm(axis); });
 }
 
 dm_dist dm_dist_block(void) { return dm_dist{DM_DIST_BLOCK, 0, 0}; }
@@ -120,7 +115,7 @@ int dm_dist_to_local(dm_dist dist, int64_t n, int nprocs, int64_t g, int *coord,
 
 int dm_dist_to_global(dm_dist dist, int64_t n, int nprocs, int coord, int64_t local, int64_t *g) {
     return c_boundary([&] {
-        require_out(g, "g");
+        dm::require_pointer(g, "g");
         dm::layout::AxisMap map(dist, n, nprocs);
         if (coord < 0 || coord >= nprocs) fail(DM_ERR_ARG, "coordinate ", coord, " out of range [0, ", nprocs, ")");
         int64_t extent = map.extent(coord);
@@ -132,7 +127,7 @@ int dm_dist_to_global(dm_dist dist, int64_t n, int nprocs, int coord, int64_t lo
 
 int dm_dist_local_extent(dm_dist dist, int64_t n, int nprocs, int coord, int64_t *extent) {
     return c_boundary([&] {
-        require_out(extent, "extent");
+        dm::require_pointer(extent, "extent");
         dm::layout::AxisMap map(dist, n, nprocs);
         if (coord < 0 || coord >= nprocs) fail(DM_ERR_ARG, "coordinate ", coord, " out of range [0, ", nprocs, ")");
         *extent = map.extent(coord);
@@ -142,7 +137,7 @@ int dm_dist_local_extent(dm_dist dist, int64_t n, int nprocs, int coord, int64_t
 int dm_descinit(int desc[9], int m, int n, int mb, int nb, int rsrc, int csrc, int ctxt,
                 int nprow, int npcol, int myrow, int lld) {
     return c_boundary([&] {
-        require_out(desc, "desc");
+        dm::require_pointer(desc, "desc");
         // The checks and their order follow ScaLAPACK's DESCINIT.
         if (m < 0) fail(DM_ERR_ARG, "descinit: m must be non-negative, got ", m);
         if (n < 0) fail(DM_ERR_ARG, "descinit: n must be non-negative, got ", n);
