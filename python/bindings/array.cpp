@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -23,6 +24,12 @@ namespace {
 using InArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 using OutArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
 using DistSpec = std::tuple<int, std::int64_t, int>;  // kind, block, src
+// A problem the Python layer met on this rank while preparing the call: (code, message).
+using Problem = std::optional<std::pair<int, std::string>>;
+
+void raise(const Problem &problem) {
+    if (problem) fail(problem->first, problem->second);
+}
 
 std::vector<dm_dist> to_dists(const std::vector<DistSpec> &specs) {
     std::vector<dm_dist> dists;
@@ -61,21 +68,20 @@ void bind_array(nb::module_ &m) {
              },
              nb::arg("grid"), nb::arg("dtype"), nb::arg("shape"), nb::arg("dists"), nb::arg("ghost"))
         .def_static("from_global",
-             [](std::shared_ptr<ProcessGrid> grid, std::optional<InArray> global, int dtype, std::string dtype_name,
-                std::vector<DistSpec> dists, std::vector<int> ghost, int root) {
+             [](std::shared_ptr<ProcessGrid> grid, std::optional<InArray> global, int dtype,
+                std::vector<DistSpec> dists, std::vector<int> ghost, int root, Problem problem) {
                  // The shape and type come from the global array: on every rank, or from root only.
                  MPI_Comm comm = grid->comm();
                  const bool reads = root == DM_ALL_RANKS || root == grid->rank();
                  std::vector<std::int64_t> header;  // dtype, ndim, shape...
                  nb::gil_scoped_release release;
+                 require_same(comm, {root}, "root");
                  collective(comm, [&] {
-                     require_same(comm, {root}, "root");
+                     raise(problem);
                      if (root != DM_ALL_RANKS && (root < 0 || root >= grid->size()))
                          fail(DM_ERR_ARG, "root ", root, " out of range [0, ", grid->size(), ") (or None for all ranks)");
                      if (!reads) return;
-                     if (!dtype_valid(dtype))
-                         fail(DM_ERR_TYPE, "unsupported element type '", dtype_name,
-                              "' (supported: int32, int64, float32, float64, complex64, complex128, bool)");
+                     checked_dtype(dtype);
                      if (!global) fail(DM_ERR_ARG, "from_global: no global array on rank ", grid->rank());
                      if (global->ndim() < 1 || global->ndim() > DM_MAX_DIMS)
                          fail(DM_ERR_ARG, "distributed array: rank must be in [1, ", DM_MAX_DIMS, "], got ", global->ndim());
@@ -99,22 +105,26 @@ void bind_array(nb::module_ &m) {
                  }
                  return a;
              },
-             nb::arg("grid"), nb::arg("global").none(), nb::arg("dtype"), nb::arg("dtype_name"), nb::arg("dists"),
-             nb::arg("ghost"), nb::arg("root"), nb::rv_policy::take_ownership)
+             nb::arg("grid"), nb::arg("global").none(), nb::arg("dtype"), nb::arg("dists"), nb::arg("ghost"),
+             nb::arg("root"), nb::arg("problem").none() = nb::none(), nb::rv_policy::take_ownership)
         .def("scatter",
-             [](DistArray &a, std::optional<InArray> global, int root) {
+             [](DistArray &a, std::optional<InArray> global, int root, Problem problem) {
                  nb::gil_scoped_release release;
-                 a.scatter(global ? global->data() : nullptr, root,
-                           [&] { check_global(a, global, std::nullopt, "scatter"); });
+                 a.scatter(global ? global->data() : nullptr, root, [&] {
+                     raise(problem);
+                     if (root == DM_ALL_RANKS || root == a.grid().rank()) check_global(a, global, std::nullopt, "scatter");
+                 });
              },
-             nb::arg("global").none(), nb::arg("root"))
+             nb::arg("global").none(), nb::arg("root"), nb::arg("problem").none() = nb::none())
         .def("gather",
-             [](const DistArray &a, std::optional<OutArray> global, int root) {
+             [](const DistArray &a, std::optional<OutArray> global, int root, Problem problem) {
                  nb::gil_scoped_release release;
-                 a.gather(global ? global->data() : nullptr, root,
-                          [&] { check_global(a, std::nullopt, global, "gather"); });
+                 a.gather(global ? global->data() : nullptr, root, [&] {
+                     raise(problem);
+                     if (root == DM_ALL_RANKS || root == a.grid().rank()) check_global(a, std::nullopt, global, "gather");
+                 });
              },
-             nb::arg("global").none(), nb::arg("root"))
+             nb::arg("global").none(), nb::arg("root"), nb::arg("problem").none() = nb::none())
         .def_prop_ro("grid", [](const DistArray &a) { return std::const_pointer_cast<ProcessGrid>(a.grid_ptr()); })
         .def_prop_ro("dtype", [](const DistArray &a) { return static_cast<int>(a.dtype()); })
         .def_prop_ro("shape", &DistArray::shape)

@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
 from . import _core
+from ._checks import DM_ERR_ARG, DM_ERR_TYPE, LocalProblems, root_code
 from .layout import Block, Distribution, ProcessGrid, _from_spec
 
 __all__ = ["DistArray"]
@@ -23,37 +24,61 @@ _DTYPE_CODES = {
     np.dtype(np.bool_): 6,
 }
 _DTYPES = {code: dtype for dtype, code in _DTYPE_CODES.items()}
-_ALL_RANKS = -1
-_DM_ERR_TYPE = 2
 _SUPPORTED = "supported: int32, int64, float32, float64, complex64, complex128, bool"
 
 DistSpec = Union[None, Distribution, Sequence[Distribution]]
 
 
-def _dtype_code(dtype) -> int:
-    """The element type code, or -1 (refused collectively by the C++ core)."""
+def _dtype_name(dtype) -> str:
     try:
-        return _DTYPE_CODES.get(np.dtype(dtype).newbyteorder("="), -1)
+        return str(np.dtype(dtype))
     except TypeError:
-        return -1
+        return str(dtype)
 
 
-def _dist_specs(dist: DistSpec, ndim: int) -> list:
-    if dist is None:
-        dist = Block()
-    if isinstance(dist, Distribution):
-        return [dist._spec()] * ndim
-    return [d._spec() for d in dist]
+def _dtype_code(dtype, problems: LocalProblems) -> int:
+    """The element type code; an unsupported type is recorded as this rank's problem."""
+    try:
+        code = _DTYPE_CODES.get(np.dtype(dtype).newbyteorder("="), -1)
+    except TypeError:
+        code = -1
+    if code < 0:
+        problems.report(DM_ERR_TYPE, f"unsupported element type '{_dtype_name(dtype)}' ({_SUPPORTED})")
+    return code
 
 
-def _ghost_widths(ghost: Union[int, Sequence[int]], ndim: int) -> list:
-    if isinstance(ghost, (int, np.integer)):
-        return [int(ghost)] * ndim
-    return [int(g) for g in ghost]
+def _dist_specs(dist: DistSpec, ndim: int, problems: LocalProblems) -> list:
+    def specs():
+        if dist is None:
+            return [Block()._spec()] * ndim
+        if isinstance(dist, Distribution):
+            return [dist._spec()] * ndim
+        if not all(isinstance(d, Distribution) for d in dist):
+            raise TypeError(f"expected Block(), Cyclic(), BlockCyclic(r, src) or one per axis, got {dist!r}")
+        return [d._spec() for d in dist]
+
+    return problems.attempt("distribution", specs, default=[])
 
 
-def _root_code(root: Optional[int]) -> int:
-    return _ALL_RANKS if root is None else int(root)
+def _ghost_widths(ghost: Union[int, Sequence[int]], ndim: int, problems: LocalProblems) -> list:
+    def widths():
+        if isinstance(ghost, (int, np.integer)):
+            return [int(ghost)] * ndim
+        return [int(g) for g in ghost]
+
+    return problems.attempt("ghost width", widths, default=[])
+
+
+def _c_order(array, problems: LocalProblems, what: str, dtype=None) -> Optional[np.ndarray]:
+    """``array`` as a C-contiguous NumPy array in native byte order (no copy when it
+    already is one), keeping its number of axes; None after recording a problem."""
+    def convert():
+        data = np.asarray(array, dtype=dtype, order="C")
+        if not data.dtype.isnative:
+            data = data.astype(data.dtype.newbyteorder("="))
+        return data
+
+    return problems.attempt(what, convert)
 
 
 class DistArray:
@@ -78,13 +103,13 @@ class DistArray:
             dist: one distribution for every axis or one per axis (default ``Block()``).
             ghost: ghost width, one for every axis or one per axis (default 0).
         """
-        shape = [int(s) for s in shape]
-        code = _dtype_code(dtype)
-        problem = None if code >= 0 else f"unsupported element type {dtype!r} ({_SUPPORTED})"
-        _core.agree(grid.comm, _DM_ERR_TYPE, problem)
-        core = _core.Array(grid._grid, code, shape, _dist_specs(dist, len(shape)),
-                           _ghost_widths(ghost, len(shape)))
-        return cls(grid, core)
+        problems = LocalProblems()
+        shape = problems.attempt("shape", lambda: [int(n) for n in shape], default=[])
+        code = _dtype_code(dtype, problems)
+        dists = _dist_specs(dist, len(shape), problems)
+        ghosts = _ghost_widths(ghost, len(shape), problems)
+        _core.agree(grid.comm, *(problems.problem or (DM_ERR_ARG, None)))
+        return cls(grid, _core.Array(grid._grid, code, shape, dists, ghosts))
 
     @classmethod
     def from_global(cls, grid: ProcessGrid, array, dist: DistSpec = None, root: Optional[int] = None,
@@ -98,36 +123,40 @@ class DistArray:
             root: the rank holding ``array``, or ``None`` for all ranks.
             ghost: ghost width, one for every axis or one per axis.
         """
-        root_code = _root_code(root)
-        reads = root is None or grid.rank == root
-        data, code, name = None, -1, ""
-        if reads:
-            data = np.ascontiguousarray(array)
-            code = _dtype_code(data.dtype)
-            name = str(data.dtype)
-            if code < 0:
-                data = None
-            elif not data.dtype.isnative:
-                data = data.astype(data.dtype.newbyteorder("="))
+        problems = LocalProblems()
+        c_root = root_code(root, grid.size, problems)
+        data, code = None, -1
+        if root is None or grid.rank == c_root:
+            data = _c_order(array, problems, "global array")
+            if data is not None:
+                code = _dtype_code(data.dtype, problems)
         ndim = data.ndim if data is not None else grid.ndim
-        core = _core.Array.from_global(grid._grid, data, code, name, _dist_specs(dist, ndim),
-                                       _ghost_widths(ghost, ndim), root_code)
+        dists = _dist_specs(dist, ndim, problems)
+        ghosts = _ghost_widths(ghost, ndim, problems)
+        core = _core.Array.from_global(grid._grid, data if code >= 0 else None, code, dists, ghosts, c_root,
+                                       problems.problem)
         return cls(grid, core)
 
     def to_global(self, root: Optional[int] = None) -> Optional[np.ndarray]:
         """Collective. The global array on every rank (``root=None``), or on
         ``root`` only (``None`` elsewhere)."""
-        receives = root is None or self._grid.rank == root
-        out = np.empty(self.shape, self.dtype) if receives else None
-        self._a.gather(out, _root_code(root))
+        problems = LocalProblems()
+        c_root = root_code(root, self._grid.size, problems)
+        out = None
+        if root is None or self._grid.rank == c_root:
+            out = problems.attempt("to_global", lambda: np.empty(self.shape, self.dtype))
+        self._a.gather(out, c_root, problems.problem)
         return out
 
     def scatter(self, array, root: Optional[int] = None) -> None:
         """Collective. Overwrites the owned elements from a global array of the same
         shape and type, held by every rank (``root=None``) or by ``root``."""
-        reads = root is None or self._grid.rank == root
-        data = np.ascontiguousarray(array, dtype=self.dtype) if reads else None
-        self._a.scatter(data, _root_code(root))
+        problems = LocalProblems()
+        c_root = root_code(root, self._grid.size, problems)
+        data = None
+        if root is None or self._grid.rank == c_root:
+            data = _c_order(array, problems, "global array", dtype=self.dtype)
+        self._a.scatter(data, c_root, problems.problem)
 
     @property
     def local(self) -> np.ndarray:

@@ -5,15 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
+import numpy as np
 from mpi4py import MPI
 
 from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
 from . import _core
+from ._checks import DM_ERR_ARG, LocalProblems
+from ._errors import Error
 
 __all__ = ["ProcessGrid", "Block", "Cyclic", "BlockCyclic", "Distribution", "numroc", "descinit"]
 
 _ORDERS = {"send": 0, "news": 1, "shuffle": 2}
-_DM_ERR_ARG = 1
 
 
 class ProcessGrid:
@@ -41,16 +43,20 @@ class ProcessGrid:
     def __init__(self, comm: Optional[MPI.Comm] = None, dims: Union[None, int, Sequence[int]] = None,
                  order: str = "news", periods: Optional[Sequence[bool]] = None):
         comm = MPI.COMM_WORLD if comm is None else comm
+        if comm == MPI.COMM_NULL:  # nobody to agree with: every rank holding it fails alone
+            raise Error(DM_ERR_ARG, "process grid: communicator is MPI.COMM_NULL")
+        problems = LocalProblems()
         if dims is None:
             dims = [0]
-        elif isinstance(dims, int):
-            dims = [0] * dims
-        problem = None
+        elif isinstance(dims, (int, np.integer)):
+            dims = [0] * int(dims)
+        dims = problems.attempt("process grid dims", lambda: [int(d) for d in dims], default=[])
+        periods = problems.attempt("process grid periods",
+                                   lambda: [] if periods is None else [int(bool(p)) for p in periods], default=[])
         if order not in _ORDERS:
-            problem = f"unknown grid order {order!r} (choose one of 'send', 'news', 'shuffle')"
-        _core.agree(comm, _DM_ERR_ARG, problem)
-        self._grid = _core.Grid(comm, [int(d) for d in dims],
-                                [] if periods is None else [int(bool(p)) for p in periods], _ORDERS[order])
+            problems.report(DM_ERR_ARG, f"unknown grid order {order!r} (choose one of 'send', 'news', 'shuffle')")
+        _core.agree(comm, *(problems.problem or (DM_ERR_ARG, None)))
+        self._grid = _core.Grid(comm, dims, periods, _ORDERS[order])
         self._comm = self._grid.comm
         self.order = order
 

@@ -159,17 +159,16 @@ void DistArray::for_each_run(const int *coords, const RunFn &run) const {
     }
 }
 
-void DistArray::check_call(const void *global, int root, const char *what, const Check &check_global,
+void DistArray::check_call(const void *global, int root, const char *what, const Check &caller_check,
                            const Check &prepare) const {
     const int me = grid_->rank();
     require_same(grid_->comm(), {root}, "root");
     collective(grid_->comm(), [&] {
+        if (caller_check) caller_check();
         if (root != DM_ALL_RANKS && (root < 0 || root >= grid_->size()))
             fail(DM_ERR_ARG, "root ", root, " out of range [0, ", grid_->size(), ") (or DM_ALL_RANKS)");
-        if (root == DM_ALL_RANKS || root == me) {
-            if (!global && global_size() > 0) fail(DM_ERR_ARG, what, ": global array is NULL on rank ", me);
-            if (check_global) check_global();
-        }
+        if ((root == DM_ALL_RANKS || root == me) && !global && global_size() > 0)
+            fail(DM_ERR_ARG, what, ": global array is NULL on rank ", me);
         if (prepare) prepare();
     });
 }
@@ -192,14 +191,14 @@ std::vector<int> DistArray::element_counts() const {
     return counts;
 }
 
-void DistArray::scatter(const void *global, int root, const Check &check_global) {
+void DistArray::scatter(const void *global, int root, const Check &caller_check) {
     MPI_Comm comm = grid_->comm();
     const int me = grid_->rank();
     // Counts depend only on agreed arguments: every rank computes (or refuses) them alike.
     std::vector<int> counts, displs;
     Scratch packed, received;
     const bool contiguous = local_size() == product(storage_shape_);  // no ghost region
-    check_call(global, root, "scatter", check_global, [&] {
+    check_call(global, root, "scatter", caller_check, [&] {
         if (root == DM_ALL_RANKS) return;
         counts = element_counts();
         displs.assign(counts.size(), 0);
@@ -234,14 +233,14 @@ void DistArray::scatter(const void *global, int root, const Check &check_global)
         });
 }
 
-void DistArray::gather(void *global, int root, const Check &check_global) const {
+void DistArray::gather(void *global, int root, const Check &caller_check) const {
     MPI_Comm comm = grid_->comm();
     const int me = grid_->rank();
     const bool receives = root == DM_ALL_RANKS || root == me;
     const bool contiguous = local_size() == product(storage_shape_);
     std::vector<int> counts, displs;
     Scratch packed, mine;
-    check_call(global, root, "gather", check_global, [&] {
+    check_call(global, root, "gather", caller_check, [&] {
         counts = element_counts();
         displs.assign(counts.size(), 0);
         for (size_t q = 1; q < counts.size(); ++q) displs[q] = displs[q - 1] + counts[q - 1];

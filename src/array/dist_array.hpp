@@ -45,11 +45,11 @@ public:
     std::vector<std::int64_t> byte_strides() const;
 
     // Collective. root == DM_ALL_RANKS: every rank passes the same global array.
-    // `check_global`, if given, runs on the ranks that read (scatter) or write
-    // (gather) the global array, inside the call's one error agreement.
+    // `caller_check`, if given, runs on every rank inside the call's one error
+    // agreement (a binding's own checks of its arguments).
     using Check = std::function<void()>;
-    void scatter(const void *global, int root, const Check &check_global = {});
-    void gather(void *global, int root, const Check &check_global = {}) const;
+    void scatter(const void *global, int root, const Check &caller_check = {});
+    void gather(void *global, int root, const Check &caller_check = {}) const;
 
 private:
     // Calls run(packed_offset, storage_offset, global_offset, length) for every
@@ -62,7 +62,7 @@ private:
     void for_each_run(const int *coords, const RunFn &run) const;
     // Collective: root agreed and in range, the global array present where it is
     // used; then `prepare` (allocations) runs on every rank, inside the same agreement.
-    void check_call(const void *global, int root, const char *what, const Check &check_global,
+    void check_call(const void *global, int root, const char *what, const Check &caller_check,
                     const Check &prepare) const;
     std::vector<int> element_counts() const;  // owned elements of every rank (throws if > INT_MAX)
 

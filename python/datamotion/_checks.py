@@ -1,0 +1,48 @@
+"""Local argument preparation that cannot fail on one rank alone.
+
+Converting arguments (NumPy arrays, distributions, widths) can raise on one
+rank only, e.g. when that rank passes a ragged list. Raising there would leave
+the other ranks waiting inside the collective call. Instead the first problem
+is recorded and handed to the call, which fails on every rank with it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, Tuple, TypeVar
+
+T = TypeVar("T")
+
+DM_ERR_ARG = 1
+DM_ERR_TYPE = 2
+
+
+class LocalProblems:
+    """The first thing that went wrong on this rank while preparing a call."""
+
+    def __init__(self) -> None:
+        self.problem: Optional[Tuple[int, str]] = None
+
+    def report(self, code: int, message: str) -> None:
+        if self.problem is None:
+            self.problem = (code, message)
+
+    def attempt(self, what: str, prepare: Callable[[], T], default: T = None, code: int = DM_ERR_ARG) -> T:
+        """``prepare()``, or ``default`` after recording its exception as ``what: error``."""
+        if self.problem is not None:
+            return default
+        try:
+            return prepare()
+        except Exception as exc:  # any conversion error becomes the call's collective error
+            self.report(code, f"{what}: {exc}")
+            return default
+
+
+def root_code(root, size: int, problems: LocalProblems) -> int:
+    """The C root (-1 for all ranks) of a Python ``root`` (None for all ranks)."""
+    if root is None:
+        return -1
+    value = problems.attempt("root", lambda: int(root), default=0)
+    if not 0 <= value < size:
+        problems.report(DM_ERR_ARG, f"root {root!r} out of range [0, {size}) (or None for all ranks)")
+        return 0
+    return value
