@@ -7,7 +7,7 @@
 
 #include <cstdint>
 #include <exception>
-#include <sstream>
+#include <type_traits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,12 +23,24 @@ private:
     int code_;
 };
 
-// Builds a message from streamable parts: fail(DM_ERR_ARG, "axis ", a, " out of range").
+namespace detail {
+// Message pieces are appended without iostreams: their locale machinery has
+// crashed inside extension modules whose toolchain links libstdc++ statically.
+inline void append(std::string &out, const std::string &s) { out += s; }
+inline void append(std::string &out, const char *s) { out += s ? s : "(null)"; }
+inline void append(std::string &out, char c) { out += c; }
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+void append(std::string &out, T value) {
+    out += std::to_string(value);
+}
+}  // namespace detail
+
+// Builds a message from parts (strings and numbers): fail(DM_ERR_ARG, "axis ", a, " out of range").
 template <class... Parts>
 [[noreturn]] void fail(int code, const Parts &...parts) {
-    std::ostringstream os;
-    (os << ... << parts);
-    throw Error(code, os.str());
+    std::string message;
+    (detail::append(message, parts), ...);
+    throw Error(code, message);
 }
 
 // Throws DM_ERR_MPI naming the call when an MPI function did not return MPI_SUCCESS.
