@@ -12,6 +12,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <memory>
 #include <optional>
 
 namespace dm::python {
@@ -96,14 +97,9 @@ void bind_array(nb::module_ &m) {
                      header.resize(static_cast<size_t>(2 + header[1]));
                  }
                  std::vector<std::int64_t> shape(header.begin() + 2, header.end());
-                 auto *a = new DistArray(grid, static_cast<int>(header[0]), shape, to_dists(dists), ghost);
-                 try {
-                     a->scatter(reads ? global->data() : nullptr, root);
-                 } catch (...) {
-                     delete a;
-                     throw;
-                 }
-                 return a;
+                 auto a = std::make_unique<DistArray>(grid, static_cast<int>(header[0]), shape, to_dists(dists), ghost);
+                 a->scatter(reads ? global->data() : nullptr, root);
+                 return a.release();
              },
              nb::arg("grid"), nb::arg("global").none(), nb::arg("dtype"), nb::arg("dists"), nb::arg("ghost"),
              nb::arg("root"), nb::arg("problem").none() = nb::none(), nb::rv_policy::take_ownership)

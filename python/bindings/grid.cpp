@@ -78,8 +78,11 @@ void bind_grid(nb::module_ &m) {
         return layout::numroc(n, block, coord, src, nprocs);
     }, nb::arg("n"), nb::arg("block"), nb::arg("coord"), nb::arg("src"), nb::arg("nprocs"));
     m.def("rank_assignment", [](std::vector<int> dims, int order) {
-        for (int d : dims)
+        std::int64_t cells = 1;
+        for (int d : dims) {
             if (d < 1) fail(DM_ERR_ARG, "rank_assignment: extents must be positive");
+            if ((cells *= d) > (std::int64_t{1} << 24)) fail(DM_ERR_ARG, "rank_assignment: more than 2^24 cells");
+        }
         return layout::rank_assignment(dims, static_cast<dm_grid_order>(order));
     }, nb::arg("dims"), nb::arg("order"));
     m.def("descinit", [](int m_, int n, int mb, int nb_, int rsrc, int csrc, int ctxt, int nprow, int npcol, int myrow,
