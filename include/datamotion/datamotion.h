@@ -3,11 +3,12 @@
  *
  * Layers (each header includes the one below): core.h (status, element types,
  * timers, provenance), layout.h (process grids, axis distributions), array.h
- * (distributed N-d arrays).
+ * (distributed N-d arrays); on them the capabilities: shift.h (PSHIFT).
  */
 #ifndef DATAMOTION_H
 #define DATAMOTION_H
 
 #include <datamotion/array.h>
+#include <datamotion/shift.h>
 
 #endif /* DATAMOTION_H */

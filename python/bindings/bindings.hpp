@@ -20,5 +20,6 @@ nb::dlpack::dtype dlpack_dtype(dm_dtype dtype);
 void bind_errors(nb::module_ &m);
 void bind_grid(nb::module_ &m);
 void bind_array(nb::module_ &m);
+void bind_shift(nb::module_ &m);
 
 }  // namespace dm::python

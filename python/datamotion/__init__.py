@@ -35,6 +35,11 @@ _EXPORTS = {
     "DistArray": "array",
     "Error": "_errors",
     "provenance": "provenance",
+    "CShift": "shift",
+    "EOShift": "shift",
+    "PShift": "shift",
+    "cshift": "shift",
+    "eoshift": "shift",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

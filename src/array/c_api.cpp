@@ -1,23 +1,21 @@
 // extern "C" entry points of the array layer.
 #include "array/dist_array.hpp"
 #include "core/error.hpp"
-#include "layout/handle.hpp"
+#include "array/handle.hpp"
 
 #include <algorithm>
 
-struct dm_array_s {
-    std::unique_ptr<dm::array::DistArray> array;
-    dm_grid_s grid;  // shares the grid, so dm_array_grid can hand out a handle
-};
+namespace dm::array {
+DistArray &array_of(dm_array handle) {
+    if (!handle || !handle->array) fail(DM_ERR_STATE, "array handle is NULL: call dm_array_create() first");
+    return *handle->array;
+}
+}  // namespace dm::array
 
 namespace {
 using dm::c_boundary;
 using dm::fail;
-
-dm::array::DistArray &array_of(dm_array handle) {
-    if (!handle || !handle->array) fail(DM_ERR_STATE, "array handle is NULL: call dm_array_create() first");
-    return *handle->array;
-}
+using dm::array::array_of;
 }  // namespace
 
 extern "C" {

@@ -109,6 +109,15 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
 }
 
 std::int64_t DistArray::global_size() const { return product(shape_); }
+
+DistArray::LayoutKey DistArray::layout_key() const {
+    LayoutKey key{grid_.get(), dtype_, shape_, {}, ghost_};
+    for (const auto &m : maps_) {
+        dm_dist d = m.resolved();
+        key.dists.insert(key.dists.end(), {d.kind, d.block, d.src});
+    }
+    return key;
+}
 std::int64_t DistArray::local_size() const { return product(local_shape_); }
 
 std::vector<std::int64_t> DistArray::byte_strides() const {

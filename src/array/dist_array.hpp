@@ -44,6 +44,19 @@ public:
     // Byte strides of the storage per axis.
     std::vector<std::int64_t> byte_strides() const;
 
+    // Local. What makes two arrays laid out alike on every rank: the same grid
+    // object, element type, shape, resolved distributions and ghost widths.
+    struct LayoutKey {
+        const layout::ProcessGrid *grid;
+        dm_dtype dtype;
+        std::vector<std::int64_t> shape, dists;  // dists: kind, block, src per axis
+        std::vector<int> ghost;
+        bool operator==(const LayoutKey &o) const {
+            return grid == o.grid && dtype == o.dtype && shape == o.shape && dists == o.dists && ghost == o.ghost;
+        }
+    };
+    LayoutKey layout_key() const;
+
     // Collective. root == DM_ALL_RANKS: every rank passes the same global array.
     // `caller_check`, if given, runs on every rank inside the call's one error
     // agreement (a binding's own checks of its arguments).

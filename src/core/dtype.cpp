@@ -2,6 +2,9 @@
 
 #include "core/error.hpp"
 
+#include <cstdint>
+#include <cstring>
+
 namespace dm {
 namespace {
 struct TypeInfo {
@@ -28,6 +31,18 @@ std::size_t dtype_size(dm_dtype dtype) { return kTypes[checked_dtype(dtype)].siz
 
 const char *dtype_name(dm_dtype dtype) noexcept {
     return dtype_valid(dtype) ? kTypes[dtype].name : "invalid";
+}
+
+void dtype_one(dm_dtype dtype, void *out) {
+    switch (checked_dtype(dtype)) {
+        case DM_INT32: { std::int32_t v = 1; std::memcpy(out, &v, sizeof v); return; }
+        case DM_INT64: { std::int64_t v = 1; std::memcpy(out, &v, sizeof v); return; }
+        case DM_FLOAT32: { float v = 1; std::memcpy(out, &v, sizeof v); return; }
+        case DM_FLOAT64: { double v = 1; std::memcpy(out, &v, sizeof v); return; }
+        case DM_COMPLEX64: { float v[2] = {1, 0}; std::memcpy(out, v, sizeof v); return; }
+        case DM_COMPLEX128: { double v[2] = {1, 0}; std::memcpy(out, v, sizeof v); return; }
+        case DM_BOOL: { unsigned char v = 1; std::memcpy(out, &v, 1); return; }
+    }
 }
 
 MPI_Datatype dtype_mpi(dm_dtype dtype) {

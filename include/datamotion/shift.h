@@ -1,0 +1,90 @@
+/*
+ * datamotion/shift.h — PSHIFT: many circular and end-off shifts of distributed
+ * arrays in one concurrent step.
+ *
+ * Semantics are Fortran's. For a shift by s along an axis of n elements:
+ *   CSHIFT   r[i] = a[(i + s) mod n]                     (numpy.roll(a, -s, axis))
+ *   EOSHIFT  r[i] = a[i + s] where 0 <= i + s < n, else the boundary value.
+ * Any s is allowed, also longer than the local extent or the whole axis, and 0.
+ *
+ * dm_pshift_setup computes once, for a prototype array, everything the shifts
+ * need: partners, message slabs as MPI datatypes over the arrays' storage (so
+ * nothing is packed or unpacked), local copies and boundary fills.
+ * dm_pshift_execute then moves any arrays of the prototype's layout: it starts
+ * every message of every shift at once, does the local copies and boundary
+ * fills while they travel, and waits once. It reuses persistent requests while
+ * the same arrays are passed again. The shifted axis must be Block-distributed
+ * (other axes may be distributed in any way).
+ */
+#ifndef DATAMOTION_SHIFT_H
+#define DATAMOTION_SHIFT_H
+
+#include <datamotion/array.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Kind of one shift. */
+typedef enum dm_shift_kind {
+    DM_CSHIFT = 0, /**< circular */
+    DM_EOSHIFT = 1 /**< end-off: vacated positions take the boundary */
+} dm_shift_kind;
+
+/** Boundary of an end-off shift (ignored for DM_CSHIFT). */
+typedef enum dm_boundary_kind {
+    DM_BOUNDARY_ZERO = 0,   /**< the constant 0 */
+    DM_BOUNDARY_ONE = 1,    /**< the constant 1 */
+    DM_BOUNDARY_SCALAR = 2, /**< one element, passed to dm_pshift_execute */
+    DM_BOUNDARY_ARRAY = 3   /**< one element per line along the axis, passed to dm_pshift_execute */
+} dm_boundary_kind;
+
+/** One shift of a polyshift. */
+typedef struct dm_shift_spec {
+    dm_shift_kind kind;
+    int axis;                  /**< 0 <= axis < ndims */
+    int64_t shift;             /**< any distance; positive reads from higher indices */
+    dm_boundary_kind boundary; /**< for DM_EOSHIFT */
+} dm_shift_spec;
+
+/** Opaque handle to a polyshift plan. */
+typedef struct dm_pshift_s *dm_pshift;
+
+/**
+ * Collective on the prototype's grid. Plans `nshifts` shifts of arrays with the
+ * layout (grid, shape, element type, distributions, ghost widths) of `prototype`.
+ * The plan keeps its own reference to the grid; the prototype may be freed.
+ */
+DM_API int dm_pshift_setup(dm_array prototype, int nshifts, const dm_shift_spec specs[], dm_pshift *plan);
+
+/**
+ * Collective on the plan's grid. Performs shift k from srcs[k] into dsts[k] for
+ * every k, concurrently. Every array must have the prototype's layout; a source
+ * may also be a destination (of the same or another shift), but no array may be
+ * the destination of two shifts. boundaries[k] is read for DM_BOUNDARY_SCALAR
+ * (one element of the array's type) and DM_BOUNDARY_ARRAY (this rank's lines:
+ * the local extents without the shifted axis, row-major, contiguous); it may be
+ * NULL otherwise, and `boundaries` itself may be NULL when no shift needs one.
+ */
+DM_API int dm_pshift_execute(dm_pshift plan, dm_array const dsts[], dm_array const srcs[],
+                             const void *const boundaries[]);
+
+/** Collective on the plan's grid. Frees the plan and sets *plan to NULL; NULL is a no-op. */
+DM_API int dm_pshift_free(dm_pshift *plan);
+
+/** Local. Number of shifts of the plan. */
+DM_API int dm_pshift_nshifts(dm_pshift plan, int *nshifts);
+
+/**
+ * Local. What one execution moves on this rank, without moving it: messages
+ * sent and received, elements sent to other ranks, elements copied locally.
+ * Any pointer may be NULL.
+ */
+DM_API int dm_pshift_volume(dm_pshift plan, int64_t *messages_sent, int64_t *messages_received,
+                            int64_t *elements_sent, int64_t *elements_copied);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DATAMOTION_SHIFT_H */

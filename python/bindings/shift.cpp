@@ -1,0 +1,68 @@
+// datamotion._core.PShift: a polyshift plan over DistArrays.
+#include "bindings.hpp"
+
+#include "core/error.hpp"
+#include "shift/pshift.hpp"
+
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <optional>
+
+namespace dm::python {
+
+using array::DistArray;
+using shift::PShiftPlan;
+
+namespace {
+using Boundary = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
+using SpecTuple = std::tuple<int, int, std::int64_t, int>;  // kind, axis, shift, boundary kind
+}  // namespace
+
+void bind_shift(nb::module_ &m) {
+    nb::class_<PShiftPlan>(m, "PShift", "A polyshift plan (see datamotion.PShift).")
+        .def("__init__",
+             [](PShiftPlan *self, const DistArray &prototype, std::vector<SpecTuple> specs) {
+                 std::vector<dm_shift_spec> s;
+                 for (const auto &[kind, axis, distance, boundary] : specs)
+                     s.push_back({static_cast<dm_shift_kind>(kind), axis, distance,
+                                  static_cast<dm_boundary_kind>(boundary)});
+                 nb::gil_scoped_release release;
+                 new (self) PShiftPlan(prototype, s);
+             },
+             nb::arg("prototype"), nb::arg("specs"))
+        .def("execute",
+             [](PShiftPlan &p, std::vector<DistArray *> dsts, std::vector<const DistArray *> srcs,
+                std::vector<std::optional<Boundary>> boundaries) {
+                 const int n = p.nshifts();
+                 if (static_cast<int>(dsts.size()) != n || static_cast<int>(srcs.size()) != n)
+                     fail(DM_ERR_ARG, "pshift: the plan has ", n, " shifts but got ", dsts.size(), " destinations and ",
+                          srcs.size(), " sources");
+                 if (!boundaries.empty() && static_cast<int>(boundaries.size()) != n)
+                     fail(DM_ERR_ARG, "pshift: ", boundaries.size(), " boundaries for ", n, " shifts");
+                 std::vector<const void *> pointers(static_cast<size_t>(n), nullptr);
+                 for (int k = 0; k < static_cast<int>(boundaries.size()); ++k) {
+                     if (!boundaries[k]) continue;
+                     const Boundary &b = *boundaries[k];
+                     const dm_shift_spec &spec = p.spec(k);
+                     std::vector<std::int64_t> want;  // a scalar has no axes
+                     if (spec.boundary == DM_BOUNDARY_ARRAY) want = p.boundary_shape(k);
+                     bool ok = b.itemsize() == (dsts[k] ? dsts[k]->element_size() : 0) && b.ndim() == want.size();
+                     for (size_t i = 0; ok && i < want.size(); ++i) ok = static_cast<std::int64_t>(b.shape(i)) == want[i];
+                     if (!ok) fail(DM_ERR_ARG, "pshift: shift ", k, ": boundary of the wrong shape or type");
+                     pointers[k] = b.data();
+                 }
+                 nb::gil_scoped_release release;
+                 p.execute(dsts.data(), srcs.data(), pointers.data());
+             },
+             nb::arg("dsts"), nb::arg("srcs"), nb::arg("boundaries"))
+        .def_prop_ro("nshifts", &PShiftPlan::nshifts)
+        .def("boundary_shape", &PShiftPlan::boundary_shape, nb::arg("k"))
+        .def("volume", [](const PShiftPlan &p) {
+            auto v = p.volume();
+            return std::make_tuple(v.messages_sent, v.messages_received, v.elements_sent, v.elements_copied);
+        });
+}
+
+}  // namespace dm::python

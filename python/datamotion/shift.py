@@ -1,0 +1,152 @@
+"""PSHIFT: many circular and end-off shifts of distributed arrays in one step.
+
+Semantics are Fortran's: ``CShift(axis, s)`` gives ``r[i] = a[(i + s) mod n]``
+(``numpy.roll(a, -s, axis)``); ``EOShift(axis, s, boundary)`` gives
+``r[i] = a[i + s]`` where that index exists and the boundary elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
+from . import _core
+from ._checks import DM_ERR_ARG, LocalProblems
+from .array import DistArray
+
+__all__ = ["CShift", "EOShift", "PShift", "cshift", "eoshift"]
+
+_CSHIFT, _EOSHIFT = 0, 1
+_ZERO, _ONE, _SCALAR, _ARRAY = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class CShift:
+    """A circular shift by ``shift`` along ``axis``: ``r[i] = a[(i + shift) mod n]``."""
+
+    axis: int
+    shift: int
+
+
+@dataclass(frozen=True, eq=False)
+class EOShift:
+    """An end-off shift by ``shift`` along ``axis``: ``r[i] = a[i + shift]`` where that
+    index exists, else ``boundary``: a number, or an array (NumPy or DistArray) of
+    the shifted array's shape without ``axis`` (one value per line along the axis)."""
+
+    axis: int
+    shift: int
+    boundary: Any = 0.0
+
+
+Shift = Union[CShift, EOShift]
+
+
+def _boundary_kind(shift: Shift) -> int:
+    if isinstance(shift, CShift):
+        return _ZERO
+    b = shift.boundary
+    if isinstance(b, DistArray) or np.ndim(b) > 0:
+        return _ARRAY
+    if b == 0:
+        return _ZERO
+    if b == 1:
+        return _ONE
+    return _SCALAR
+
+
+class PShift:
+    """A polyshift plan: the shifts ``shifts`` of arrays laid out like ``prototype``.
+
+    Collective on ``prototype.grid.comm``. Setup computes partners, message
+    boxes and local copies once; each :meth:`execute` then starts every message
+    of every shift at once, does the local copies and boundary fills while they
+    travel, and waits once. The shifted axes must be Block-distributed.
+
+    Example, the 5-point stencil::
+
+        plan = PShift(u, [CShift(0, -1), CShift(0, 1), CShift(1, -1), CShift(1, 1)])
+        n, s, w, e = plan([u, u, u, u])
+        v.local[...] = (n.local + s.local + w.local + e.local - 4 * u.local)
+    """
+
+    def __init__(self, prototype: DistArray, shifts: Sequence[Shift]):
+        problems = LocalProblems()
+        shifts = problems.attempt("shifts", lambda: list(shifts), default=[])
+        specs = []
+        for k, s in enumerate(shifts):
+            if not isinstance(s, (CShift, EOShift)):
+                problems.report(DM_ERR_ARG, f"shift {k}: expected CShift or EOShift, got {s!r}")
+                continue
+            kind = _CSHIFT if isinstance(s, CShift) else _EOSHIFT
+            spec = problems.attempt(f"shift {k}", lambda: (kind, int(s.axis), int(s.shift), _boundary_kind(s)))
+            if spec is not None:
+                specs.append(spec)
+        _core.agree(prototype.grid.comm, *(problems.problem or (DM_ERR_ARG, None)))
+        self._plan = _core.PShift(prototype._a, specs)
+        self._prototype = (prototype.grid, prototype.shape, prototype.dtype, prototype.dist, prototype.ghost)
+        self._shifts = shifts
+        self._lines = {}  # shift index -> index arrays selecting this rank's boundary lines
+
+    @property
+    def shifts(self) -> List[Shift]:
+        """The shifts of the plan, in order."""
+        return list(self._shifts)
+
+    def volume(self) -> dict:
+        """Local. What one execution moves on this rank: messages sent and received,
+        elements sent to other ranks and elements copied locally."""
+        sent, received, elements, copied = self._plan.volume()
+        return {"messages_sent": sent, "messages_received": received, "elements_sent": elements,
+                "elements_copied": copied}
+
+    def execute(self, dsts: Sequence[DistArray], srcs: Sequence[DistArray]) -> None:
+        """Collective. Shift k from ``srcs[k]`` into ``dsts[k]``, all at once. A source may
+        also be a destination; no array may be the destination of two shifts."""
+        boundaries = [self._boundary(k, s, dsts) for k, s in enumerate(self._shifts)]
+        self._plan.execute([d._a for d in dsts], [s._a for s in srcs], boundaries)
+
+    def __call__(self, srcs: Sequence[DistArray]) -> List[DistArray]:
+        """Collective. The shifted arrays, newly allocated, one per shift."""
+        grid, shape, dtype, dist, ghost = self._prototype
+        dsts = [DistArray.zeros(grid, shape, dtype, dist=list(dist), ghost=list(ghost)) for _ in self._shifts]
+        self.execute(dsts, srcs)
+        return dsts
+
+    def _boundary(self, k: int, shift: Shift, dsts) -> Optional[np.ndarray]:
+        kind = _boundary_kind(shift)
+        if isinstance(shift, CShift) or kind in (_ZERO, _ONE):
+            return None
+        dtype = self._prototype[2]
+        if kind == _SCALAR:
+            return np.asarray(shift.boundary, dtype=dtype)
+        b = shift.boundary
+        if isinstance(b, DistArray):
+            b = b.to_global()  # collective, in the same order on every rank
+        return np.ascontiguousarray(np.asarray(b, dtype=dtype)[self._line_index(k, shift.axis, dsts[k])])
+
+    def _line_index(self, k: int, axis: int, like: DistArray):
+        if k not in self._lines:
+            grid = self._prototype[0]
+            index = []
+            for a, n in enumerate(like.local_shape):
+                if a != axis:
+                    m = like.axis_map(a)
+                    index.append([m.global_index(grid.coords[a], l) for l in range(n)])
+            self._lines[k] = np.ix_(*index) if index else ()
+        return self._lines[k]
+
+
+def cshift(a: DistArray, shift: int, axis: int) -> DistArray:
+    """Collective. A new array ``r`` with ``r[i] = a[(i + shift) mod n]`` along ``axis``
+    (Fortran's CSHIFT, ``numpy.roll(a, -shift, axis)``)."""
+    return PShift(a, [CShift(axis, shift)])([a])[0]
+
+
+def eoshift(a: DistArray, shift: int, axis: int, boundary=0) -> DistArray:
+    """Collective. A new array ``r`` with ``r[i] = a[i + shift]`` along ``axis`` where that
+    index exists, else ``boundary`` (Fortran's EOSHIFT)."""
+    return PShift(a, [EOShift(axis, shift, boundary)])([a])[0]

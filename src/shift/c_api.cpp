@@ -1,0 +1,91 @@
+// extern "C" entry points of the shift capability.
+#include "array/handle.hpp"
+#include "core/error.hpp"
+#include "shift/pshift.hpp"
+
+#include <vector>
+
+struct dm_pshift_s {
+    std::unique_ptr<dm::shift::PShiftPlan> plan;
+};
+
+namespace {
+using dm::c_boundary;
+using dm::fail;
+
+dm::shift::PShiftPlan &plan_of(dm_pshift handle) {
+    if (!handle || !handle->plan)
+        fail(DM_ERR_STATE, "pshift plan is NULL (freed, or never set up): call dm_pshift_setup() first");
+    return *handle->plan;
+}
+}  // namespace
+
+extern "C" {
+
+int dm_pshift_setup(dm_array prototype, int nshifts, const dm_shift_spec specs[], dm_pshift *plan) {
+    return c_boundary([&] {
+        dm::require_pointer(plan, "dm_pshift_setup: plan");
+        *plan = nullptr;
+        auto &proto = dm::array::array_of(prototype);
+        dm::collective(proto.grid().comm(), [&] {
+            if (nshifts < 0) fail(DM_ERR_ARG, "dm_pshift_setup: nshifts is negative (", nshifts, ")");
+            if (nshifts > 0 && !specs) fail(DM_ERR_ARG, "dm_pshift_setup: specs is NULL");
+        });
+        auto handle = std::make_unique<dm_pshift_s>();
+        handle->plan = std::make_unique<dm::shift::PShiftPlan>(proto, std::vector<dm_shift_spec>(specs, specs + nshifts));
+        *plan = handle.release();
+    });
+}
+
+int dm_pshift_execute(dm_pshift plan, dm_array const dsts[], dm_array const srcs[], const void *const boundaries[]) {
+    return c_boundary([&] {
+        auto &p = plan_of(plan);
+        const int n = p.nshifts();
+        if ((!dsts || !srcs) && n > 0) fail(DM_ERR_ARG, "dm_pshift_execute: dsts or srcs is NULL");
+        // Handles to arrays, on the stack for the common small counts.
+        constexpr int kSmall = 32;
+        dm::array::DistArray *d_small[kSmall];
+        const dm::array::DistArray *s_small[kSmall];
+        std::vector<dm::array::DistArray *> d_big;
+        std::vector<const dm::array::DistArray *> s_big;
+        if (n > kSmall) {
+            d_big.resize(n);
+            s_big.resize(n);
+        }
+        auto **d = n > kSmall ? d_big.data() : d_small;
+        auto **s = n > kSmall ? s_big.data() : s_small;
+        for (int k = 0; k < n; ++k) {
+            d[k] = &dm::array::array_of(dsts[k]);
+            s[k] = &dm::array::array_of(srcs[k]);
+        }
+        p.execute(d, s, boundaries);
+    });
+}
+
+int dm_pshift_free(dm_pshift *plan) {
+    return c_boundary([&] {
+        if (!plan || !*plan) return;
+        delete *plan;
+        *plan = nullptr;
+    });
+}
+
+int dm_pshift_nshifts(dm_pshift plan, int *nshifts) {
+    return c_boundary([&] {
+        dm::require_pointer(nshifts, "nshifts");
+        *nshifts = plan_of(plan).nshifts();
+    });
+}
+
+int dm_pshift_volume(dm_pshift plan, int64_t *messages_sent, int64_t *messages_received, int64_t *elements_sent,
+                     int64_t *elements_copied) {
+    return c_boundary([&] {
+        auto v = plan_of(plan).volume();
+        if (messages_sent) *messages_sent = v.messages_sent;
+        if (messages_received) *messages_received = v.messages_received;
+        if (elements_sent) *elements_sent = v.elements_sent;
+        if (elements_copied) *elements_copied = v.elements_copied;
+    });
+}
+
+}  // extern "C"

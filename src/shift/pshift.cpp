@@ -1,0 +1,303 @@
+#include "shift/pshift.hpp"
+
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace dm::shift {
+namespace {
+
+// A run of destination positions along the shifted axis that read one source run
+// (or, with from_coord < 0, that take the boundary).
+struct Run {
+    std::int64_t dst_local, length;
+    int from_coord;  // -1: vacated by an end-off shift
+    std::int64_t src_local;
+    bool wrapped;  // past the end of a circular shift: its own message tag
+};
+
+// The runs of destination coordinate `coord` along an axis mapped by `map`.
+std::vector<Run> runs_of(const layout::AxisMap &map, int coord, const dm_shift_spec &spec) {
+    std::vector<Run> runs;
+    const std::int64_t n = map.length(), extent = map.extent(coord);
+    if (extent == 0) return runs;
+    const std::int64_t g0 = map.global_index(coord, 0);  // Block: owned indices are contiguous
+    const std::int64_t s = spec.kind == DM_CSHIFT ? ((spec.shift % n) + n) % n : spec.shift;
+    for (std::int64_t l = 0; l < extent;) {
+        const std::int64_t g = g0 + l;
+        std::int64_t src = g + s;
+        bool wrapped = false;
+        if (spec.kind == DM_CSHIFT) {
+            wrapped = src >= n;
+            if (wrapped) src -= n;
+        } else if (src < 0 || src >= n) {  // end-off: vacated up to index 0 or to the end
+            std::int64_t length = src < 0 ? std::min(extent - l, -src) : extent - l;
+            runs.push_back({l, length, -1, 0, false});
+            l += length;
+            continue;
+        }
+        const int q = map.owner(src);
+        const std::int64_t block_end = map.global_index(q, map.extent(q) - 1) + 1;
+        std::int64_t length = std::min(extent - l, block_end - src);
+        if (spec.kind == DM_CSHIFT && !wrapped) length = std::min(length, n - src);
+        runs.push_back({l, length, q, map.local_index(src), wrapped});
+        l += length;
+    }
+    return runs;
+}
+
+int tag_upper_bound(MPI_Comm comm) {
+    int *value = nullptr, found = 0;
+    check_mpi(MPI_Comm_get_attr(comm, MPI_TAG_UB, &value, &found), "MPI_Comm_get_attr");
+    return found && value ? *value : 32767;
+}
+
+}  // namespace
+
+PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_spec> specs)
+    : grid_(prototype.grid_ptr()),
+      key_(prototype.layout_key()),
+      dtype_(prototype.dtype()),
+      elsize_(prototype.element_size()),
+      ghost_(prototype.ghost()),
+      local_shape_(prototype.local_shape()),
+      storage_shape_(prototype.storage_shape()) {
+    MPI_Comm comm = grid_->comm();
+    const int n = prototype.ndims();
+    for (int a = 0; a < n; ++a) maps_.push_back(prototype.axis_map(a));
+    collective(comm, [&] {
+        if (specs.size() > static_cast<size_t>(tag_upper_bound(comm) / 2))
+            fail(DM_ERR_ARG, "pshift: too many shifts (", specs.size(), ") for the MPI tag range");
+        for (size_t k = 0; k < specs.size(); ++k) {
+            const auto &s = specs[k];
+            const std::string where = "pshift: shift " + std::to_string(k) + ": ";
+            if (s.kind != DM_CSHIFT && s.kind != DM_EOSHIFT)
+                fail(DM_ERR_ARG, where, "unknown kind ", static_cast<int>(s.kind));
+            if (s.axis < 0 || s.axis >= n) fail(DM_ERR_ARG, where, "axis ", s.axis, " out of range [0, ", n, ")");
+            if (s.kind == DM_EOSHIFT && (s.boundary < DM_BOUNDARY_ZERO || s.boundary > DM_BOUNDARY_ARRAY))
+                fail(DM_ERR_ARG, where, "unknown boundary kind ", static_cast<int>(s.boundary));
+            dm_dist d = maps_[s.axis].resolved();
+            if (d.kind != DM_DIST_BLOCK && grid_->dims()[s.axis] > 1)
+                fail(DM_ERR_UNSUPPORTED, where, "axis ", s.axis,
+                     " must be Block-distributed to be shifted (redistribute the array first)");
+        }
+    });
+    std::vector<std::int64_t> args;
+    for (const auto &s : specs)
+        args.insert(args.end(), {s.kind, s.axis, s.shift, s.kind == DM_EOSHIFT ? s.boundary : 0});
+    require_same(comm, args, "pshift: shift specifications");
+
+    shifts_.resize(specs.size());
+    collective(comm, [&] {
+        for (size_t k = 0; k < specs.size(); ++k) {
+            shifts_[k].spec = specs[k];
+            plan(shifts_[k], static_cast<int>(k));
+        }
+        const Volume v = volume();
+        requests_.reserve(static_cast<size_t>(v.messages_sent + v.messages_received));
+    });
+}
+
+void PShiftPlan::plan(Shift &shift, int k) {
+    const dm_shift_spec &spec = shift.spec;
+    const int axis = spec.axis, me = grid_->coords()[axis], nprocs = grid_->dims()[axis];
+    const int n = static_cast<int>(local_shape_.size());
+    std::int64_t line_count = 1;  // elements of one position along the axis
+    for (int a = 0; a < n; ++a)
+        if (a != axis) line_count *= local_shape_[a];
+    MPI_Datatype element = dtype_mpi(dtype_);
+    std::vector<int> coords = grid_->coords();
+    auto rank_at = [&](int coord) {
+        coords[axis] = coord;
+        return grid_->rank_of(coords.data());
+    };
+    // The box of `length` positions from local index `local` along the axis, all of the other axes.
+    auto box = [&](std::int64_t local, std::int64_t length) {
+        array::Box b;
+        for (int a = 0; a < n; ++a) {
+            b.start.push_back(ghost_[a] + (a == axis ? local : 0));
+            b.size.push_back(a == axis ? length : local_shape_[a]);
+        }
+        return b;
+    };
+    if (maps_[axis].length() == 0) return;
+
+    // What this rank receives or copies: its own runs.
+    for (const Run &r : runs_of(maps_[axis], me, spec)) {
+        if (r.from_coord < 0) shift.fills.push_back(box(r.dst_local, r.length));
+        else if (r.from_coord == me) shift.copies.push_back({box(r.src_local, r.length), box(r.dst_local, r.length)});
+        else if (r.length * line_count > 0)
+            shift.recvs.push_back({rank_at(r.from_coord), 2 * k + r.wrapped,
+                                   array::box_datatype(storage_shape_, box(r.dst_local, r.length), element),
+                                   r.length * line_count});
+    }
+    // What this rank sends: the runs of every other coordinate that read from it.
+    for (int p = 0; p < nprocs; ++p) {
+        if (p == me) continue;
+        for (const Run &r : runs_of(maps_[axis], p, spec))
+            if (r.from_coord == me && r.length * line_count > 0)
+                shift.sends.push_back({rank_at(p), 2 * k + r.wrapped,
+                                       array::box_datatype(storage_shape_, box(r.src_local, r.length), element),
+                                       r.length * line_count});
+    }
+}
+
+PShiftPlan::~PShiftPlan() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    release_requests();
+    for (auto &shift : shifts_) {
+        for (auto &m : shift.sends) MPI_Type_free(&m.type);
+        for (auto &m : shift.recvs) MPI_Type_free(&m.type);
+    }
+}
+
+Volume PShiftPlan::volume() const {
+    Volume v;
+    for (const auto &shift : shifts_) {
+        v.messages_sent += static_cast<std::int64_t>(shift.sends.size());
+        v.messages_received += static_cast<std::int64_t>(shift.recvs.size());
+        for (const auto &m : shift.sends) v.elements_sent += m.count;
+        for (const auto &c : shift.copies) v.elements_copied += c.to.count();
+    }
+    return v;
+}
+
+std::vector<std::int64_t> PShiftPlan::boundary_shape(int k) const {
+    std::vector<std::int64_t> shape;
+    for (int a = 0; a < static_cast<int>(local_shape_.size()); ++a)
+        if (a != shifts_[k].spec.axis) shape.push_back(local_shape_[a]);
+    return shape;
+}
+
+void PShiftPlan::check_arrays(array::DistArray *const *dsts, const array::DistArray *const *srcs,
+                              const void *const *boundaries) const {
+    // These checks are local: arrays are created collectively, so an array that does
+    // not match the plan on one rank does not match it on any rank.
+    if (!dsts || !srcs) fail(DM_ERR_ARG, "pshift: destination or source list is NULL");
+    for (int k = 0; k < nshifts(); ++k) {
+        if (!dsts[k] || !srcs[k]) fail(DM_ERR_ARG, "pshift: shift ", k, ": destination or source is NULL");
+        for (const array::DistArray *a : {static_cast<const array::DistArray *>(dsts[k]), srcs[k]})
+            if (!(a->layout_key() == key_))
+                fail(DM_ERR_ARG, "pshift: shift ", k, ": ", a == dsts[k] ? "destination" : "source",
+                     " differs from the prototype in grid, shape, element type, distribution or ghost width");
+        for (int j = 0; j < k; ++j)
+            if (dsts[j] == dsts[k]) fail(DM_ERR_ARG, "pshift: shifts ", j, " and ", k, " have the same destination");
+        const dm_shift_spec &s = shifts_[k].spec;
+        if (s.kind == DM_EOSHIFT && (s.boundary == DM_BOUNDARY_SCALAR || s.boundary == DM_BOUNDARY_ARRAY) &&
+            (!boundaries || !boundaries[k]))
+            fail(DM_ERR_ARG, "pshift: shift ", k, ": its boundary is missing");
+    }
+}
+
+void PShiftPlan::release_requests() {
+    for (MPI_Request &r : requests_)
+        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+    requests_.clear();
+    bound_sources_.clear();
+    bound_targets_.clear();
+}
+
+void PShiftPlan::bind_requests(const std::vector<const std::byte *> &sources, const std::vector<std::byte *> &targets) {
+    if (sources == bound_sources_ && targets == bound_targets_ && !requests_.empty()) return;
+    release_requests();
+    MPI_Comm comm = grid_->comm();
+    for (int k = 0; k < nshifts(); ++k) {
+        for (const Message &m : shifts_[k].recvs) {
+            requests_.push_back(MPI_REQUEST_NULL);
+            check_mpi(MPI_Recv_init(targets[k], 1, m.type, m.peer, m.tag, comm, &requests_.back()), "MPI_Recv_init");
+        }
+        for (const Message &m : shifts_[k].sends) {
+            requests_.push_back(MPI_REQUEST_NULL);
+            check_mpi(MPI_Send_init(sources[k], 1, m.type, m.peer, m.tag, comm, &requests_.back()), "MPI_Send_init");
+        }
+    }
+    bound_sources_ = sources;
+    bound_targets_ = targets;
+}
+
+void PShiftPlan::fill_lines(std::byte *dst, const array::Box &box, int axis, const std::byte *lines) const {
+    // lines: the local extents without `axis`, row-major; position i along the axis
+    // of line (j...) takes lines[j...].
+    const int n = static_cast<int>(local_shape_.size());
+    std::vector<std::int64_t> stride(n, 0);  // line strides, 0 along the axis
+    for (int a = n - 1, s = 1; a >= 0; --a)
+        if (a != axis) {
+            stride[a] = s;
+            s *= static_cast<int>(local_shape_[a]);
+        }
+    const std::int64_t length = box.size[n - 1];
+    array::for_each_row(storage_shape_, box, [&](std::int64_t offset, const std::vector<std::int64_t> &index) {
+        std::int64_t line = 0;
+        for (int a = 0; a < n; ++a) line += (box.start[a] - ghost_[a] + index[a]) * stride[a];
+        std::byte *row = dst + offset * static_cast<std::int64_t>(elsize_);
+        if (axis == n - 1)  // the row runs along the axis: one value
+            for (std::int64_t i = 0; i < length; ++i) std::memcpy(row + i * elsize_, lines + line * elsize_, elsize_);
+        else  // the row runs across lines: consecutive values
+            std::memcpy(row, lines + line * elsize_, static_cast<size_t>(length) * elsize_);
+    });
+}
+
+void PShiftPlan::execute(array::DistArray *const *dsts, const array::DistArray *const *srcs,
+                         const void *const *boundaries) {
+    check_arrays(dsts, srcs, boundaries);
+    const int nk = nshifts();
+    // A source that is also a destination is read from a copy taken first, so that
+    // no message or local copy sees values this execution already wrote.
+    std::vector<const std::byte *> sources(nk);
+    std::vector<std::byte *> targets(nk);
+    size_t snapshot = 0;
+    for (int k = 0; k < nk; ++k) {
+        targets[k] = dsts[k]->storage();
+        sources[k] = srcs[k]->storage();
+        bool aliased = false;
+        for (int j = 0; j < nk; ++j) aliased = aliased || static_cast<const array::DistArray *>(dsts[j]) == srcs[k];
+        if (!aliased) continue;
+        int earlier = -1;  // the same source already copied for an earlier shift
+        for (int j = 0; j < k && earlier < 0; ++j)
+            if (srcs[j] == srcs[k]) earlier = j;
+        if (earlier >= 0) {
+            sources[k] = sources[earlier];
+            continue;
+        }
+        const size_t bytes = static_cast<size_t>(array::Box{{}, storage_shape_}.count()) * elsize_;
+        if (snapshots_.size() <= snapshot) snapshots_.emplace_back();
+        snapshots_[snapshot].resize(bytes);
+        std::memcpy(snapshots_[snapshot].data(), srcs[k]->storage(), bytes);
+        sources[k] = snapshots_[snapshot++].data();
+    }
+
+    bind_requests(sources, targets);
+    if (!requests_.empty()) check_mpi(MPI_Startall(static_cast<int>(requests_.size()), requests_.data()), "MPI_Startall");
+
+    // Local work while the messages travel.
+    alignas(16) std::byte one[16];
+    for (int k = 0; k < nk; ++k) {
+        const Shift &shift = shifts_[k];
+        for (const LocalCopy &c : shift.copies) array::copy_box(targets[k], c.to, sources[k], c.from, storage_shape_, elsize_);
+        if (shift.fills.empty()) continue;
+        const dm_boundary_kind b = shift.spec.boundary;
+        const void *value = nullptr;
+        if (b == DM_BOUNDARY_ZERO) {
+            std::memset(one, 0, sizeof one);
+            value = one;
+        } else if (b == DM_BOUNDARY_ONE) {
+            dtype_one(dtype_, one);
+            value = one;
+        } else if (b == DM_BOUNDARY_SCALAR) {
+            value = boundaries[k];
+        }
+        for (const array::Box &box : shift.fills) {
+            if (b == DM_BOUNDARY_ARRAY) fill_lines(targets[k], box, shift.spec.axis, static_cast<const std::byte *>(boundaries[k]));
+            else array::fill_box(targets[k], box, value, storage_shape_, elsize_);
+        }
+    }
+    if (!requests_.empty())
+        check_mpi(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+}
+
+}  // namespace dm::shift
