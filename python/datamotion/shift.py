@@ -15,6 +15,7 @@ import numpy as np
 from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
 from . import _core
 from ._checks import DM_ERR_ARG, LocalProblems
+from ._errors import Error
 from .array import DistArray
 
 __all__ = ["CShift", "EOShift", "PShift", "cshift", "eoshift"]
@@ -106,6 +107,10 @@ class PShift:
     def execute(self, dsts: Sequence[DistArray], srcs: Sequence[DistArray]) -> None:
         """Collective. Shift k from ``srcs[k]`` into ``dsts[k]``, all at once. A source may
         also be a destination; no array may be the destination of two shifts."""
+        n = len(self._shifts)
+        if len(dsts) != n or len(srcs) != n:  # the same lists on every rank: fails alike everywhere
+            raise Error(DM_ERR_ARG, f"pshift: the plan has {n} shifts but got {len(dsts)} destinations "
+                                    f"and {len(srcs)} sources")
         boundaries = [self._boundary(k, s, dsts) for k, s in enumerate(self._shifts)]
         self._plan.execute([d._a for d in dsts], [s._a for s in srcs], boundaries)
 
@@ -126,7 +131,13 @@ class PShift:
         b = shift.boundary
         if isinstance(b, DistArray):
             b = b.to_global()  # collective, in the same order on every rank
-        return np.ascontiguousarray(np.asarray(b, dtype=dtype)[self._line_index(k, shift.axis, dsts[k])])
+        b = np.asarray(b, dtype=dtype)
+        shape = self._prototype[1]
+        expected = tuple(n for a, n in enumerate(shape) if a != shift.axis)
+        if b.shape != expected:  # the same boundary on every rank: fails alike everywhere
+            raise Error(DM_ERR_ARG, f"pshift: shift {k}: boundary of shape {b.shape}; an end-off shift along "
+                                    f"axis {shift.axis} of shape {shape} needs a number or shape {expected}")
+        return np.ascontiguousarray(b[self._line_index(k, shift.axis, dsts[k])])
 
     def _line_index(self, k: int, axis: int, like: DistArray):
         if k not in self._lines:

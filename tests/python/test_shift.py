@@ -1,0 +1,226 @@
+"""PSHIFT against NumPy: CSHIFT is numpy.roll(a, -s, axis); EOSHIFT is a slice copy
+with the boundary in the vacated positions. Random shapes, grids and shift sets
+(Hypothesis, each case broadcast from rank 0), every element type, ghosts,
+shifts longer than the axis, sources that are also destinations, and bad input
+failing the same way on every rank."""
+
+import numpy as np
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+import datamotion as dm
+from dmtest import (
+    DTYPES, DTYPE_IDS, MAIN, WITH_8, WORLD, bcast_case, check_all, check_same_array, factorizations,
+    raises_everywhere, safely, same_array, sample,
+)
+
+SIZE = WORLD.size
+PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if SIZE == 1 else [])
+
+
+# ---------------------------------------------------------------------------
+# The oracle
+# ---------------------------------------------------------------------------
+
+def lines_shape(shape, axis):
+    return tuple(n for a, n in enumerate(shape) if a != axis)
+
+
+def expected_shift(x, shift, axis, kind="c", boundary=0):
+    """Fortran's CSHIFT ("c") or EOSHIFT ("eo") of the global array x."""
+    if kind == "c":
+        return np.roll(x, -shift, axis) if x.shape[axis] else x.copy()
+    n = x.shape[axis]
+    b = np.asarray(boundary, dtype=x.dtype)
+    out = np.empty_like(x)
+    out[...] = np.expand_dims(b, axis) if b.ndim else b
+    if abs(shift) < n:
+        src = [slice(None)] * x.ndim
+        dst = [slice(None)] * x.ndim
+        src[axis] = slice(max(shift, 0), n + min(shift, 0))
+        dst[axis] = slice(max(-shift, 0), n - max(shift, 0))
+        out[tuple(dst)] = x[tuple(src)]
+    return out
+
+
+def boundary_value(dtype, k):
+    return sample((1,), dtype, seed=100 + k)[0]
+
+
+# ---------------------------------------------------------------------------
+# Examples
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parallel(nprocs=WITH_8)
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_every_type_every_kind_of_boundary(dtype):
+    grid = dm.ProcessGrid(dims=2)
+    x = sample((7, 5), dtype, seed=3)
+    a = dm.DistArray.from_global(grid, x, ghost=1)
+    lines = sample((5,), dtype, seed=4)
+    shifts = [dm.CShift(0, 2), dm.CShift(1, -1), dm.EOShift(0, -3), dm.EOShift(1, 2, 1),
+              dm.EOShift(0, 1, boundary_value(dtype, 0)), dm.EOShift(0, -2, lines)]
+    results = dm.PShift(a, shifts)([a] * len(shifts))
+    expected = [expected_shift(x, 2, 0), expected_shift(x, -1, 1), expected_shift(x, -3, 0, "eo", 0),
+                expected_shift(x, 2, 1, "eo", 1), expected_shift(x, 1, 0, "eo", boundary_value(dtype, 0)),
+                expected_shift(x, -2, 0, "eo", lines)]
+    for k, (r, e) in enumerate(zip(results, expected)):
+        check_same_array(WORLD, r.to_global(), e, f"shift {k} ({shifts[k]})")
+
+
+@pytest.mark.parallel(nprocs=WITH_8)
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 9])
+def test_any_distance_on_uneven_axes(n):
+    # Ranks that own nothing (n < SIZE), distances of 0, past the local extent,
+    # past twice it, past the whole axis, both signs.
+    grid = dm.ProcessGrid()
+    x = sample((n,), np.float64, seed=n)
+    a = dm.DistArray.from_global(grid, x)
+    distances = [0, 1, -1, 2, -3, n, -n, n + 1, 2 * n + 3, -(3 * n + 2), 17]
+    plan = dm.PShift(a, [dm.CShift(0, s) for s in distances] + [dm.EOShift(0, s, 7.0) for s in distances])
+    results = plan([a] * (2 * len(distances)))
+    for s, r in zip(distances, results):
+        check_same_array(WORLD, r.to_global(), expected_shift(x, s, 0), f"cshift {s}")
+    for s, r in zip(distances, results[len(distances):]):
+        check_same_array(WORLD, r.to_global(), expected_shift(x, s, 0, "eo", 7.0), f"eoshift {s}")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_seven_dimensions_with_local_axes():
+    grid = dm.ProcessGrid(dims=[0, 1, 0, 1, 1, 1, 1])
+    x = sample((3, 2, 4, 1, 2, 1, 3), np.complex128, seed=9)
+    a = dm.DistArray.from_global(grid, x, ghost=[1, 0, 2, 0, 1, 0, 1])
+    shifts = [dm.CShift(axis, s) for axis, s in [(0, 1), (1, -1), (2, 5), (6, 2), (4, 1)]]
+    for shift, r in zip(shifts, dm.PShift(a, shifts)([a] * len(shifts))):
+        check_same_array(WORLD, r.to_global(), expected_shift(x, shift.shift, shift.axis), str(shift))
+
+
+@pytest.mark.parallel(nprocs=WITH_8)
+def test_sources_that_are_destinations():
+    grid = dm.ProcessGrid(dims=2)
+    x = sample((6, 7), np.int64, seed=1)
+    a = dm.DistArray.from_global(grid, x, ghost=1)
+    b = dm.DistArray.from_global(grid, x + 1, ghost=1)
+    # a <- cshift(a), b <- eoshift(a), c <- cshift(b): every source read before any write.
+    c = dm.DistArray.zeros(grid, x.shape, np.int64, ghost=1)
+    plan = dm.PShift(a, [dm.CShift(0, 1), dm.EOShift(1, -2, 5), dm.CShift(1, 3)])
+    for _ in range(3):  # again with the same arrays: the persistent requests are reused
+        xa, xb = a.to_global(), b.to_global()
+        plan.execute([a, b, c], [a, a, b])
+        check_same_array(WORLD, a.to_global(), expected_shift(xa, 1, 0), "a")
+        check_same_array(WORLD, b.to_global(), expected_shift(xa, -2, 1, "eo", 5), "b")
+        check_same_array(WORLD, c.to_global(), expected_shift(xb, 3, 1), "c")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_boundary_as_a_distributed_array():
+    grid = dm.ProcessGrid(dims=2)
+    x = sample((5, 6), np.float32, seed=2)
+    lines = sample((6,), np.float32, seed=5)
+    line_array = dm.DistArray.from_global(dm.ProcessGrid(), lines)
+    a = dm.DistArray.from_global(grid, x)
+    r = dm.eoshift(a, 2, 0, boundary=line_array)
+    check_same_array(WORLD, r.to_global(), expected_shift(x, 2, 0, "eo", lines))
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_conveniences_and_volume():
+    grid = dm.ProcessGrid()
+    x = sample((10,), np.float64)
+    a = dm.DistArray.from_global(grid, x)
+    check_same_array(WORLD, dm.cshift(a, 3, 0).to_global(), np.roll(x, -3))
+    check_same_array(WORLD, dm.eoshift(a, -4, 0).to_global(), expected_shift(x, -4, 0, "eo", 0))
+    v = dm.PShift(a, [dm.CShift(0, 1), dm.CShift(0, -1)]).volume()
+    # Every element moves once per shift: sent to another rank or copied locally.
+    moved = WORLD.allreduce(v["elements_sent"] + v["elements_copied"])
+    check_all(WORLD, moved == 2 * x.size, f"{moved} elements moved")
+
+
+# ---------------------------------------------------------------------------
+# Properties: random grids, shapes and shift sets
+# ---------------------------------------------------------------------------
+
+@st.composite
+def cases(draw):
+    ndim = draw(st.integers(1, 3))
+    dims = draw(st.sampled_from(factorizations(SIZE, ndim)))
+    shape = tuple(draw(st.integers(0, 8)) for _ in range(ndim))
+    ghost = [draw(st.integers(0, 2)) for _ in range(ndim)]
+    dtype = draw(st.sampled_from(DTYPES))
+    shifts = []
+    for _ in range(draw(st.integers(1, 5))):
+        axis = draw(st.integers(0, ndim - 1))
+        s = draw(st.integers(-20, 20))
+        kind = draw(st.sampled_from(["c", "eo0", "eo1", "eoscalar", "eoarray"]))
+        shifts.append((kind, axis, s))
+    return dims, shape, ghost, np.dtype(dtype).str, shifts
+
+
+def make_shift(kind, axis, s, shape, dtype, k):
+    if kind == "c":
+        return dm.CShift(axis, s), 0
+    boundary = {"eo0": 0, "eo1": 1, "eoscalar": boundary_value(dtype, k),
+                "eoarray": sample(lines_shape(shape, axis), dtype, seed=k)}[kind]
+    return dm.EOShift(axis, s, boundary), boundary
+
+
+@pytest.mark.parallel(nprocs=WITH_8 + [5, 6, 7])
+@settings(max_examples=40 if SIZE <= 4 else 20, deadline=None, derandomize=True, phases=PHASES, database=None)
+@given(cases())
+def test_random_polyshifts_match_numpy(case):
+    dims, shape, ghost, dtype, shifts = bcast_case(WORLD, case)
+    dtype = np.dtype(dtype)
+    grid = dm.ProcessGrid(dims=list(dims))
+    x = sample(shape, dtype, seed=len(shifts))
+    a = dm.DistArray.from_global(grid, x, ghost=ghost)
+    made = [make_shift(kind, axis, s, shape, dtype, k) for k, (kind, axis, s) in enumerate(shifts)]
+    results = dm.PShift(a, [m[0] for m in made])([a] * len(made))
+    for k, ((kind, axis, s), (_, boundary), r) in enumerate(zip(shifts, made, results)):
+        expected = safely(lambda: expected_shift(x, s, axis, "c" if kind == "c" else "eo", boundary))
+        ok, why = same_array(r.to_global(), expected)
+        check_all(WORLD, ok, f"shift {k} {kind} axis {axis} by {s} of {shape} on {dims}: {why}")
+
+
+# ---------------------------------------------------------------------------
+# Bad input: the same error on every rank, nothing hangs
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parallel(nprocs=WITH_8)
+def test_bad_plans_and_executions():
+    grid = dm.ProcessGrid(dims=2)
+    a = dm.DistArray.from_global(grid, np.zeros((4, 6)))
+    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(2, 1)]), "DM_ERR_ARG", r"axis 2 out of range \[0, 2\)")
+    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(-1, 1)]), "DM_ERR_ARG", r"axis -1 out of range")
+    raises_everywhere(WORLD, lambda: dm.PShift(a, ["north"]), "DM_ERR_ARG", r"expected CShift or EOShift")
+    plan = dm.PShift(a, [dm.CShift(0, 1), dm.EOShift(1, 1, np.arange(4.0))])
+    other_shape = dm.DistArray.zeros(grid, (4, 7))
+    other_type = dm.DistArray.zeros(grid, (4, 6), np.float32)
+    other_ghost = dm.DistArray.zeros(grid, (4, 6), ghost=1)
+    other_dist = dm.DistArray.zeros(grid, (4, 6), dist=dm.Cyclic())
+    for bad in (other_shape, other_type, other_ghost, other_dist):
+        raises_everywhere(WORLD, lambda: plan.execute([bad, a], [a, a]), "DM_ERR_ARG", r"differs from the prototype")
+        raises_everywhere(WORLD, lambda: plan.execute([other_shape, a], [a, bad]), "DM_ERR_ARG", r"differs from the prototype")
+    b = dm.DistArray.zeros(grid, (4, 6))
+    raises_everywhere(WORLD, lambda: plan.execute([b], [a]), "DM_ERR_ARG", r"the plan has 2 shifts")
+    raises_everywhere(WORLD, lambda: plan.execute([b, b], [a, a]), "DM_ERR_ARG", r"same destination")
+    wrong_lines = dm.PShift(a, [dm.EOShift(1, 1, np.arange(5.0))])
+    raises_everywhere(WORLD, lambda: wrong_lines.execute([b], [a]), "DM_ERR_ARG", r"boundary")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_shifting_a_cyclic_axis_is_refused_at_setup():
+    grid = dm.ProcessGrid()
+    a = dm.DistArray.from_global(grid, np.zeros(8), dist=dm.Cyclic())
+    if SIZE > 1:
+        raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(0, 1)]), "DM_ERR_UNSUPPORTED", r"Block-distributed")
+    else:  # one coordinate: the axis is local whatever its distribution
+        check_same_array(WORLD, dm.cshift(a, 1, 0).to_global(), np.zeros(8))
+
+
+@pytest.mark.parallel(nprocs=[2, 3, 4])
+def test_shift_specs_differing_across_ranks():
+    grid = dm.ProcessGrid()
+    a = dm.DistArray.from_global(grid, np.zeros(8))
+    s = 2 if WORLD.rank == SIZE - 1 else 1
+    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(0, s)]), "DM_ERR_MISMATCH", r"differs across ranks")
