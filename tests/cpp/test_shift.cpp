@@ -1,0 +1,118 @@
+// PSHIFT through the C API, checked against a serial shift of the global array.
+#include "harness.hpp"
+
+#include <datamotion/datamotion.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::mt19937 &rng() {
+    static std::mt19937 r(777);  // the same on every rank: every rank draws the same cases
+    return r;
+}
+
+// Serial CSHIFT/EOSHIFT of a row-major global array along `axis`.
+std::vector<double> serial_shift(const std::vector<double> &x, const std::vector<std::int64_t> &shape,
+                                 const dm_shift_spec &spec, double boundary) {
+    std::int64_t inner = 1, outer = 1, n = shape[spec.axis];
+    for (size_t a = 0; a < shape.size(); ++a) {
+        if (static_cast<int>(a) < spec.axis) outer *= shape[a];
+        if (static_cast<int>(a) > spec.axis) inner *= shape[a];
+    }
+    std::vector<double> r(x.size());
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t i = 0; i < n; ++i)
+            for (std::int64_t j = 0; j < inner; ++j) {
+                std::int64_t src = i + spec.shift;
+                double v = boundary;
+                if (spec.kind == DM_CSHIFT) src = ((src % n) + n) % n;
+                if (src >= 0 && src < n) v = x[(o * n + src) * inner + j];
+                r[(o * n + i) * inner + j] = v;
+            }
+    return r;
+}
+
+}  // namespace
+
+DM_TEST(random_polyshifts_match_a_serial_shift) {
+    for (int trial = 0; trial < 30; ++trial) {
+        const int ndims = 1 + static_cast<int>(rng()() % 3);
+        std::vector<std::int64_t> shape;
+        std::vector<int> ghost;
+        std::int64_t total = 1;
+        for (int a = 0; a < ndims; ++a) {
+            shape.push_back(rng()() % 7);
+            ghost.push_back(static_cast<int>(rng()() % 2));
+            total *= shape.back();
+        }
+        const int nshifts = 1 + static_cast<int>(rng()() % 4);
+        std::vector<dm_shift_spec> specs;
+        std::vector<double> scalars;
+        for (int k = 0; k < nshifts; ++k) {
+            dm_shift_spec s{rng()() % 2 ? DM_CSHIFT : DM_EOSHIFT, static_cast<int>(rng()() % ndims),
+                            static_cast<std::int64_t>(rng()() % 31) - 15,
+                            static_cast<dm_boundary_kind>(rng()() % 3)};  // zero, one or a scalar
+            specs.push_back(s);
+            scalars.push_back(0.5 + k);
+        }
+        dm_grid grid = nullptr;
+        CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, ndims, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_OK);
+        dm_array src = nullptr;
+        CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), nullptr, ghost.data(), &src), DM_OK);
+        std::vector<double> x(static_cast<size_t>(total));
+        for (std::int64_t i = 0; i < total; ++i) x[i] = static_cast<double>(i) * 1.5 + 1;
+        CHECK_EQ(dm_array_scatter(src, x.data(), DM_ALL_RANKS), DM_OK);
+
+        dm_pshift plan = nullptr;
+        CHECK_EQ(dm_pshift_setup(src, nshifts, specs.data(), &plan), DM_OK);
+        std::vector<dm_array> dsts(nshifts), srcs(nshifts, src);
+        std::vector<const void *> boundaries(nshifts);
+        for (int k = 0; k < nshifts; ++k) {
+            CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), nullptr, ghost.data(), &dsts[k]), DM_OK);
+            boundaries[k] = &scalars[k];
+        }
+        for (int repeat = 0; repeat < 2; ++repeat)  // the second run reuses the persistent requests
+            CHECK_EQ(dm_pshift_execute(plan, dsts.data(), srcs.data(), boundaries.data()), DM_OK);
+        for (int k = 0; k < nshifts; ++k) {
+            std::vector<double> got(x.size(), -1.0);
+            CHECK_EQ(dm_array_gather(dsts[k], got.data(), DM_ALL_RANKS), DM_OK);
+            const double b = specs[k].boundary == DM_BOUNDARY_ZERO ? 0.0
+                           : specs[k].boundary == DM_BOUNDARY_ONE  ? 1.0
+                                                                   : scalars[k];
+            if (got != serial_shift(x, shape, specs[k], b))
+                dmtest::report(__FILE__, __LINE__, "trial " + std::to_string(trial) + " shift " + std::to_string(k));
+            dm_array_free(&dsts[k]);
+        }
+        CHECK_EQ(dm_pshift_free(&plan), DM_OK);
+        CHECK(plan == nullptr);
+        dm_array_free(&src);
+        dm_grid_free(&grid);
+    }
+}
+
+DM_TEST(plan_misuse_fails_cleanly) {
+    dm_grid grid = nullptr;
+    dm_grid_create(MPI_COMM_WORLD, 1, nullptr, nullptr, DM_ORDER_NEWS, &grid);
+    std::int64_t shape[1] = {10};
+    dm_array a = nullptr;
+    dm_array_create(grid, DM_INT32, 1, shape, nullptr, nullptr, &a);
+    dm_shift_spec bad_axis{DM_CSHIFT, 1, 1, DM_BOUNDARY_ZERO};
+    dm_pshift plan = nullptr;
+    CHECK_EQ(dm_pshift_setup(a, 1, &bad_axis, &plan), DM_ERR_ARG);
+    CHECK(std::string(dm_last_error_message()).find("axis 1 out of range") != std::string::npos);
+    CHECK(plan == nullptr);
+    dm_shift_spec scalar{DM_EOSHIFT, 0, 2, DM_BOUNDARY_SCALAR};
+    CHECK_EQ(dm_pshift_setup(a, 1, &scalar, &plan), DM_OK);
+    dm_array list[1] = {a};
+    CHECK_EQ(dm_pshift_execute(plan, list, list, nullptr), DM_ERR_ARG);  // the scalar is missing
+    CHECK(std::string(dm_last_error_message()).find("boundary is missing") != std::string::npos);
+    CHECK_EQ(dm_pshift_free(&plan), DM_OK);
+    CHECK_EQ(dm_pshift_execute(plan, list, list, nullptr), DM_ERR_STATE);  // used after free
+    CHECK(std::string(dm_last_error_message()).find("dm_pshift_setup") != std::string::npos);
+    CHECK_EQ(dm_pshift_free(&plan), DM_OK);  // freeing NULL is a no-op
+    dm_array_free(&a);
+    dm_grid_free(&grid);
+}
