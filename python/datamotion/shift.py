@@ -91,6 +91,9 @@ class PShift:
         self._prototype = (prototype.grid, prototype.shape, prototype.dtype, prototype.dist, prototype.ghost)
         self._shifts = shifts
         self._lines = {}  # shift index -> index arrays selecting this rank's boundary lines
+        # Shifts whose boundary values travel with each execution (scalars and arrays).
+        self._with_boundary = [k for k, s in enumerate(shifts)
+                               if isinstance(s, EOShift) and _boundary_kind(s) in (_SCALAR, _ARRAY)]
 
     @property
     def shifts(self) -> List[Shift]:
@@ -111,7 +114,11 @@ class PShift:
         if len(dsts) != n or len(srcs) != n:  # the same lists on every rank: fails alike everywhere
             raise Error(DM_ERR_ARG, f"pshift: the plan has {n} shifts but got {len(dsts)} destinations "
                                     f"and {len(srcs)} sources")
-        boundaries = [self._boundary(k, s, dsts) for k, s in enumerate(self._shifts)]
+        boundaries = []
+        if self._with_boundary:
+            boundaries = [None] * n
+            for k in self._with_boundary:
+                boundaries[k] = self._boundary(k, self._shifts[k], dsts)
         self._plan.execute([d._a for d in dsts], [s._a for s in srcs], boundaries)
 
     def __call__(self, srcs: Sequence[DistArray]) -> List[DistArray]:
@@ -121,12 +128,9 @@ class PShift:
         self.execute(dsts, srcs)
         return dsts
 
-    def _boundary(self, k: int, shift: Shift, dsts) -> Optional[np.ndarray]:
-        kind = _boundary_kind(shift)
-        if isinstance(shift, CShift) or kind in (_ZERO, _ONE):
-            return None
+    def _boundary(self, k: int, shift: EOShift, dsts) -> np.ndarray:
         dtype = self._prototype[2]
-        if kind == _SCALAR:
+        if _boundary_kind(shift) == _SCALAR:
             return np.asarray(shift.boundary, dtype=dtype)
         b = shift.boundary
         if isinstance(b, DistArray):

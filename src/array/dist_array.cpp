@@ -106,18 +106,16 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
     std::int64_t offset = 0;
     for (int a = 0; a < n; ++a) offset += ghost_[a] * strides[a];
     if (local_size() > 0) interior_offset_ = static_cast<size_t>(offset) * elsize_;
+    key_ = LayoutKey{grid_.get(), dtype_, shape_, {}, ghost_};
+    for (const auto &m : maps_) {
+        dm_dist d = m.resolved();
+        key_.dists.insert(key_.dists.end(), {d.kind, d.block, d.src});
+    }
 }
 
 std::int64_t DistArray::global_size() const { return product(shape_); }
 
-DistArray::LayoutKey DistArray::layout_key() const {
-    LayoutKey key{grid_.get(), dtype_, shape_, {}, ghost_};
-    for (const auto &m : maps_) {
-        dm_dist d = m.resolved();
-        key.dists.insert(key.dists.end(), {d.kind, d.block, d.src});
-    }
-    return key;
-}
+
 std::int64_t DistArray::local_size() const { return product(local_shape_); }
 
 std::vector<std::int64_t> DistArray::byte_strides() const {

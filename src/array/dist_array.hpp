@@ -55,7 +55,7 @@ public:
             return grid == o.grid && dtype == o.dtype && shape == o.shape && dists == o.dists && ghost == o.ghost;
         }
     };
-    LayoutKey layout_key() const;
+    const LayoutKey &layout_key() const { return key_; }
 
     // Collective. root == DM_ALL_RANKS: every rank passes the same global array.
     // `caller_check`, if given, runs on every rank inside the call's one error
@@ -88,6 +88,7 @@ private:
     std::vector<std::int64_t> local_shape_, storage_shape_;
     std::vector<std::byte> storage_;
     std::size_t interior_offset_ = 0;
+    LayoutKey key_;
 };
 
 }  // namespace dm::array

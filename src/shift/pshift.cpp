@@ -248,8 +248,10 @@ void PShiftPlan::execute(array::DistArray *const *dsts, const array::DistArray *
     const int nk = nshifts();
     // A source that is also a destination is read from a copy taken first, so that
     // no message or local copy sees values this execution already wrote.
-    std::vector<const std::byte *> sources(nk);
-    std::vector<std::byte *> targets(nk);
+    std::vector<const std::byte *> &sources = sources_;
+    std::vector<std::byte *> &targets = targets_;
+    sources.resize(static_cast<size_t>(nk));  // no allocation after the first execution
+    targets.resize(static_cast<size_t>(nk));
     size_t snapshot = 0;
     for (int k = 0; k < nk; ++k) {
         targets[k] = dsts[k]->storage();

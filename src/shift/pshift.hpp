@@ -71,8 +71,8 @@ private:
 
     // Persistent requests, bound to the storages of the last execution.
     std::vector<MPI_Request> requests_;
-    std::vector<const std::byte *> bound_sources_;
-    std::vector<std::byte *> bound_targets_;
+    std::vector<const std::byte *> bound_sources_, sources_;
+    std::vector<std::byte *> bound_targets_, targets_;  // sources_, targets_: this execution's, kept to avoid allocating
     // Copies of sources that are also destinations, kept for the next execution.
     std::vector<std::vector<std::byte>> snapshots_;
 };

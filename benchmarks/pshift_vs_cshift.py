@@ -1,0 +1,127 @@
+"""PSHIFT against successive CSHIFTs and MPI_Neighbor_alltoallw (the PSHIFT paper's Tables 1-4).
+
+    mpiexec -n 16 python benchmarks/pshift_vs_cshift.py [--reps 30] [--quick]
+
+For arrays of rank k = 1..4 with local subgrid extent L on every axis
+(global extent L times the grid extent), float64, shifts of +1 and -1 along
+every axis, side by side in one run, medians over repetitions:
+
+  (a) pshift   one PSHIFT of all 2k shifts (set up once),
+  (b) cshift   the same shifts as 2k single-shift calls one after another
+               (each a blocking exchange plus the local move: the CSHIFT baseline),
+  (d) nbr-a2aw MPI_Neighbor_alltoallw on a periodic Cartesian communicator moving
+               the same faces into a ghost region (communication only, no local moves).
+
+Halo mode (c) is not implemented yet. Speedups are over (b). The model of the
+paper, T = a + b L^(k-1) + c L^k, is fitted to (a) per rank k by least squares.
+"""
+
+import argparse
+
+import numpy as np
+from mpi4py import MPI
+
+import datamotion as dm
+
+SIZES = {1: [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384],
+         2: [2, 4, 8, 16, 32, 64, 128],
+         3: [2, 4, 8, 16],
+         4: [2, 4, 8]}
+QUICK = {1: [4, 64, 1024, 16384], 2: [2, 16, 128], 3: [2, 8, 16], 4: [2, 4, 8]}
+
+
+def median_time(comm, fn, reps):
+    fn()  # warm-up: first-touch, persistent requests bound
+    times = []
+    for _ in range(reps):
+        comm.Barrier()
+        t0 = MPI.Wtime()
+        fn()
+        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
+    return float(np.median(times))
+
+
+def neighbor_exchange(comm, dims, local):
+    """A function moving the 2k faces of `local` (extent L, ghost 1) with one
+    MPI_Neighbor_alltoallw on a periodic Cartesian communicator."""
+    k = len(dims)
+    cart = comm.Create_cart(dims, periods=[True] * k, reorder=False)
+    storage = np.zeros([n + 2 for n in local])
+    sizes = list(storage.shape)
+    send_types, recv_types = [], []
+    for axis in range(k):
+        for side in (0, 1):  # neighbour order of a Cartesian topology: -1, then +1, per axis
+            sub = [n for n in local]
+            sub[axis] = 1
+            start_send = [1] * k
+            start_recv = [1] * k
+            start_send[axis] = 1 if side == 0 else local[axis]
+            start_recv[axis] = 0 if side == 0 else local[axis] + 1
+            send_types.append(MPI.DOUBLE.Create_subarray(sizes, sub, start_send).Commit())
+            recv_types.append(MPI.DOUBLE.Create_subarray(sizes, sub, start_recv).Commit())
+    counts = [1] * (2 * k)
+    displs = [0] * (2 * k)
+
+    def run():
+        cart.Neighbor_alltoallw([storage, (counts, displs), send_types], [storage, (counts, displs), recv_types])
+
+    def free():
+        for t in send_types + recv_types:
+            t.Free()
+        cart.Free()
+
+    return run, free
+
+
+def measure(comm, k, L, reps):
+    grid = dm.ProcessGrid(comm, dims=k, periods=[True] * k)
+    shape = [L * d for d in grid.dims]
+    src = dm.DistArray.from_global(grid, np.random.default_rng(k).standard_normal(shape))
+    shifts = [dm.CShift(axis, s) for axis in range(k) for s in (1, -1)]
+    dsts = [dm.DistArray.zeros(grid, shape) for _ in shifts]
+    together = dm.PShift(src, shifts)
+    singles = [dm.PShift(src, [s]) for s in shifts]
+    t_pshift = median_time(comm, lambda: together.execute(dsts, [src] * len(shifts)), reps)
+    t_cshift = median_time(comm, lambda: [p.execute([d], [src]) for p, d in zip(singles, dsts)], reps)
+    run, free = neighbor_exchange(comm, grid.dims, [L] * k)
+    t_nbr = median_time(comm, run, reps)
+    free()
+    # Check the PSHIFT results once.
+    x = src.to_global()
+    ok = all(np.array_equal(d.to_global(), np.roll(x, -s.shift, s.axis)) for d, s in zip(dsts, shifts))
+    return t_pshift, t_cshift, t_nbr, ok, grid.dims
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--quick", action="store_true", help="fewer sizes")
+    parser.add_argument("--ranks", type=int, nargs="*", default=[1, 2, 3, 4], help="array ranks k")
+    args = parser.parse_args()
+    comm = MPI.COMM_WORLD
+    sizes = QUICK if args.quick else SIZES
+    say = print if comm.rank == 0 else (lambda *a, **k: None)
+    say(f"PSHIFT vs CSHIFT on {comm.size} ranks ({MPI.Get_library_version().splitlines()[0].strip()}); "
+        f"float64, shifts +-1 on every axis; medians of {args.reps}")
+    for k in args.ranks:
+        rows = []
+        for L in sizes[k]:
+            reps = args.reps if L ** k <= 65536 else max(5, args.reps // 4)
+            rows.append((L,) + measure(comm, k, L, reps))
+        say(f"\nrank {k} (grid {rows[0][5]}), local subgrid L^{k}:")
+        say(f"{'L':>7} {'(a) pshift us':>14} {'(b) cshift us':>14} {'(d) nbr-a2aw us':>16} "
+            f"{'a speedup':>10} {'d/b':>6} {'ok':>4}")
+        for L, tp, tc, tn, ok, _ in rows:
+            say(f"{L:>7} {tp * 1e6:14.1f} {tc * 1e6:14.1f} {tn * 1e6:16.1f} {tc / tp:10.2f} {tn / tc:6.2f} "
+                f"{'yes' if ok else 'NO':>4}")
+        Ls = np.array([r[0] for r in rows], dtype=float)
+        T = np.array([r[1] for r in rows])
+        A = np.stack([np.ones_like(Ls), Ls ** (k - 1), Ls ** k], axis=1)
+        coef, *_ = np.linalg.lstsq(A, T, rcond=None)
+        rel = (A @ coef - T) / T
+        say(f"fit T = a + b L^{k - 1} + c L^{k}: a = {coef[0] * 1e6:.2f} us, b = {coef[1] * 1e9:.2f} ns, "
+            f"c = {coef[2] * 1e9:.3f} ns; relative residuals {', '.join(f'{r:+.2f}' for r in rel)}")
+
+
+if __name__ == "__main__":
+    main()
