@@ -1,5 +1,7 @@
 #include "shift/pshift.hpp"
 
+#include "shift/runs.hpp"
+
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 
@@ -9,45 +11,6 @@
 
 namespace dm::shift {
 namespace {
-
-// A run of destination positions along the shifted axis that read one source run
-// (or, with from_coord < 0, that take the boundary).
-struct Run {
-    std::int64_t dst_local, length;
-    int from_coord;  // -1: vacated by an end-off shift
-    std::int64_t src_local;
-    bool wrapped;  // past the end of a circular shift: its own message tag
-};
-
-// The runs of destination coordinate `coord` along an axis mapped by `map`.
-std::vector<Run> runs_of(const layout::AxisMap &map, int coord, const dm_shift_spec &spec) {
-    std::vector<Run> runs;
-    const std::int64_t n = map.length(), extent = map.extent(coord);
-    if (extent == 0) return runs;
-    const std::int64_t g0 = map.global_index(coord, 0);  // Block: owned indices are contiguous
-    const std::int64_t s = spec.kind == DM_CSHIFT ? ((spec.shift % n) + n) % n : spec.shift;
-    for (std::int64_t l = 0; l < extent;) {
-        const std::int64_t g = g0 + l;
-        std::int64_t src = g + s;
-        bool wrapped = false;
-        if (spec.kind == DM_CSHIFT) {
-            wrapped = src >= n;
-            if (wrapped) src -= n;
-        } else if (src < 0 || src >= n) {  // end-off: vacated up to index 0 or to the end
-            std::int64_t length = src < 0 ? std::min(extent - l, -src) : extent - l;
-            runs.push_back({l, length, -1, 0, false});
-            l += length;
-            continue;
-        }
-        const int q = map.owner(src);
-        const std::int64_t block_end = map.global_index(q, map.extent(q) - 1) + 1;
-        std::int64_t length = std::min(extent - l, block_end - src);
-        if (spec.kind == DM_CSHIFT && !wrapped) length = std::min(length, n - src);
-        runs.push_back({l, length, q, map.local_index(src), wrapped});
-        l += length;
-    }
-    return runs;
-}
 
 int tag_upper_bound(MPI_Comm comm) {
     int *value = nullptr, found = 0;
@@ -69,7 +32,11 @@ PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_s
     const int n = prototype.ndims();
     for (int a = 0; a < n; ++a) maps_.push_back(prototype.axis_map(a));
     collective(comm, [&] {
-        if (specs.size() > static_cast<size_t>(tag_upper_bound(comm) / 2))
+        // Tags number a destination's messages: at most a run per source coordinate and two more.
+        std::int64_t tags = 0;
+        for (const auto &s : specs)
+            if (s.axis >= 0 && s.axis < n) tags += grid_->dims()[s.axis] + 2;
+        if (tags > tag_upper_bound(comm))
             fail(DM_ERR_ARG, "pshift: too many shifts (", specs.size(), ") for the MPI tag range");
         for (size_t k = 0; k < specs.size(); ++k) {
             const auto &s = specs[k];
@@ -94,14 +61,16 @@ PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_s
     collective(comm, [&] {
         for (size_t k = 0; k < specs.size(); ++k) {
             shifts_[k].spec = specs[k];
-            plan(shifts_[k], static_cast<int>(k));
+            std::int64_t tag_base = 0;  // the tags of earlier shifts
+            for (size_t j = 0; j < k; ++j) tag_base += grid_->dims()[specs[j].axis] + 2;
+            plan(shifts_[k], static_cast<int>(tag_base));
         }
         const Volume v = volume();
         requests_.reserve(static_cast<size_t>(v.messages_sent + v.messages_received));
     });
 }
 
-void PShiftPlan::plan(Shift &shift, int k) {
+void PShiftPlan::plan(Shift &shift, int tag_base) {
     const dm_shift_spec &spec = shift.spec;
     const int axis = spec.axis, me = grid_->coords()[axis], nprocs = grid_->dims()[axis];
     const int n = static_cast<int>(local_shape_.size());
@@ -123,25 +92,35 @@ void PShiftPlan::plan(Shift &shift, int k) {
         }
         return b;
     };
-    if (maps_[axis].length() == 0) return;
-
-    // What this rank receives or copies: its own runs.
-    for (const Run &r : runs_of(maps_[axis], me, spec)) {
-        if (r.from_coord < 0) shift.fills.push_back(box(r.dst_local, r.length));
-        else if (r.from_coord == me) shift.copies.push_back({box(r.src_local, r.length), box(r.dst_local, r.length)});
+    // The runs that coordinate p's owned positions read; a run's tag is its index.
+    const layout::AxisMap &map = maps_[axis];
+    auto runs_of = [&](int p) {
+        const std::int64_t extent = map.extent(p);
+        if (extent == 0) return std::vector<SourceRun>{};
+        return source_runs(map, map.global_index(p, 0) + spec.shift, extent, spec.kind == DM_CSHIFT);
+    };
+    // What this rank receives, copies or fills: its own runs.
+    const auto mine = runs_of(me);
+    for (size_t j = 0; j < mine.size(); ++j) {
+        const SourceRun &r = mine[j];
+        if (r.coord < 0) shift.fills.push_back(box(r.offset, r.length));
+        else if (r.coord == me) shift.copies.push_back({box(r.local, r.length), box(r.offset, r.length)});
         else if (r.length * line_count > 0)
-            shift.recvs.push_back({rank_at(r.from_coord), 2 * k + r.wrapped,
-                                   array::box_datatype(storage_shape_, box(r.dst_local, r.length), element),
+            shift.recvs.push_back({rank_at(r.coord), tag_base + static_cast<int>(j),
+                                   array::box_datatype(storage_shape_, box(r.offset, r.length), element),
                                    r.length * line_count});
     }
     // What this rank sends: the runs of every other coordinate that read from it.
     for (int p = 0; p < nprocs; ++p) {
         if (p == me) continue;
-        for (const Run &r : runs_of(maps_[axis], p, spec))
-            if (r.from_coord == me && r.length * line_count > 0)
-                shift.sends.push_back({rank_at(p), 2 * k + r.wrapped,
-                                       array::box_datatype(storage_shape_, box(r.src_local, r.length), element),
+        const auto theirs = runs_of(p);
+        for (size_t j = 0; j < theirs.size(); ++j) {
+            const SourceRun &r = theirs[j];
+            if (r.coord == me && r.length * line_count > 0)
+                shift.sends.push_back({rank_at(p), tag_base + static_cast<int>(j),
+                                       array::box_datatype(storage_shape_, box(r.local, r.length), element),
                                        r.length * line_count});
+        }
     }
 }
 

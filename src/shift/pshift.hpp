@@ -52,7 +52,7 @@ private:
         std::vector<array::Box> fills;  // vacated by an end-off shift
     };
 
-    void plan(Shift &shift, int k);
+    void plan(Shift &shift, int tag_base);
     void check_arrays(array::DistArray *const *dsts, const array::DistArray *const *srcs,
                       const void *const *boundaries) const;
     void fill_lines(std::byte *dst, const array::Box &box, int axis, const std::byte *lines) const;

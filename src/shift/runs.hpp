@@ -1,0 +1,24 @@
+// Where a range of positions along one axis comes from: runs of consecutive
+// positions that one grid coordinate owns, shared by shifts and halos.
+#pragma once
+
+#include "layout/distribution.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace dm::shift {
+
+struct SourceRun {
+    std::int64_t offset, length;  // positions [offset, offset + length) of the range
+    int coord;                    // owner of their sources, or -1: outside a non-periodic axis
+    std::int64_t local;           // local index of the first source on `coord`
+};
+
+// The runs of global positions first .. first + count - 1 along an axis mapped by
+// `map` (Block: owned indices contiguous). On a periodic axis positions wrap
+// around (any number of times); on others those outside [0, n) form runs with
+// coord -1. An empty axis gives no runs.
+std::vector<SourceRun> source_runs(const layout::AxisMap &map, std::int64_t first, std::int64_t count, bool periodic);
+
+}  // namespace dm::shift
