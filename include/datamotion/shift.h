@@ -83,6 +83,33 @@ DM_API int dm_pshift_nshifts(dm_pshift plan, int *nshifts);
 DM_API int dm_pshift_volume(dm_pshift plan, int64_t *messages_sent, int64_t *messages_received,
                             int64_t *elements_sent, int64_t *elements_copied);
 
+/*
+ * Halo mode. A halo plan fills the ghost regions of an array (its ghost widths
+ * per axis) from the neighbours that own those elements, in one concurrent
+ * step: faces, and with `corners` also the edges and corners a box stencil
+ * reads. Stencil codes then read shifted values in place, with no local moves.
+ * Periodic grid axes wrap around; on the others the ghosts past the global
+ * edge are left as they are. Axes with ghosts must be Block-distributed.
+ */
+
+/** Opaque handle to a halo plan. */
+typedef struct dm_halo_s *dm_halo;
+
+/** Collective on the prototype's grid. Plans the ghost exchange of arrays laid
+ *  out like `prototype`; `corners` nonzero adds edges and corners. */
+DM_API int dm_halo_setup(dm_array prototype, int corners, dm_halo *plan);
+
+/** Collective on the plan's grid. Fills the ghosts of `array` (laid out like the
+ *  prototype) from its neighbours. */
+DM_API int dm_halo_exchange(dm_halo plan, dm_array array);
+
+/** Collective on the plan's grid. Frees the plan and sets *plan to NULL; NULL is a no-op. */
+DM_API int dm_halo_free(dm_halo *plan);
+
+/** Local. What one exchange moves on this rank (see dm_pshift_volume). */
+DM_API int dm_halo_volume(dm_halo plan, int64_t *messages_sent, int64_t *messages_received, int64_t *elements_sent,
+                          int64_t *elements_copied);
+
 #ifdef __cplusplus
 }
 #endif

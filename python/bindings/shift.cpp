@@ -2,6 +2,7 @@
 #include "bindings.hpp"
 
 #include "core/error.hpp"
+#include "shift/halo.hpp"
 #include "shift/pshift.hpp"
 
 #include <nanobind/stl/optional.h>
@@ -18,6 +19,10 @@ using shift::PShiftPlan;
 namespace {
 using Boundary = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 using SpecTuple = std::tuple<int, int, std::int64_t, int>;  // kind, axis, shift, boundary kind
+
+auto volume_tuple(const shift::Volume &v) {
+    return std::make_tuple(v.messages_sent, v.messages_received, v.elements_sent, v.elements_copied);
+}
 }  // namespace
 
 void bind_shift(nb::module_ &m) {
@@ -59,10 +64,23 @@ void bind_shift(nb::module_ &m) {
              nb::arg("dsts"), nb::arg("srcs"), nb::arg("boundaries"))
         .def_prop_ro("nshifts", &PShiftPlan::nshifts)
         .def("boundary_shape", &PShiftPlan::boundary_shape, nb::arg("k"))
-        .def("volume", [](const PShiftPlan &p) {
-            auto v = p.volume();
-            return std::make_tuple(v.messages_sent, v.messages_received, v.elements_sent, v.elements_copied);
-        });
+        .def("volume", [](const PShiftPlan &p) { return volume_tuple(p.volume()); });
+
+    nb::class_<shift::HaloPlan>(m, "Halo", "A halo plan (see datamotion.Halo).")
+        .def("__init__",
+             [](shift::HaloPlan *self, const DistArray &prototype, bool corners) {
+                 nb::gil_scoped_release release;
+                 new (self) shift::HaloPlan(prototype, corners);
+             },
+             nb::arg("prototype"), nb::arg("corners"))
+        .def("exchange",
+             [](shift::HaloPlan &h, DistArray &a) {
+                 nb::gil_scoped_release release;
+                 h.exchange(a);
+             },
+             nb::arg("array"))
+        .def_prop_ro("corners", &shift::HaloPlan::corners)
+        .def("volume", [](const shift::HaloPlan &h) { return volume_tuple(h.volume()); });
 }
 
 }  // namespace dm::python

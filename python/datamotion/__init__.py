@@ -38,6 +38,7 @@ _EXPORTS = {
     "CShift": "shift",
     "EOShift": "shift",
     "PShift": "shift",
+    "Halo": "shift",
     "cshift": "shift",
     "eoshift": "shift",
 }

@@ -18,7 +18,7 @@ from ._checks import DM_ERR_ARG, LocalProblems
 from ._errors import Error
 from .array import DistArray
 
-__all__ = ["CShift", "EOShift", "PShift", "cshift", "eoshift"]
+__all__ = ["CShift", "EOShift", "Halo", "PShift", "cshift", "eoshift"]
 
 _CSHIFT, _EOSHIFT = 0, 1
 _ZERO, _ONE, _SCALAR, _ARRAY = 0, 1, 2, 3
@@ -103,9 +103,7 @@ class PShift:
     def volume(self) -> dict:
         """Local. What one execution moves on this rank: messages sent and received,
         elements sent to other ranks and elements copied locally."""
-        sent, received, elements, copied = self._plan.volume()
-        return {"messages_sent": sent, "messages_received": received, "elements_sent": elements,
-                "elements_copied": copied}
+        return _volume(self._plan)
 
     def execute(self, dsts: Sequence[DistArray], srcs: Sequence[DistArray]) -> None:
         """Collective. Shift k from ``srcs[k]`` into ``dsts[k]``, all at once. A source may
@@ -153,6 +151,46 @@ class PShift:
                     index.append([m.global_index(grid.coords[a], l) for l in range(n)])
             self._lines[k] = np.ix_(*index) if index else ()
         return self._lines[k]
+
+
+def _volume(plan) -> dict:
+    sent, received, elements, copied = plan.volume()
+    return {"messages_sent": sent, "messages_received": received, "elements_sent": elements,
+            "elements_copied": copied}
+
+
+class Halo:
+    """A halo plan: fills the ghost regions of arrays laid out like ``prototype``
+    from the neighbours that own those elements, in one concurrent step.
+
+    Collective on ``prototype.grid.comm``. With ``corners=False`` only the faces
+    are filled (enough for a 5-point or 7-point stencil); with ``corners=True``
+    also the edges and corners a box stencil (9-point, 27-point) reads. Periodic
+    grid axes wrap around; on the others the ghosts past the global edge are left
+    as they are. Read the shifted values in place from ``a.local_with_ghosts``::
+
+        u = dm.DistArray.from_global(grid, u0, ghost=1)
+        halo = dm.Halo(u)
+        halo.exchange(u)
+        g = u.local_with_ghosts
+        lap = g[:-2, 1:-1] + g[2:, 1:-1] + g[1:-1, :-2] + g[1:-1, 2:] - 4 * u.local
+    """
+
+    def __init__(self, prototype: DistArray, corners: bool = False):
+        self._plan = _core.Halo(prototype._a, bool(corners))
+
+    @property
+    def corners(self) -> bool:
+        """Whether edges and corners are filled too."""
+        return self._plan.corners
+
+    def exchange(self, a: DistArray) -> None:
+        """Collective. Fills the ghosts of ``a``."""
+        self._plan.exchange(a._a)
+
+    def volume(self) -> dict:
+        """Local. What one exchange moves on this rank (see :meth:`PShift.volume`)."""
+        return _volume(self._plan)
 
 
 def cshift(a: DistArray, shift: int, axis: int) -> DistArray:

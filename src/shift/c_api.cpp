@@ -1,12 +1,17 @@
 // extern "C" entry points of the shift capability.
 #include "array/handle.hpp"
 #include "core/error.hpp"
+#include "shift/halo.hpp"
 #include "shift/pshift.hpp"
 
 #include <vector>
 
 struct dm_pshift_s {
     std::unique_ptr<dm::shift::PShiftPlan> plan;
+};
+
+struct dm_halo_s {
+    std::unique_ptr<dm::shift::HaloPlan> plan;
 };
 
 namespace {
@@ -17,6 +22,20 @@ dm::shift::PShiftPlan &plan_of(dm_pshift handle) {
     if (!handle || !handle->plan)
         fail(DM_ERR_STATE, "pshift plan is NULL (freed, or never set up): call dm_pshift_setup() first");
     return *handle->plan;
+}
+
+dm::shift::HaloPlan &plan_of(dm_halo handle) {
+    if (!handle || !handle->plan)
+        fail(DM_ERR_STATE, "halo plan is NULL (freed, or never set up): call dm_halo_setup() first");
+    return *handle->plan;
+}
+
+void write_volume(const dm::shift::Volume &v, int64_t *messages_sent, int64_t *messages_received,
+                  int64_t *elements_sent, int64_t *elements_copied) {
+    if (messages_sent) *messages_sent = v.messages_sent;
+    if (messages_received) *messages_received = v.messages_received;
+    if (elements_sent) *elements_sent = v.elements_sent;
+    if (elements_copied) *elements_copied = v.elements_copied;
 }
 }  // namespace
 
@@ -80,11 +99,36 @@ int dm_pshift_nshifts(dm_pshift plan, int *nshifts) {
 int dm_pshift_volume(dm_pshift plan, int64_t *messages_sent, int64_t *messages_received, int64_t *elements_sent,
                      int64_t *elements_copied) {
     return c_boundary([&] {
-        auto v = plan_of(plan).volume();
-        if (messages_sent) *messages_sent = v.messages_sent;
-        if (messages_received) *messages_received = v.messages_received;
-        if (elements_sent) *elements_sent = v.elements_sent;
-        if (elements_copied) *elements_copied = v.elements_copied;
+        write_volume(plan_of(plan).volume(), messages_sent, messages_received, elements_sent, elements_copied);
+    });
+}
+
+int dm_halo_setup(dm_array prototype, int corners, dm_halo *plan) {
+    return c_boundary([&] {
+        dm::require_pointer(plan, "dm_halo_setup: plan");
+        *plan = nullptr;
+        auto handle = std::make_unique<dm_halo_s>();
+        handle->plan = std::make_unique<dm::shift::HaloPlan>(dm::array::array_of(prototype), corners != 0);
+        *plan = handle.release();
+    });
+}
+
+int dm_halo_exchange(dm_halo plan, dm_array array) {
+    return c_boundary([&] { plan_of(plan).exchange(dm::array::array_of(array)); });
+}
+
+int dm_halo_free(dm_halo *plan) {
+    return c_boundary([&] {
+        if (!plan || !*plan) return;
+        delete *plan;
+        *plan = nullptr;
+    });
+}
+
+int dm_halo_volume(dm_halo plan, int64_t *messages_sent, int64_t *messages_received, int64_t *elements_sent,
+                   int64_t *elements_copied) {
+    return c_boundary([&] {
+        write_volume(plan_of(plan).volume(), messages_sent, messages_received, elements_sent, elements_copied);
     });
 }
 

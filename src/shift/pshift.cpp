@@ -12,12 +12,6 @@
 namespace dm::shift {
 namespace {
 
-int tag_upper_bound(MPI_Comm comm) {
-    int *value = nullptr, found = 0;
-    check_mpi(MPI_Comm_get_attr(comm, MPI_TAG_UB, &value, &found), "MPI_Comm_get_attr");
-    return found && value ? *value : 32767;
-}
-
 }  // namespace
 
 PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_spec> specs)
@@ -67,6 +61,7 @@ PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_s
         }
         const Volume v = volume();
         requests_.reserve(static_cast<size_t>(v.messages_sent + v.messages_received));
+        buffers_.reserve(2 * specs.size());
     });
 }
 
@@ -128,21 +123,16 @@ PShiftPlan::~PShiftPlan() {
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized) return;
-    release_requests();
+    requests_.release();
     for (auto &shift : shifts_) {
-        for (auto &m : shift.sends) MPI_Type_free(&m.type);
-        for (auto &m : shift.recvs) MPI_Type_free(&m.type);
+        free_types(shift.sends);
+        free_types(shift.recvs);
     }
 }
 
 Volume PShiftPlan::volume() const {
     Volume v;
-    for (const auto &shift : shifts_) {
-        v.messages_sent += static_cast<std::int64_t>(shift.sends.size());
-        v.messages_received += static_cast<std::int64_t>(shift.recvs.size());
-        for (const auto &m : shift.sends) v.elements_sent += m.count;
-        for (const auto &c : shift.copies) v.elements_copied += c.to.count();
-    }
+    for (const auto &shift : shifts_) v.add(shift.sends, shift.recvs, shift.copies);
     return v;
 }
 
@@ -171,32 +161,6 @@ void PShiftPlan::check_arrays(array::DistArray *const *dsts, const array::DistAr
             (!boundaries || !boundaries[k]))
             fail(DM_ERR_ARG, "pshift: shift ", k, ": its boundary is missing");
     }
-}
-
-void PShiftPlan::release_requests() {
-    for (MPI_Request &r : requests_)
-        if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-    requests_.clear();
-    bound_sources_.clear();
-    bound_targets_.clear();
-}
-
-void PShiftPlan::bind_requests(const std::vector<const std::byte *> &sources, const std::vector<std::byte *> &targets) {
-    if (sources == bound_sources_ && targets == bound_targets_ && !requests_.empty()) return;
-    release_requests();
-    MPI_Comm comm = grid_->comm();
-    for (int k = 0; k < nshifts(); ++k) {
-        for (const Message &m : shifts_[k].recvs) {
-            requests_.push_back(MPI_REQUEST_NULL);
-            check_mpi(MPI_Recv_init(targets[k], 1, m.type, m.peer, m.tag, comm, &requests_.back()), "MPI_Recv_init");
-        }
-        for (const Message &m : shifts_[k].sends) {
-            requests_.push_back(MPI_REQUEST_NULL);
-            check_mpi(MPI_Send_init(sources[k], 1, m.type, m.peer, m.tag, comm, &requests_.back()), "MPI_Send_init");
-        }
-    }
-    bound_sources_ = sources;
-    bound_targets_ = targets;
 }
 
 void PShiftPlan::fill_lines(std::byte *dst, const array::Box &box, int axis, const std::byte *lines) const {
@@ -252,8 +216,13 @@ void PShiftPlan::execute(array::DistArray *const *dsts, const array::DistArray *
         sources[k] = snapshots_[snapshot++].data();
     }
 
-    bind_requests(sources, targets);
-    if (!requests_.empty()) check_mpi(MPI_Startall(static_cast<int>(requests_.size()), requests_.data()), "MPI_Startall");
+    buffers_.assign(sources.begin(), sources.end());
+    buffers_.insert(buffers_.end(), targets.begin(), targets.end());
+    requests_.bind(buffers_, [&](std::vector<MPI_Request> &out) {
+        for (int k = 0; k < nk; ++k)
+            init_messages(out, shifts_[k].recvs, targets[k], shifts_[k].sends, sources[k], grid_->comm());
+    });
+    requests_.start();
 
     // Local work while the messages travel.
     alignas(16) std::byte one[16];
@@ -277,8 +246,7 @@ void PShiftPlan::execute(array::DistArray *const *dsts, const array::DistArray *
             else array::fill_box(targets[k], box, value, storage_shape_, elsize_);
         }
     }
-    if (!requests_.empty())
-        check_mpi(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    requests_.wait();
 }
 
 }  // namespace dm::shift

@@ -5,6 +5,7 @@
 
 #include "array/box.hpp"
 #include "array/dist_array.hpp"
+#include "shift/transfer.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -12,11 +13,6 @@
 #include <vector>
 
 namespace dm::shift {
-
-// What one execution moves on this rank.
-struct Volume {
-    std::int64_t messages_sent = 0, messages_received = 0, elements_sent = 0, elements_copied = 0;
-};
 
 class PShiftPlan {
 public:
@@ -37,14 +33,6 @@ public:
     std::vector<std::int64_t> boundary_shape(int k) const;
 
 private:
-    struct Message {
-        int peer, tag;
-        MPI_Datatype type;  // a box of the storage: sent from the source, received into the destination
-        std::int64_t count;
-    };
-    struct LocalCopy {
-        array::Box from, to;
-    };
     struct Shift {
         dm_shift_spec spec;
         std::vector<Message> sends, recvs;
@@ -56,8 +44,6 @@ private:
     void check_arrays(array::DistArray *const *dsts, const array::DistArray *const *srcs,
                       const void *const *boundaries) const;
     void fill_lines(std::byte *dst, const array::Box &box, int axis, const std::byte *lines) const;
-    void bind_requests(const std::vector<const std::byte *> &sources, const std::vector<std::byte *> &targets);
-    void release_requests();
 
     // The prototype's layout (the prototype itself may be freed).
     std::shared_ptr<const layout::ProcessGrid> grid_;
@@ -70,9 +56,10 @@ private:
     std::vector<Shift> shifts_;
 
     // Persistent requests, bound to the storages of the last execution.
-    std::vector<MPI_Request> requests_;
-    std::vector<const std::byte *> bound_sources_, sources_;
-    std::vector<std::byte *> bound_targets_, targets_;  // sources_, targets_: this execution's, kept to avoid allocating
+    PersistentRequests requests_;
+    std::vector<const std::byte *> sources_;  // this execution's buffers, kept to avoid allocating
+    std::vector<std::byte *> targets_;
+    std::vector<const void *> buffers_;
     // Copies of sources that are also destinations, kept for the next execution.
     std::vector<std::vector<std::byte>> snapshots_;
 };

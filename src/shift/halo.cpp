@@ -1,0 +1,163 @@
+#include "shift/halo.hpp"
+
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+#include "shift/runs.hpp"
+
+namespace dm::shift {
+namespace {
+
+// One region of a rank's ghost shell: per axis, below (-1), inside (0) or above (+1)
+// its owned range. Its sources: per axis a list of runs; every combination is a box.
+struct Piece {
+    std::vector<int> coords;                       // source grid coordinates
+    std::vector<std::int64_t> src_start, dst_start, size;  // per axis, local indices (no ghost offset)
+};
+
+// Calls piece(p) for the pieces that fill the ghosts of the rank at `coords`, in
+// the same order on every rank (their index is the message tag).
+template <class F>
+void for_each_piece(const std::vector<layout::AxisMap> &maps, const layout::ProcessGrid &grid,
+                    const std::vector<int> &ghost, const std::vector<int> &coords, bool corners, F &&piece) {
+    const int n = static_cast<int>(maps.size());
+    std::vector<std::int64_t> extent(n);
+    for (int a = 0; a < n; ++a) {
+        extent[a] = maps[a].extent(coords[a]);
+        if (extent[a] == 0) return;  // a rank that owns nothing has no halo to fill
+    }
+    int regions = 1;
+    for (int a = 0; a < n; ++a) regions *= 3;
+    for (int region = 0; region < regions; ++region) {
+        std::vector<int> side(n);
+        int outside = 0;
+        for (int a = 0, r = region; a < n; ++a, r /= 3) {
+            side[a] = r % 3 - 1;
+            outside += side[a] != 0;
+        }
+        if (outside == 0 || (!corners && outside > 1)) continue;
+        // Per axis: the runs of positions this region covers, with their local start.
+        std::vector<std::vector<SourceRun>> runs(n);
+        std::vector<std::int64_t> first_local(n);
+        bool empty = false;
+        for (int a = 0; a < n && !empty; ++a) {
+            const std::int64_t g0 = maps[a].global_index(coords[a], 0);
+            if (side[a] == 0) {
+                runs[a] = {{0, extent[a], coords[a], 0}};
+                first_local[a] = 0;
+            } else {
+                const std::int64_t w = ghost[a];
+                first_local[a] = side[a] < 0 ? -w : extent[a];
+                runs[a] = source_runs(maps[a], g0 + first_local[a], w, grid.periods()[a] != 0);
+            }
+            empty = runs[a].empty();
+        }
+        if (empty) continue;
+        // Every combination of one run per axis.
+        std::vector<size_t> pick(n, 0);
+        while (true) {
+            Piece p{std::vector<int>(n), std::vector<std::int64_t>(n), std::vector<std::int64_t>(n),
+                    std::vector<std::int64_t>(n)};
+            bool exists = true;
+            for (int a = 0; a < n; ++a) {
+                const SourceRun &r = runs[a][pick[a]];
+                exists = exists && r.coord >= 0;
+                p.coords[a] = r.coord;
+                p.src_start[a] = r.local;
+                p.dst_start[a] = first_local[a] + r.offset;
+                p.size[a] = r.length;
+            }
+            if (exists) piece(p);
+            int a = n - 1;
+            for (; a >= 0; --a) {
+                if (++pick[a] < runs[a].size()) break;
+                pick[a] = 0;
+            }
+            if (a < 0) break;
+        }
+    }
+}
+
+}  // namespace
+
+HaloPlan::HaloPlan(const array::DistArray &prototype, bool corners)
+    : grid_(prototype.grid_ptr()),
+      key_(prototype.layout_key()),
+      elsize_(prototype.element_size()),
+      storage_shape_(prototype.storage_shape()),
+      corners_(corners) {
+    MPI_Comm comm = grid_->comm();
+    const int n = prototype.ndims();
+    std::vector<layout::AxisMap> maps;
+    for (int a = 0; a < n; ++a) maps.push_back(prototype.axis_map(a));
+    const std::vector<int> &ghost = prototype.ghost();
+    require_same(comm, {corners ? 1 : 0}, "halo: corners");
+    collective(comm, [&] {
+        for (int a = 0; a < n; ++a)
+            if (maps[a].resolved().kind != DM_DIST_BLOCK && grid_->dims()[a] > 1 && ghost[a] > 0)
+                fail(DM_ERR_UNSUPPORTED, "halo: axis ", a, " has ghosts but is not Block-distributed");
+        MPI_Datatype element = dtype_mpi(prototype.dtype());
+        auto box = [&](const std::vector<std::int64_t> &start, const std::vector<std::int64_t> &size) {
+            array::Box b;
+            for (int a = 0; a < n; ++a) {
+                b.start.push_back(ghost[a] + start[a]);
+                b.size.push_back(size[a]);
+            }
+            return b;
+        };
+        const int me = grid_->rank();
+        std::vector<int> coords(static_cast<size_t>(n));
+        for (int p = 0; p < grid_->size(); ++p) {
+            grid_->coords_of(p, coords.data());
+            int tag = 0;
+            for_each_piece(maps, *grid_, ghost, coords, corners, [&](const Piece &piece) {
+                const int source = grid_->rank_of(piece.coords.data());
+                std::int64_t count = 1;
+                for (auto s : piece.size) count *= s;
+                if (count > 0 && p == me && source == me) {
+                    copies_.push_back({box(piece.src_start, piece.size), box(piece.dst_start, piece.size)});
+                } else if (count > 0 && p == me) {
+                    recvs_.push_back({source, tag, array::box_datatype(storage_shape_, box(piece.dst_start, piece.size),
+                                                                       element), count});
+                } else if (count > 0 && source == me) {
+                    sends_.push_back({p, tag, array::box_datatype(storage_shape_, box(piece.src_start, piece.size),
+                                                                  element), count});
+                }
+                ++tag;
+            });
+            if (tag > tag_upper_bound(comm)) fail(DM_ERR_UNSUPPORTED, "halo: more pieces than MPI tags");
+        }
+        requests_.reserve(sends_.size() + recvs_.size());
+    });
+}
+
+HaloPlan::~HaloPlan() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    requests_.release();
+    free_types(sends_);
+    free_types(recvs_);
+}
+
+Volume HaloPlan::volume() const {
+    Volume v;
+    v.add(sends_, recvs_, copies_);
+    return v;
+}
+
+void HaloPlan::exchange(array::DistArray &a) {
+    // A local check, like PShiftPlan::execute's: arrays are created collectively.
+    if (!(a.layout_key() == key_))
+        fail(DM_ERR_ARG, "halo: the array differs from the prototype in grid, shape, element type, distribution "
+                         "or ghost width");
+    std::byte *storage = a.storage();
+    buffers_.assign(1, storage);
+    requests_.bind(buffers_, [&](std::vector<MPI_Request> &out) {
+        init_messages(out, recvs_, storage, sends_, storage, grid_->comm());
+    });
+    requests_.start();
+    for (const LocalCopy &c : copies_) array::copy_box(storage, c.to, storage, c.from, storage_shape_, elsize_);
+    requests_.wait();
+}
+
+}  // namespace dm::shift
