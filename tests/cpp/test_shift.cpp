@@ -116,3 +116,44 @@ DM_TEST(plan_misuse_fails_cleanly) {
     dm_array_free(&a);
     dm_grid_free(&grid);
 }
+
+DM_TEST(halo_fills_periodic_faces_through_the_c_api) {
+    dm_grid grid = nullptr;
+    int periods[2] = {1, 1};
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 2, nullptr, periods, DM_ORDER_NEWS, &grid), DM_OK);
+    const std::int64_t shape[2] = {6, 5};
+    const int ghost[2] = {1, 1};
+    dm_array a = nullptr;
+    CHECK_EQ(dm_array_create(grid, DM_INT64, 2, shape, nullptr, ghost, &a), DM_OK);
+    std::vector<std::int64_t> x(30);
+    for (int i = 0; i < 30; ++i) x[i] = 100 + i;
+    CHECK_EQ(dm_array_scatter(a, x.data(), DM_ALL_RANKS), DM_OK);
+    dm_halo halo = nullptr;
+    CHECK_EQ(dm_halo_setup(a, 1, &halo), DM_OK);
+    CHECK_EQ(dm_halo_exchange(halo, a), DM_OK);
+    // Every storage element, ghosts included, holds the periodic global element at its position.
+    void *data = nullptr;
+    std::int64_t ext[2], storage[2];
+    int coords[2], dims[2];
+    dm_array_local(a, nullptr, ext, nullptr);
+    dm_array_storage(a, &data, storage);
+    dm_grid_coords(grid, coords);
+    dm_grid_dims(grid, dims);
+    dm_dist dists[2];
+    dm_array_dists(a, dists);
+    if (ext[0] > 0 && ext[1] > 0) {
+        std::int64_t g0[2];
+        for (int axis = 0; axis < 2; ++axis) dm_dist_to_global(dists[axis], shape[axis], dims[axis], coords[axis], 0, &g0[axis]);
+        const auto *s = static_cast<const std::int64_t *>(data);
+        for (std::int64_t i = 0; i < storage[0]; ++i)
+            for (std::int64_t j = 0; j < storage[1]; ++j) {
+                std::int64_t gi = ((g0[0] + i - 1) % 6 + 6) % 6, gj = ((g0[1] + j - 1) % 5 + 5) % 5;
+                CHECK_EQ(s[i * storage[1] + j], x[gi * 5 + gj]);
+            }
+    }
+    CHECK_EQ(dm_halo_free(&halo), DM_OK);
+    CHECK(halo == nullptr);
+    CHECK_EQ(dm_halo_exchange(halo, a), DM_ERR_STATE);
+    dm_array_free(&a);
+    dm_grid_free(&grid);
+}
