@@ -9,11 +9,13 @@ every axis, side by side in one run, medians over repetitions:
   (a) pshift   one PSHIFT of all 2k shifts (set up once),
   (b) cshift   the same shifts as 2k single-shift calls one after another
                (each a blocking exchange plus the local move: the CSHIFT baseline),
+  (c) halo     one halo exchange filling a ghost shell of width 1 (faces), after
+               which a stencil reads the shifted values in place: no local moves,
   (d) nbr-a2aw MPI_Neighbor_alltoallw on a periodic Cartesian communicator moving
-               the same faces into a ghost region (communication only, no local moves).
+               the same faces into a ghost region.
 
-Halo mode (c) is not implemented yet. Speedups are over (b). The model of the
-paper, T = a + b L^(k-1) + c L^k, is fitted to (a) per rank k by least squares.
+Speedups are over (b). The model of the paper, T = a + b L^(k-1) + c L^k, is
+fitted to (a) per rank k by least squares.
 """
 
 import argparse
@@ -83,13 +85,16 @@ def measure(comm, k, L, reps):
     singles = [dm.PShift(src, [s]) for s in shifts]
     t_pshift = median_time(comm, lambda: together.execute(dsts, [src] * len(shifts)), reps)
     t_cshift = median_time(comm, lambda: [p.execute([d], [src]) for p, d in zip(singles, dsts)], reps)
+    ghosted = dm.DistArray.from_global(grid, src.to_global(), ghost=1)
+    halo = dm.Halo(ghosted)
+    t_halo = median_time(comm, lambda: halo.exchange(ghosted), reps)
     run, free = neighbor_exchange(comm, grid.dims, [L] * k)
     t_nbr = median_time(comm, run, reps)
     free()
     # Check the PSHIFT results once.
     x = src.to_global()
     ok = all(np.array_equal(d.to_global(), np.roll(x, -s.shift, s.axis)) for d, s in zip(dsts, shifts))
-    return t_pshift, t_cshift, t_nbr, ok, grid.dims
+    return t_pshift, t_cshift, t_halo, t_nbr, ok, grid.dims
 
 
 def main():
@@ -108,12 +113,12 @@ def main():
         for L in sizes[k]:
             reps = args.reps if L ** k <= 65536 else max(5, args.reps // 4)
             rows.append((L,) + measure(comm, k, L, reps))
-        say(f"\nrank {k} (grid {rows[0][5]}), local subgrid L^{k}:")
-        say(f"{'L':>7} {'(a) pshift us':>14} {'(b) cshift us':>14} {'(d) nbr-a2aw us':>16} "
-            f"{'a speedup':>10} {'d/b':>6} {'ok':>4}")
-        for L, tp, tc, tn, ok, _ in rows:
-            say(f"{L:>7} {tp * 1e6:14.1f} {tc * 1e6:14.1f} {tn * 1e6:16.1f} {tc / tp:10.2f} {tn / tc:6.2f} "
-                f"{'yes' if ok else 'NO':>4}")
+        say(f"\nrank {k} (grid {rows[0][6]}), local subgrid L^{k}:")
+        say(f"{'L':>7} {'(a) pshift us':>14} {'(b) cshift us':>14} {'(c) halo us':>12} {'(d) nbr-a2aw us':>16} "
+            f"{'b/a':>6} {'b/c':>6} {'b/d':>6} {'ok':>4}")
+        for L, tp, tc, th, tn, ok, _ in rows:
+            say(f"{L:>7} {tp * 1e6:14.1f} {tc * 1e6:14.1f} {th * 1e6:12.1f} {tn * 1e6:16.1f} {tc / tp:6.2f} "
+                f"{tc / th:6.2f} {tc / tn:6.2f} {'yes' if ok else 'NO':>4}")
         Ls = np.array([r[0] for r in rows], dtype=float)
         T = np.array([r[1] for r in rows])
         A = np.stack([np.ones_like(Ls), Ls ** (k - 1), Ls ** k], axis=1)
