@@ -22,6 +22,7 @@ __all__ = ["CShift", "EOShift", "Halo", "PShift", "cshift", "eoshift"]
 
 _CSHIFT, _EOSHIFT = 0, 1
 _ZERO, _ONE, _SCALAR, _ARRAY = 0, 1, 2, 3
+_DM_ERR_STATE = 6
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,17 @@ class PShift:
         self._with_boundary = [k for k, s in enumerate(shifts)
                                if isinstance(s, EOShift) and _boundary_kind(s) in (_SCALAR, _ARRAY)]
 
+    def free(self) -> None:
+        """Releases the plan's MPI resources now rather than at garbage collection.
+        Using the plan afterwards raises ``datamotion.Error`` (DM_ERR_STATE)."""
+        self._plan = None
+
+    @property
+    def _core_plan(self):
+        if self._plan is None:  # freed on every rank alike
+            raise Error(_DM_ERR_STATE, "pshift plan used after free(): set up a new PShift")
+        return self._plan
+
     @property
     def shifts(self) -> List[Shift]:
         """The shifts of the plan, in order."""
@@ -103,11 +115,12 @@ class PShift:
     def volume(self) -> dict:
         """Local. What one execution moves on this rank: messages sent and received,
         elements sent to other ranks and elements copied locally."""
-        return _volume(self._plan)
+        return _volume(self._core_plan)
 
     def execute(self, dsts: Sequence[DistArray], srcs: Sequence[DistArray]) -> None:
         """Collective. Shift k from ``srcs[k]`` into ``dsts[k]``, all at once. A source may
         also be a destination; no array may be the destination of two shifts."""
+        plan = self._core_plan
         n = len(self._shifts)
         if len(dsts) != n or len(srcs) != n:  # the same lists on every rank: fails alike everywhere
             raise Error(DM_ERR_ARG, f"pshift: the plan has {n} shifts but got {len(dsts)} destinations "
@@ -117,7 +130,7 @@ class PShift:
             boundaries = [None] * n
             for k in self._with_boundary:
                 boundaries[k] = self._boundary(k, self._shifts[k], dsts)
-        self._plan.execute([d._a for d in dsts], [s._a for s in srcs], boundaries)
+        plan.execute([d._a for d in dsts], [s._a for s in srcs], boundaries)
 
     def __call__(self, srcs: Sequence[DistArray]) -> List[DistArray]:
         """Collective. The shifted arrays, newly allocated, one per shift."""
@@ -178,19 +191,30 @@ class Halo:
 
     def __init__(self, prototype: DistArray, corners: bool = False):
         self._plan = _core.Halo(prototype._a, bool(corners))
+        self._corners = bool(corners)
 
     @property
     def corners(self) -> bool:
         """Whether edges and corners are filled too."""
-        return self._plan.corners
+        return self._corners
 
     def exchange(self, a: DistArray) -> None:
         """Collective. Fills the ghosts of ``a``."""
-        self._plan.exchange(a._a)
+        self._core_plan.exchange(a._a)
 
     def volume(self) -> dict:
         """Local. What one exchange moves on this rank (see :meth:`PShift.volume`)."""
-        return _volume(self._plan)
+        return _volume(self._core_plan)
+
+    def free(self) -> None:
+        """Releases the plan's MPI resources now; using it afterwards raises (DM_ERR_STATE)."""
+        self._plan = None
+
+    @property
+    def _core_plan(self):
+        if self._plan is None:
+            raise Error(_DM_ERR_STATE, "halo plan used after free(): set up a new Halo")
+        return self._plan
 
 
 def cshift(a: DistArray, shift: int, axis: int) -> DistArray:

@@ -13,35 +13,16 @@ std::int64_t Box::count() const {
     return n;
 }
 
-void for_each_row(const std::vector<std::int64_t> &storage_shape, const Box &box,
-                  const std::function<void(std::int64_t, const std::vector<std::int64_t> &)> &row) {
-    const int n = static_cast<int>(storage_shape.size());
-    if (box.count() == 0) return;
-    std::vector<std::int64_t> stride(n, 1);
-    for (int a = n - 2; a >= 0; --a) stride[a] = stride[a + 1] * storage_shape[a + 1];
-    std::vector<std::int64_t> index(n, 0);
-    while (true) {
-        std::int64_t offset = 0;
-        for (int a = 0; a < n; ++a) offset += (box.start[a] + index[a]) * stride[a];
-        row(offset, index);
-        int a = n - 2;
-        for (; a >= 0; --a) {
-            if (++index[a] < box.size[a]) break;
-            index[a] = 0;
-        }
-        if (a < 0) return;
-    }
-}
-
 void copy_box(std::byte *dst, const Box &to, const std::byte *src, const Box &from,
               const std::vector<std::int64_t> &storage_shape, std::size_t elsize) {
     const int n = static_cast<int>(storage_shape.size());
-    std::vector<std::int64_t> stride(n, 1);
+    std::int64_t stride[kMaxAxes];
+    stride[n - 1] = 1;
     for (int a = n - 2; a >= 0; --a) stride[a] = stride[a + 1] * storage_shape[a + 1];
     std::int64_t shift = 0;  // source offset minus destination offset, the same for every row
     for (int a = 0; a < n; ++a) shift += (from.start[a] - to.start[a]) * stride[a];
     const std::size_t row_bytes = static_cast<std::size_t>(to.size[n - 1]) * elsize;
-    for_each_row(storage_shape, to, [&](std::int64_t offset, const std::vector<std::int64_t> &) {
+    for_each_row(storage_shape, to, [&](std::int64_t offset, const std::int64_t *) {
         std::memcpy(dst + offset * elsize, src + (offset + shift) * elsize, row_bytes);
     });
 }
@@ -49,7 +30,7 @@ void copy_box(std::byte *dst, const Box &to, const std::byte *src, const Box &fr
 void fill_box(std::byte *dst, const Box &box, const void *value, const std::vector<std::int64_t> &storage_shape,
               std::size_t elsize) {
     const std::int64_t length = box.size.back();
-    for_each_row(storage_shape, box, [&](std::int64_t offset, const std::vector<std::int64_t> &) {
+    for_each_row(storage_shape, box, [&](std::int64_t offset, const std::int64_t *) {
         std::byte *p = dst + offset * elsize;
         for (std::int64_t i = 0; i < length; ++i) std::memcpy(p + i * elsize, value, elsize);
     });

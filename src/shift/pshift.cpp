@@ -167,14 +167,14 @@ void PShiftPlan::fill_lines(std::byte *dst, const array::Box &box, int axis, con
     // lines: the local extents without `axis`, row-major; position i along the axis
     // of line (j...) takes lines[j...].
     const int n = static_cast<int>(local_shape_.size());
-    std::vector<std::int64_t> stride(n, 0);  // line strides, 0 along the axis
+    std::int64_t stride[array::kMaxAxes] = {};  // line strides, 0 along the axis
     for (int a = n - 1, s = 1; a >= 0; --a)
         if (a != axis) {
             stride[a] = s;
             s *= static_cast<int>(local_shape_[a]);
         }
     const std::int64_t length = box.size[n - 1];
-    array::for_each_row(storage_shape_, box, [&](std::int64_t offset, const std::vector<std::int64_t> &index) {
+    array::for_each_row(storage_shape_, box, [&](std::int64_t offset, const std::int64_t *index) {
         std::int64_t line = 0;
         for (int a = 0; a < n; ++a) line += (box.start[a] - ghost_[a] + index[a]) * stride[a];
         std::byte *row = dst + offset * static_cast<std::int64_t>(elsize_);

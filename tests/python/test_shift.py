@@ -209,6 +209,18 @@ def test_bad_plans_and_executions():
 
 
 @pytest.mark.parallel(nprocs=MAIN)
+def test_plans_used_after_free():
+    grid = dm.ProcessGrid()
+    a = dm.DistArray.from_global(grid, np.zeros(8), ghost=1)
+    plan, halo = dm.PShift(a, [dm.CShift(0, 1)]), dm.Halo(a)
+    plan.free()
+    halo.free()
+    raises_everywhere(WORLD, lambda: plan.execute([a], [a]), "DM_ERR_STATE", r"used after free")
+    raises_everywhere(WORLD, lambda: plan([a]), "DM_ERR_STATE", r"used after free")
+    raises_everywhere(WORLD, lambda: halo.exchange(a), "DM_ERR_STATE", r"used after free")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
 def test_shifting_a_cyclic_axis_is_refused_at_setup():
     grid = dm.ProcessGrid()
     a = dm.DistArray.from_global(grid, np.zeros(8), dist=dm.Cyclic())
