@@ -4,21 +4,10 @@
  *
  *   mpiexec -n 4 ./scatter_gather
  */
-#include <datamotion/datamotion.h>
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-/* Every datamotion call returns a status; collective calls fail on all ranks alike. */
-#define DM_CHECK(call)                                                              \
-    do {                                                                            \
-        int status_ = (call);                                                       \
-        if (status_ != DM_OK) {                                                     \
-            fprintf(stderr, "%s failed: %s (%s)\n", #call, dm_last_error_message(), \
-                    dm_status_name(status_));                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                           \
-        }                                                                           \
-    } while (0)
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);

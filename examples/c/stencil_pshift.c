@@ -6,21 +6,11 @@
  * The four shifts (N, E, W, S) are set up once and executed every step as one
  * concurrent exchange. The result is checked against a serial stencil on rank 0.
  */
-#include <datamotion/datamotion.h>
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#define DM_CHECK(call)                                                              \
-    do {                                                                            \
-        int status_ = (call);                                                       \
-        if (status_ != DM_OK) {                                                     \
-            fprintf(stderr, "%s failed: %s (%s)\n", #call, dm_last_error_message(), \
-                    dm_status_name(status_));                                       \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                           \
-        }                                                                           \
-    } while (0)
 
 enum { NX = 20, NY = 16, STEPS = 4 };
 
