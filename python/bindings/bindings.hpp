@@ -21,5 +21,6 @@ void bind_errors(nb::module_ &m);
 void bind_grid(nb::module_ &m);
 void bind_array(nb::module_ &m);
 void bind_shift(nb::module_ &m);
+void bind_bench(nb::module_ &m);
 
 }  // namespace dm::python

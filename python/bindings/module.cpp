@@ -51,6 +51,7 @@ NB_MODULE(_core, m) {
     bind_grid(m);
     bind_array(m);
     bind_shift(m);
+    bind_bench(m);
 
     m.def("provenance_json", [](nb::handle comm) { return dm::provenance_json(comm_from_python(comm)); },
           nb::arg("comm"), "Collective on comm. Provenance of this run as a JSON object string.");

@@ -2,6 +2,10 @@
 
     datamotion demo [--np N]    show what the library does, on N local ranks (default 4)
     datamotion info [--np N]    print the provenance of this installation and MPI
+    datamotion bench SUITE... [--np N] [--quick] [--validate] --out results.json
+                                measure the machine (suites: pt2pt, collectives, all)
+    datamotion model fit results.json --out model.json
+    datamotion model predict model.json KERNEL [--bytes B] [--ranks P]
 
 Outside an MPI job a command starts itself on N local ranks with the MPI's own
 launcher; inside one (``mpiexec -n 8 datamotion demo``) it runs in place.
@@ -24,15 +28,33 @@ def _parser() -> argparse.ArgumentParser:
     info = sub.add_parser("info", help="print provenance: library, MPI, ranks, threads, clocks, build")
     info.add_argument("--np", type=int, default=None, help="ranks to launch (default: run in this process)")
     info.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    bench = sub.add_parser("bench", help="measure the machine and write a results JSON")
+    bench.add_argument("suites", nargs="+", help="pt2pt, collectives or all")
+    bench.add_argument("--np", type=int, default=2, help="ranks to launch when not inside an MPI job (default 2)")
+    bench.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (about a minute)")
+    bench.add_argument("--validate", action="store_true", help="check every received byte")
+    bench.add_argument("--out", required=True, help="the results JSON to write")
+    model = sub.add_parser("model", help="fit models to benchmark results, and predict from them")
+    verbs = model.add_subparsers(dest="verb", required=True)
+    fit = verbs.add_parser("fit", help="fit every kernel of a results JSON")
+    fit.add_argument("results")
+    fit.add_argument("--out", required=True, help="the model JSON to write")
+    predict = verbs.add_parser("predict", help="a kernel's predicted time from a model JSON")
+    predict.add_argument("model")
+    predict.add_argument("kernel")
+    predict.add_argument("--bytes", type=int, default=None)
+    predict.add_argument("--ranks", type=int, default=None)
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
-    nprocs = args.np
+    nprocs = getattr(args, "np", None)
     if nprocs is not None and nprocs < 1:
         raise SystemExit("datamotion: --np must be at least 1")
+    if args.command == "model":  # offline: no MPI job needed
+        nprocs = None
     if nprocs is not None and not launch.inside_mpi_job():
         forwarded = [a for i, a in enumerate(argv) if a != "--np" and (i == 0 or argv[i - 1] != "--np")
                      and not a.startswith("--np=")]
@@ -40,8 +62,71 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.command == "demo":
         from .demo import run_demo
         return run_demo()
+    if args.command == "bench":
+        return _bench(args)
+    if args.command == "model":
+        return _model(args)
     from .info import run_info
     return run_info(as_json=args.json)
+
+
+def _model(args) -> int:
+    import json
+
+    from . import model
+
+    if args.verb == "fit":
+        with open(args.results) as f:
+            fitted = model.fit_results(json.load(f))
+        with open(args.out, "w") as f:
+            json.dump(fitted, f, indent=1)
+        for kernel, entry in sorted(fitted["models"].items()):
+            fit = entry["fit"]
+            line = f"{kernel}: {fit.get('formula', entry['model'])}, r2 {fit.get('r2') or 0:.3f}"
+            for seg in fit.get("segments", []):
+                line += (f"\n    {seg['start_bytes']}-{seg['end_bytes']} B: t0 {seg['t0_us']:.2f} us, "
+                         f"{seg['bandwidth_MBps'] or float('inf'):.0f} MB/s")
+            print(line)
+        for kernel, why in sorted(fitted["skipped"].items()):
+            print(f"{kernel}: skipped ({why})")
+        print(f"wrote {args.out}")
+        return 0
+    with open(args.model) as f:
+        fitted = json.load(f)
+    t = model.predict(fitted, args.kernel, size_bytes=args.bytes, ranks=args.ranks)
+    print(f"{args.kernel}: {float(t):.3f} us")
+    return 0
+
+
+def _bench(args) -> int:
+    from mpi4py import MPI
+
+    from .bench import run_suites, write_results
+
+    comm = MPI.COMM_WORLD
+    if comm.size < 2:
+        raise SystemExit("datamotion bench: needs at least 2 ranks (use --np 2 or more)")
+    if comm.rank == 0:
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        with Progress(SpinnerColumn(), TextColumn("{task.description} {task.completed} points"),
+                      TimeElapsedColumn()) as bar:
+            task = bar.add_task(f"measuring {' '.join(args.suites)} on {comm.size} ranks", total=None)
+            doc = run_suites(args.suites, comm, quick=args.quick, validate=args.validate,
+                             progress=lambda: bar.advance(task))
+        write_results(doc, args.out)
+        rows = {r["kernel"]: r["rows"] for r in doc["results"]}
+        summary = []
+        for row in rows.get("pingpong", []):
+            if row["bytes"] in (8, 1 << 20):
+                rate = f", {row['bytes'] / row['median_us']:.0f} MB/s" if row["bytes"] else ""
+                summary.append(f"ping-pong {row['bytes']} B: {row['median_us']:.2f} us{rate}")
+        for row in rows.get("barrier", []):
+            summary.append(f"barrier on {row['ranks']} ranks: {row['median_us']:.2f} us")
+        print("\n".join(summary + [f"wrote {args.out}"] + [f"warning: {w}" for w in doc["warnings"]]))
+    else:
+        run_suites(args.suites, comm, quick=args.quick, validate=args.validate)
+    return 0
 
 
 if __name__ == "__main__":

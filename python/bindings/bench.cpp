@@ -1,0 +1,41 @@
+// datamotion._core.bench_*: the measurement kernels, returning raw samples in seconds.
+#include "bindings.hpp"
+
+#include "bench/kernels.hpp"
+#include "core/error.hpp"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+
+namespace dm::python {
+
+void bind_bench(nb::module_ &m) {
+    m.def("bench_pair",
+          [](const std::string &kernel, nb::handle comm, int a, int b, std::size_t bytes, int reps, int warmup,
+             int iters, int window, bool validate) {
+              MPI_Comm c = comm_from_python(comm);
+              bench::PairOptions o{a, b, bytes, reps, warmup, iters, window, validate};
+              nb::gil_scoped_release release;
+              if (kernel == "pingpong") return bench::pingpong(c, o);
+              if (kernel == "exchange") return bench::exchange(c, o);
+              if (kernel == "stream") return bench::stream(c, o);
+              if (kernel == "bidir") return bench::bidirectional(c, o);
+              fail(DM_ERR_ARG, "bench: unknown point-to-point kernel '", kernel, "'");
+          },
+          nb::arg("kernel"), nb::arg("comm"), nb::arg("a"), nb::arg("b"), nb::arg("bytes"), nb::arg("reps"),
+          nb::arg("warmup"), nb::arg("iters"), nb::arg("window"), nb::arg("validate"),
+          "Collective on comm. Raw samples (seconds) of a point-to-point kernel between ranks a and b; "
+          "empty on the other ranks.");
+    m.def("bench_barrier",
+          [](nb::handle comm, int reps, int warmup) {
+              MPI_Comm c = comm_from_python(comm);
+              nb::gil_scoped_release release;
+              return bench::barrier(c, reps, warmup);
+          },
+          nb::arg("comm"), nb::arg("reps"), nb::arg("warmup"),
+          "Collective on comm. Raw samples (seconds): the slowest rank's time of one barrier.");
+}
+
+}  // namespace dm::python

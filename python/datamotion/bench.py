@@ -1,0 +1,175 @@
+"""Measuring the machine: point-to-point and barrier suites with raw samples,
+adaptive repetition and machine-readable results.
+
+Each kernel runs in C++ (datamotion._core.bench_*) and returns raw samples;
+this module repeats it until the 95% confidence interval of the median is
+within 5% of it (or a time cap), summarises, and writes the results document
+(schema ``datamotion.bench/1``, see docs/bench.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from typing import Callable, Dict, List, Optional, Sequence
+
+import numpy as np
+from mpi4py import MPI
+
+from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
+from . import _core
+from .provenance import provenance
+
+__all__ = ["SUITES", "run_suites", "summarize", "write_results"]
+
+SCHEMA = "datamotion.bench/1"
+PAIR_KERNELS = ("pingpong", "exchange", "stream", "bidir")
+QUICK_SIZES = [0, 8, 64, 512, 4096, 32768, 262144, 1 << 20]
+FULL_SIZES = [0] + [1 << k for k in range(0, 25)]
+FINE_SIZES = list(range(0, 16001, 64))
+
+
+def summarize(samples_s: Sequence[float]) -> dict:
+    """Median, percentiles, mean and the 95% confidence interval of the median
+    (order statistics, normal approximation of the binomial) of samples in
+    seconds, reported in microseconds, with the raw samples."""
+    us = np.sort(np.asarray(samples_s, dtype=float) * 1e6)
+    n = len(us)
+    if n == 0:
+        raise ValueError("no samples to summarise")
+    half = 1.96 * math.sqrt(n) / 2
+    lo = int(max(0, math.floor(n / 2 - half)))
+    hi = int(min(n - 1, math.ceil(n / 2 + half)))
+    return {
+        "median_us": float(np.median(us)),
+        "p05_us": float(np.percentile(us, 5)),
+        "p95_us": float(np.percentile(us, 95)),
+        "mean_us": float(us.mean()),
+        "min_us": float(us[0]),
+        "ci95_us": [float(us[lo]), float(us[hi])],
+        "reps": n,
+        "samples_us": [float(x) for x in us],
+    }
+
+
+def _adaptive(comm: MPI.Comm, measure: Callable[[int], List[float]], quick: bool) -> List[float]:
+    """Collective. Calls measure(batch) until the median's 95% CI is within 5% of
+    it, or a repetition or time cap. Rank 0 decides, so all ranks call alike."""
+    batch, max_reps, cap_s = (10, 40, 0.5) if quick else (20, 400, 3.0)
+    samples: List[float] = []
+    start = time.perf_counter()
+    while True:
+        samples += measure(batch)
+        done = True
+        if comm.rank == 0:
+            s = summarize(samples)
+            width = (s["ci95_us"][1] - s["ci95_us"][0]) / 2
+            done = (len(samples) >= max_reps or time.perf_counter() - start > cap_s
+                    or (len(samples) >= 2 * batch and width <= 0.05 * max(s["median_us"], 1e-9)))
+        if comm.bcast(done, root=0):
+            return samples
+
+
+def _iters(nbytes: int) -> int:
+    """Operations per sample: small messages are timed over several round trips."""
+    return 20 if nbytes <= 1024 else 5 if nbytes <= 65536 else 1
+
+
+def _pair_rows(comm, kernel, sizes, quick, validate, a=0, b=1, progress=None) -> List[dict]:
+    rows = []
+    for nbytes in sizes:
+        samples = _adaptive(comm, lambda reps: _core.bench_pair(kernel, comm, a, b, nbytes, reps, 2, _iters(nbytes),
+                                                                 16, validate), quick)
+        if comm.rank == a:
+            rows.append({"bytes": nbytes, "ranks": 2, "src": a, "dst": b, **summarize(samples)})
+        if progress:
+            progress()
+    return rows
+
+
+def suite_pt2pt(comm, quick=False, validate=False, progress=None) -> List[dict]:
+    """Ping-pong, exchange, streaming and bidirectional bandwidth between ranks 0 and 1
+    over message sizes, plus (full runs) a fine sweep and the distance sweep."""
+    sizes = QUICK_SIZES if quick else FULL_SIZES
+    results = []
+    for kernel in PAIR_KERNELS:
+        results.append({"kernel": kernel, "params": {"window": 16},
+                        "rows": _pair_rows(comm, kernel, sizes, quick, validate, progress=progress)})
+    if not quick:
+        results.append({"kernel": "pingpong_fine", "params": {},
+                        "rows": _pair_rows(comm, "pingpong", FINE_SIZES, True, validate, progress=progress)})
+    rows = []
+    for peer in range(1, comm.size):  # rank 0 to every other rank
+        samples = _adaptive(comm, lambda reps: _core.bench_pair("pingpong", comm, 0, peer, 8, reps, 2, 20, 1,
+                                                                 validate), quick)
+        if comm.rank == 0:
+            rows.append({"bytes": 8, "ranks": 2, "src": 0, "dst": peer, **summarize(samples)})
+    results.append({"kernel": "distance", "params": {"bytes": 8}, "rows": rows})
+    return results
+
+
+def suite_collectives(comm, quick=False, validate=False, progress=None) -> List[dict]:
+    """Barrier on the first P ranks, for P = 2 .. size."""
+    rows = []
+    for p in range(2, comm.size + 1):
+        sub = comm.Split(0 if comm.rank < p else MPI.UNDEFINED, comm.rank)
+        samples = []
+        if sub != MPI.COMM_NULL:
+            samples = _adaptive(sub, lambda reps: _core.bench_barrier(sub, reps, 2), quick)
+            sub.Free()
+        if comm.rank == 0:
+            rows.append({"bytes": 0, "ranks": p, **summarize(samples)})
+        if progress:
+            progress()
+    return [{"kernel": "barrier", "params": {}, "rows": rows}]
+
+
+SUITES: Dict[str, Callable] = {"pt2pt": suite_pt2pt, "collectives": suite_collectives}
+
+
+def _warnings(on_host: int, results) -> List[str]:
+    notes = []
+    cores = os.cpu_count() or 1
+    if on_host > cores:
+        notes.append(f"{on_host} ranks share {cores} cores on a host: timings include oversubscription")
+    for r in results:
+        for row in r["rows"]:
+            if row["mean_us"] > 1.5 * row["median_us"]:
+                notes.append(f"{r['kernel']} {row['bytes']} bytes: mean {row['mean_us']:.2f} us exceeds 1.5 x "
+                             f"median {row['median_us']:.2f} us (noisy)")
+    return notes
+
+
+def run_suites(names: Sequence[str], comm: Optional[MPI.Comm] = None, quick: bool = False,
+               validate: bool = False, progress=None) -> Optional[dict]:
+    """Collective. Runs the named suites ("all" for every suite) and returns the
+    results document on rank 0 (None elsewhere)."""
+    comm = MPI.COMM_WORLD if comm is None else comm
+    if comm.size < 2:
+        raise ValueError("the benchmarks need at least 2 ranks")
+    names = list(SUITES) if "all" in names else list(names)
+    unknown = [n for n in names if n not in SUITES]
+    if unknown:
+        raise ValueError(f"unknown suite(s) {unknown}; choose from {sorted(SUITES)} or 'all'")
+    info = provenance(comm)
+    results = []
+    for name in names:
+        results += SUITES[name](comm, quick=quick, validate=validate, progress=progress)
+    host = comm.Split_type(MPI.COMM_TYPE_SHARED)  # collective: ranks sharing this node
+    on_host = host.size
+    host.Free()
+    if comm.rank != 0:
+        return None
+    warnings = _warnings(on_host, results)
+    info["environment"] = {k: v for k, v in os.environ.items()
+                           if k.startswith(("MPIR_CVAR", "OMPI_MCA", "MPICH_", "I_MPI_", "UCX_", "FI_"))}
+    return {"schema": SCHEMA, "provenance": info, "quick": quick, "validated": validate,
+            "warnings": warnings, "results": results}
+
+
+def write_results(doc: dict, path: str) -> None:
+    """Writes a results document as JSON."""
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=1)

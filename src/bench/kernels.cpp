@@ -1,0 +1,155 @@
+#include "bench/kernels.hpp"
+
+#include "core/error.hpp"
+
+#include <cstdint>
+
+namespace dm::bench {
+namespace {
+
+constexpr int kTag = 7;
+
+void fill(std::vector<unsigned char> &buf, int seed) {
+    for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<unsigned char>(i * 7 + seed * 13 + 1);
+}
+
+void verify(const std::vector<unsigned char> &buf, int seed, const char *kernel) {
+    for (std::size_t i = 0; i < buf.size(); ++i)
+        if (buf[i] != static_cast<unsigned char>(i * 7 + seed * 13 + 1))
+            fail(DM_ERR_INTERNAL, kernel, ": received byte ", i, " of ", buf.size(), " is wrong");
+}
+
+int check_pair(MPI_Comm comm, const PairOptions &o) {
+    int rank = 0, size = 1;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    collective(comm, [&] {
+        if (o.a < 0 || o.a >= size || o.b < 0 || o.b >= size || o.a == o.b)
+            fail(DM_ERR_ARG, "bench: the pair (", o.a, ", ", o.b, ") must be two distinct ranks of ", size);
+        if (o.reps < 1 || o.iters < 1 || o.warmup < 0 || o.window < 1)
+            fail(DM_ERR_ARG, "bench: reps, iters and window must be positive, warmup non-negative");
+        if (o.bytes > static_cast<std::size_t>(INT32_MAX)) fail(DM_ERR_ARG, "bench: message too large");
+    });
+    return rank;
+}
+
+// Runs `body(rep)` warmup + reps times on the pair, returning the recorded samples.
+template <class Body>
+std::vector<double> run_pair(MPI_Comm comm, const PairOptions &o, int rank, Body &&body) {
+    std::vector<double> samples;
+    for (int rep = -o.warmup; rep < o.reps; ++rep) {
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");  // synchronised start
+        if (rank != o.a && rank != o.b) continue;
+        const double seconds = body(rep);
+        if (rep >= 0) samples.push_back(seconds);
+    }
+    return samples;
+}
+
+}  // namespace
+
+std::vector<double> pingpong(MPI_Comm comm, const PairOptions &o) {
+    const int rank = check_pair(comm, o);
+    std::vector<unsigned char> buf(o.bytes);
+    const int n = static_cast<int>(o.bytes);
+    std::exception_ptr failure;
+    auto samples = run_pair(comm, o, rank, [&](int rep) {
+        if (o.validate && rank == o.a) fill(buf, rep);
+        const double t0 = MPI_Wtime();
+        for (int i = 0; i < o.iters; ++i) {
+            if (rank == o.a) {
+                check_mpi(MPI_Send(buf.data(), n, MPI_BYTE, o.b, kTag, comm), "MPI_Send");
+                check_mpi(MPI_Recv(buf.data(), n, MPI_BYTE, o.b, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+            } else {
+                check_mpi(MPI_Recv(buf.data(), n, MPI_BYTE, o.a, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+                check_mpi(MPI_Send(buf.data(), n, MPI_BYTE, o.a, kTag, comm), "MPI_Send");
+            }
+        }
+        const double t = (MPI_Wtime() - t0) / (2.0 * o.iters);
+        if (o.validate && !failure) try { verify(buf, rep, "pingpong"); } catch (...) { failure = std::current_exception(); }
+        return t;
+    });
+    agree(comm, failure);
+    return samples;
+}
+
+std::vector<double> exchange(MPI_Comm comm, const PairOptions &o) {
+    const int rank = check_pair(comm, o);
+    std::vector<unsigned char> out(o.bytes), in(o.bytes);
+    const int n = static_cast<int>(o.bytes);
+    std::exception_ptr failure;
+    std::vector<double> samples;
+    for (int rep = -o.warmup; rep < o.reps; ++rep) {
+        const bool member = rank == o.a || rank == o.b;
+        const int peer = rank == o.a ? o.b : o.a;
+        MPI_Request recv = MPI_REQUEST_NULL, send = MPI_REQUEST_NULL;
+        if (o.validate && member) fill(out, rep);
+        if (member) check_mpi(MPI_Irecv(in.data(), n, MPI_BYTE, peer, kTag, comm, &recv), "MPI_Irecv");
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");  // every receive is posted before any send
+        const double t0 = MPI_Wtime();
+        if (member) {
+            check_mpi(MPI_Isend(out.data(), n, MPI_BYTE, peer, kTag, comm, &send), "MPI_Isend");
+            check_mpi(MPI_Wait(&send, MPI_STATUS_IGNORE), "MPI_Wait");
+            check_mpi(MPI_Wait(&recv, MPI_STATUS_IGNORE), "MPI_Wait");
+        }
+        const double t = MPI_Wtime() - t0;
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+        if (member && rep >= 0) samples.push_back(t);
+        if (member && o.validate && !failure) try { verify(in, rep, "exchange"); } catch (...) { failure = std::current_exception(); }
+    }
+    agree(comm, failure);
+    return samples;
+}
+
+namespace {
+std::vector<double> windowed(MPI_Comm comm, const PairOptions &o, bool both_ways, const char *name) {
+    const int rank = check_pair(comm, o);
+    const int n = static_cast<int>(o.bytes);
+    std::vector<unsigned char> out(o.bytes);
+    std::vector<std::vector<unsigned char>> in(static_cast<std::size_t>(o.window), std::vector<unsigned char>(o.bytes));
+    std::vector<MPI_Request> requests(static_cast<std::size_t>(2 * o.window));
+    std::exception_ptr failure;
+    auto samples = run_pair(comm, o, rank, [&](int rep) {
+        const int peer = rank == o.a ? o.b : o.a;
+        const bool sends = rank == o.a || both_ways, receives = rank == o.b || both_ways;
+        if (o.validate && sends) fill(out, rep);
+        const double t0 = MPI_Wtime();
+        int count = 0;
+        for (int w = 0; receives && w < o.window; ++w)
+            check_mpi(MPI_Irecv(in[w].data(), n, MPI_BYTE, peer, kTag, comm, &requests[count++]), "MPI_Irecv");
+        for (int w = 0; sends && w < o.window; ++w)
+            check_mpi(MPI_Isend(out.data(), n, MPI_BYTE, peer, kTag, comm, &requests[count++]), "MPI_Isend");
+        check_mpi(MPI_Waitall(count, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+        // A zero-byte acknowledgement closes the window: a's time includes the delivery.
+        if (rank == o.b) check_mpi(MPI_Send(nullptr, 0, MPI_BYTE, o.a, kTag + 1, comm), "MPI_Send");
+        else check_mpi(MPI_Recv(nullptr, 0, MPI_BYTE, o.b, kTag + 1, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+        const double t = (MPI_Wtime() - t0) / o.window;
+        if (o.validate && receives && !failure)
+            try { for (const auto &b : in) verify(b, rep, name); } catch (...) { failure = std::current_exception(); }
+        return t;
+    });
+    agree(comm, failure);
+    return samples;
+}
+}  // namespace
+
+std::vector<double> stream(MPI_Comm comm, const PairOptions &o) { return windowed(comm, o, false, "stream"); }
+std::vector<double> bidirectional(MPI_Comm comm, const PairOptions &o) { return windowed(comm, o, true, "bidir"); }
+
+std::vector<double> barrier(MPI_Comm comm, int reps, int warmup) {
+    collective(comm, [&] {
+        if (reps < 1 || warmup < 0) fail(DM_ERR_ARG, "bench: reps must be positive, warmup non-negative");
+    });
+    std::vector<double> samples;
+    for (int rep = -warmup; rep < reps; ++rep) {
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+        const double t0 = MPI_Wtime();
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+        double t = MPI_Wtime() - t0, slowest = 0;
+        check_mpi(MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+        if (rep >= 0) samples.push_back(slowest);
+    }
+    return samples;
+}
+
+}  // namespace dm::bench

@@ -1,0 +1,40 @@
+// Measurement kernels: each returns raw per-repetition samples (seconds), so
+// summaries, confidence intervals and fits happen above, on the same data.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace dm::bench {
+
+struct PairOptions {
+    int a = 0, b = 1;         // the two ranks of the pair
+    std::size_t bytes = 0;    // message size
+    int reps = 10;            // samples
+    int warmup = 2;           // unrecorded repetitions first
+    int iters = 1;            // operations per sample (the sample is their mean)
+    int window = 16;          // messages in flight (stream, bidir)
+    bool validate = false;    // fill, check and fail on a wrong byte
+};
+
+// Collective on comm; ranks other than a and b only synchronise. On a and b the
+// samples are the one-way time of a blocking ping-pong (round trip / 2).
+std::vector<double> pingpong(MPI_Comm comm, const PairOptions &o);
+
+// The Paragon paper's nonblocking exchange: both post the receive, barrier, send,
+// wait, barrier; a sample is the exchange time without the barriers.
+std::vector<double> exchange(MPI_Comm comm, const PairOptions &o);
+
+// Streaming: a sends `window` nonblocking messages, b receives them and answers
+// with one zero-byte acknowledgement; a sample is the time per message.
+std::vector<double> stream(MPI_Comm comm, const PairOptions &o);
+
+// Bidirectional streaming: both send `window` messages to each other at once.
+std::vector<double> bidirectional(MPI_Comm comm, const PairOptions &o);
+
+// Collective on comm. A sample is the slowest rank's time of one MPI_Barrier.
+std::vector<double> barrier(MPI_Comm comm, int reps, int warmup);
+
+}  // namespace dm::bench
