@@ -36,6 +36,14 @@ void bind_bench(nb::module_ &m) {
           },
           nb::arg("comm"), nb::arg("reps"), nb::arg("warmup"),
           "Collective on comm. Raw samples (seconds): the slowest rank's time of one barrier.");
+    m.def("bench_collective",
+          [](const std::string &op, nb::handle comm, std::size_t bytes, int reps, int warmup, bool validate) {
+              MPI_Comm c = comm_from_python(comm);
+              nb::gil_scoped_release release;
+              return bench::collective_op(c, op, bytes, reps, warmup, validate);
+          },
+          nb::arg("op"), nb::arg("comm"), nb::arg("bytes"), nb::arg("reps"), nb::arg("warmup"), nb::arg("validate"),
+          "Collective on comm. Raw samples (seconds): the slowest rank's time of one collective operation.");
 }
 
 }  // namespace dm::python

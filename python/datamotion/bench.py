@@ -110,20 +110,30 @@ def suite_pt2pt(comm, quick=False, validate=False, progress=None) -> List[dict]:
     return results
 
 
+COLLECTIVES = ("bcast", "reduce", "allreduce", "scan", "exscan", "allgather", "alltoall")
+
+
 def suite_collectives(comm, quick=False, validate=False, progress=None) -> List[dict]:
-    """Barrier on the first P ranks, for P = 2 .. size."""
-    rows = []
+    """Barrier, and every collective of COLLECTIVES over sizes, on the first P
+    ranks for P = 2 .. size (reductions and scans sum bytes / 8 doubles)."""
+    sizes = [8, 4096, 65536] if quick else [8, 64, 512, 4096, 32768, 262144, 1 << 20]
+    rows: Dict[str, List[dict]] = {"barrier": [], **{op: [] for op in COLLECTIVES}}
     for p in range(2, comm.size + 1):
         sub = comm.Split(0 if comm.rank < p else MPI.UNDEFINED, comm.rank)
-        samples = []
-        if sub != MPI.COMM_NULL:
-            samples = _adaptive(sub, lambda reps: _core.bench_barrier(sub, reps, 2), quick)
-            sub.Free()
+        if sub == MPI.COMM_NULL:
+            continue
+        samples = _adaptive(sub, lambda reps: _core.bench_barrier(sub, reps, 2), quick)
         if comm.rank == 0:
-            rows.append({"bytes": 0, "ranks": p, **summarize(samples)})
-        if progress:
-            progress()
-    return [{"kernel": "barrier", "params": {}, "rows": rows}]
+            rows["barrier"].append({"bytes": 0, "ranks": p, **summarize(samples)})
+        for op in COLLECTIVES:
+            for nbytes in sizes:
+                samples = _adaptive(sub, lambda reps: _core.bench_collective(op, sub, nbytes, reps, 2, validate), quick)
+                if comm.rank == 0:
+                    rows[op].append({"bytes": nbytes, "ranks": p, **summarize(samples)})
+                if progress:
+                    progress()
+        sub.Free()
+    return [{"kernel": kernel, "params": {}, "rows": r} for kernel, r in rows.items()]
 
 
 SUITES: Dict[str, Callable] = {"pt2pt": suite_pt2pt, "collectives": suite_collectives}

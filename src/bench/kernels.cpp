@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 
+#include <climits>
 #include <cstdint>
 
 namespace dm::bench {
@@ -149,6 +150,72 @@ std::vector<double> barrier(MPI_Comm comm, int reps, int warmup) {
         check_mpi(MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
         if (rep >= 0) samples.push_back(slowest);
     }
+    return samples;
+}
+
+std::vector<double> collective_op(MPI_Comm comm, const std::string &op, std::size_t bytes, int reps, int warmup,
+                                  bool validate) {
+    int rank = 0, size = 1;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    static const char *const known[] = {"bcast", "reduce", "allreduce", "scan", "exscan", "allgather", "alltoall"};
+    collective(comm, [&] {
+        bool ok = false;
+        for (const char *k : known) ok = ok || op == k;
+        if (!ok) fail(DM_ERR_ARG, "bench: unknown collective '", op, "'");
+        if (reps < 1 || warmup < 0) fail(DM_ERR_ARG, "bench: reps must be positive, warmup non-negative");
+        if (bytes * static_cast<std::size_t>(size) > static_cast<std::size_t>(INT32_MAX))
+            fail(DM_ERR_ARG, "bench: message too large");
+    });
+    const int n = static_cast<int>(bytes), doubles = static_cast<int>(bytes / 8);
+    const bool gathers = op == "allgather" || op == "alltoall";
+    std::vector<unsigned char> out(gathers && op == "alltoall" ? bytes * size : bytes), in(gathers ? bytes * size : bytes);
+    std::vector<double> dout(static_cast<std::size_t>(doubles)), din(static_cast<std::size_t>(doubles));
+    std::exception_ptr failure;
+    std::vector<double> samples;
+    for (int rep = -warmup; rep < reps; ++rep) {
+        // Inputs that make every result checkable: bytes seeded by rank (and peer), doubles = rank + 1.
+        for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<unsigned char>(i * 7 + rank * 31 + rep);
+        for (auto &d : dout) d = rank + 1;
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+        const double t0 = MPI_Wtime();
+        if (op == "bcast") check_mpi(MPI_Bcast(rank == 0 ? out.data() : in.data(), n, MPI_BYTE, 0, comm), "MPI_Bcast");
+        else if (op == "reduce") check_mpi(MPI_Reduce(dout.data(), din.data(), doubles, MPI_DOUBLE, MPI_SUM, 0, comm), "MPI_Reduce");
+        else if (op == "allreduce") check_mpi(MPI_Allreduce(dout.data(), din.data(), doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
+        else if (op == "scan") check_mpi(MPI_Scan(dout.data(), din.data(), doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Scan");
+        else if (op == "exscan") check_mpi(MPI_Exscan(dout.data(), din.data(), doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Exscan");
+        else if (op == "allgather") check_mpi(MPI_Allgather(out.data(), n, MPI_BYTE, in.data(), n, MPI_BYTE, comm), "MPI_Allgather");
+        else check_mpi(MPI_Alltoall(out.data(), n, MPI_BYTE, in.data(), n, MPI_BYTE, comm), "MPI_Alltoall");
+        double t = MPI_Wtime() - t0, slowest = 0;
+        check_mpi(MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+        if (rep >= 0) samples.push_back(slowest);
+        if (!validate || failure) continue;
+        try {
+            const double total = size * (size + 1) / 2.0, prefix = (rank + 1) * (rank + 2) / 2.0;
+            auto expect_doubles = [&](double value) {
+                for (double d : din)
+                    if (d != value) fail(DM_ERR_INTERNAL, op, ": wrong result ", d, " (expected ", value, ")");
+            };
+            auto expect_byte = [&](std::size_t index, int from, std::size_t i) {
+                if (in[index] != static_cast<unsigned char>(i * 7 + from * 31 + rep))
+                    fail(DM_ERR_INTERNAL, op, ": wrong byte ", index, " from rank ", from);
+            };
+            if (op == "bcast" && rank != 0)
+                for (std::size_t i = 0; i < bytes; ++i) expect_byte(i, 0, i);
+            if ((op == "reduce" && rank == 0) || op == "allreduce") expect_doubles(total);
+            if (op == "scan") expect_doubles(prefix);
+            if (op == "exscan" && rank > 0) expect_doubles(prefix - (rank + 1));
+            if (op == "allgather")
+                for (int r = 0; r < size; ++r)
+                    for (std::size_t i = 0; i < bytes; ++i) expect_byte(r * bytes + i, r, i);
+            if (op == "alltoall")  // block `rank` of every sender's buffer
+                for (int r = 0; r < size; ++r)
+                    for (std::size_t i = 0; i < bytes; ++i) expect_byte(r * bytes + i, r, rank * bytes + i);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    }
+    agree(comm, failure);
     return samples;
 }
 

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace dm::bench {
@@ -36,5 +37,12 @@ std::vector<double> bidirectional(MPI_Comm comm, const PairOptions &o);
 
 // Collective on comm. A sample is the slowest rank's time of one MPI_Barrier.
 std::vector<double> barrier(MPI_Comm comm, int reps, int warmup);
+
+// Collective on comm. A sample is the slowest rank's time of one collective:
+// "bcast" (bytes from rank 0), "reduce" and "allreduce" (sums of bytes / 8
+// doubles), "scan" and "exscan" (prefix sums of them), "allgather" (bytes from
+// every rank), "alltoall" (bytes from every rank to every rank).
+std::vector<double> collective_op(MPI_Comm comm, const std::string &op, std::size_t bytes, int reps, int warmup,
+                                  bool validate);
 
 }  // namespace dm::bench

@@ -35,6 +35,14 @@ def test_barrier_kernel_and_summary():
     check_all(WORLD, s["ci95_us"][0] <= s["median_us"] <= s["ci95_us"][1] and s["reps"] == 5, f"{s}")
 
 
+@pytest.mark.parallel(nprocs=[2, 3, 4])
+@pytest.mark.parametrize("op", bench.COLLECTIVES)
+def test_collective_kernels_with_validation(op):
+    for nbytes in (0, 8, 1000, 40000):
+        samples = _core.bench_collective(op, WORLD, nbytes, 3, 1, True)
+        check_all(WORLD, len(samples) == 3 and min(samples) > 0, f"{op} {nbytes} B: {samples}")
+
+
 @pytest.mark.parallel(nprocs=[2, 3])
 def test_bad_pairs_fail_everywhere():
     raises_everywhere(WORLD, lambda: _core.bench_pair("pingpong", WORLD, 0, 0, 8, 3, 0, 1, 1, False), "DM_ERR_ARG",
@@ -43,6 +51,8 @@ def test_bad_pairs_fail_everywhere():
                       "DM_ERR_ARG", r"two distinct ranks")
     raises_everywhere(WORLD, lambda: _core.bench_pair("teleport", WORLD, 0, 1, 8, 3, 0, 1, 1, False), "DM_ERR_ARG",
                       r"unknown point-to-point kernel")
+    raises_everywhere(WORLD, lambda: _core.bench_collective("gossip", WORLD, 8, 3, 0, False), "DM_ERR_ARG",
+                      r"unknown collective")
 
 
 @pytest.mark.parallel(nprocs=[2, 4])
