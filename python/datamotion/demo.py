@@ -147,6 +147,26 @@ def _pshift(d: _Demo) -> None:
             "10 Jacobi-style steps with one PSHIFT each equal the same steps with numpy.roll")
 
 
+def _profile(d: _Demo) -> None:
+    d.section("Measuring the machine: a quick profile (datamotion bench for more)")
+    comm = d.comm
+    if comm.size < 2:
+        d.say("  (needs 2 ranks)")
+        return
+    median_us = lambda samples: float(np.median(samples)) * 1e6
+    lat = _core.bench_pair("pingpong", comm, 0, 1, 8, 30, 3, 20, 1, True)
+    big = _core.bench_pair("pingpong", comm, 0, 1, 1 << 20, 10, 2, 1, 1, True)
+    bar = _core.bench_barrier(comm, 30, 3)
+    red = _core.bench_collective("allreduce", comm, 8, 30, 3, True)
+    if comm.rank == 0:
+        d.say(f"  ping-pong rank 0 <-> 1: 8 bytes {median_us(lat):.2f} us one way; 1 MiB {median_us(big):.0f} us "
+              f"= {(1 << 20) / median_us(big):.0f} MB/s")
+        d.say(f"  on all {comm.size} ranks: barrier {median_us(bar):.2f} us, 8-byte allreduce {median_us(red):.2f} us "
+              f"(medians; every byte checked)")
+    # With validation on, a wrong byte would have raised datamotion.Error on every rank.
+    d.check(all(s > 0 for s in lat + big + bar + red), "every sample is a positive time, every byte arrived intact")
+
+
 def _errors(d: _Demo) -> None:
     d.section("Errors are collective: one rank's mistake fails the call on every rank")
     grid = ProcessGrid(d.comm, dims=1)
@@ -180,6 +200,7 @@ def run_demo() -> int:
     _distributions(d)
     _arrays(d)
     _pshift(d)
+    _profile(d)
     _errors(d)
     d.section("Summary")
     d.say("all checks passed" if d.failures == 0 else f"[red]{d.failures} check(s) failed[/]")
