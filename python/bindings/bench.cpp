@@ -2,6 +2,7 @@
 #include "bindings.hpp"
 
 #include "bench/kernels.hpp"
+#include "bench/local.hpp"
 #include "core/error.hpp"
 
 #include <nanobind/stl/string.h>
@@ -44,6 +45,21 @@ void bind_bench(nb::module_ &m) {
           },
           nb::arg("op"), nb::arg("comm"), nb::arg("bytes"), nb::arg("reps"), nb::arg("warmup"), nb::arg("validate"),
           "Collective on comm. Raw samples (seconds): the slowest rank's time of one collective operation.");
+    m.def("bench_memcopy",
+          [](std::size_t bytes, int reps, int warmup, int iters) {
+              nb::gil_scoped_release release;
+              return bench::memcopy(bytes, reps, warmup, iters);
+          },
+          nb::arg("bytes"), nb::arg("reps"), nb::arg("warmup"), nb::arg("iters"),
+          "Local. Raw samples (seconds) of one memcpy of `bytes`.");
+    m.def("bench_vector",
+          [](const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters) {
+              nb::gil_scoped_release release;
+              return bench::vector_op(op, single, n, reps, warmup, iters);
+          },
+          nb::arg("op"), nb::arg("single"), nb::arg("n"), nb::arg("reps"), nb::arg("warmup"), nb::arg("iters"),
+          "Local. Raw samples (seconds) of one sweep of a vector operation over n elements.");
+    m.def("vector_op_flops", &bench::vector_op_flops, nb::arg("op"), "Local. Flops per element of an operation.");
 }
 
 }  // namespace dm::python

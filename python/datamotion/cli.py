@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--np", type=int, default=None, help="ranks to launch (default: run in this process)")
     info.add_argument("--json", action="store_true", help="print JSON instead of a table")
     bench = sub.add_parser("bench", help="measure the machine and write a results JSON")
-    bench.add_argument("suites", nargs="+", help="pt2pt, collectives or all")
+    bench.add_argument("suites", nargs="+", help="pt2pt, collectives, local or all")
     bench.add_argument("--np", type=int, default=2, help="ranks to launch when not inside an MPI job (default 2)")
     bench.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (about a minute)")
     bench.add_argument("--validate", action="store_true", help="check every received byte")
@@ -123,6 +123,10 @@ def _bench(args) -> int:
                 summary.append(f"ping-pong {row['bytes']} B: {row['median_us']:.2f} us{rate}")
         for row in rows.get("barrier", []):
             summary.append(f"barrier on {row['ranks']} ranks: {row['median_us']:.2f} us")
+        for r in doc["results"]:
+            if r["kernel"] == "vector":
+                p = r["params"]
+                summary.append(f"{p['op']} {p['dtype']}: R_inf {p['rinf_mflops']:.0f} Mflop/s, N_1/2 {p['nhalf']:.0f}")
         print("\n".join(summary + [f"wrote {args.out}"] + [f"warning: {w}" for w in doc["warnings"]]))
     else:
         run_suites(args.suites, comm, quick=args.quick, validate=args.validate)

@@ -66,6 +66,7 @@ KERNEL_MODELS: Dict[str, str] = {
     # point to point: T(l) = t0 + l/B piecewise
     "pingpong": "piecewise",
     "pingpong_fine": "piecewise",
+    "memcopy": "piecewise",
     "exchange": "piecewise",
     "stream": "piecewise",
     "bidir": "piecewise",

@@ -43,6 +43,17 @@ def test_collective_kernels_with_validation(op):
         check_all(WORLD, len(samples) == 3 and min(samples) > 0, f"{op} {nbytes} B: {samples}")
 
 
+def test_local_kernels():
+    for nbytes in (0, 100, 1 << 16):
+        check_all(WORLD, min(_core.bench_memcopy(nbytes, 3, 1, 2)) >= 0, f"memcopy {nbytes}")
+    for op in bench.VECTOR_OPS:
+        for single in (True, False):
+            check_all(WORLD, min(_core.bench_vector(op, single, 1000, 3, 1, 2)) > 0, f"{op} single={single}")
+    assert [_core.vector_op_flops(op) for op in bench.VECTOR_OPS] == [1, 1, 1, 1, 2, 3]
+    with pytest.raises(Exception, match="unknown vector operation"):
+        _core.bench_vector("b/c", False, 10, 1, 0, 1)
+
+
 @pytest.mark.parallel(nprocs=[2, 3])
 def test_bad_pairs_fail_everywhere():
     raises_everywhere(WORLD, lambda: _core.bench_pair("pingpong", WORLD, 0, 0, 8, 3, 0, 1, 1, False), "DM_ERR_ARG",

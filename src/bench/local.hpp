@@ -1,0 +1,22 @@
+// Local kernels: memory copy and the CM-5 paper's vector operations, timed on
+// each rank without communication (samples in seconds).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace dm::bench {
+
+// memcpy of `bytes` between two buffers allocated and touched beforehand; a
+// sample is the mean over `iters` copies.
+std::vector<double> memcopy(std::size_t bytes, int reps, int warmup, int iters);
+
+// One of a=b+s, a=b+c, a=b*s, a=b*c, a=s*b+c, a=b*c+d*e on vectors of n elements
+// of float32 (`single`) or float64; a sample is the mean over `iters` sweeps.
+std::vector<double> vector_op(const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters);
+
+// Floating-point operations per element of `op` (throws for an unknown op).
+int vector_op_flops(const std::string &op);
+
+}  // namespace dm::bench
