@@ -91,43 +91,49 @@ HaloPlan::HaloPlan(const array::DistArray &prototype, bool corners)
     for (int a = 0; a < n; ++a) maps.push_back(prototype.axis_map(a));
     const std::vector<int> &ghost = prototype.ghost();
     require_same(comm, {corners ? 1 : 0}, "halo: corners");
-    collective(comm, [&] {
-        for (int a = 0; a < n; ++a)
-            if (maps[a].resolved().kind != DM_DIST_BLOCK && grid_->dims()[a] > 1 && ghost[a] > 0)
-                fail(DM_ERR_UNSUPPORTED, "halo: axis ", a, " has ghosts but is not Block-distributed");
-        MPI_Datatype element = dtype_mpi(prototype.dtype());
-        auto box = [&](const std::vector<std::int64_t> &start, const std::vector<std::int64_t> &size) {
-            array::Box b;
-            for (int a = 0; a < n; ++a) {
-                b.start.push_back(ghost[a] + start[a]);
-                b.size.push_back(size[a]);
-            }
-            return b;
-        };
-        const int me = grid_->rank();
-        std::vector<int> coords(static_cast<size_t>(n));
-        for (int p = 0; p < grid_->size(); ++p) {
-            grid_->coords_of(p, coords.data());
-            int tag = 0;
-            for_each_piece(maps, *grid_, ghost, coords, corners, [&](const Piece &piece) {
-                const int source = grid_->rank_of(piece.coords.data());
-                std::int64_t count = 1;
-                for (auto s : piece.size) count *= s;
-                if (count > 0 && p == me && source == me) {
-                    copies_.push_back({box(piece.src_start, piece.size), box(piece.dst_start, piece.size)});
-                } else if (count > 0 && p == me) {
-                    recvs_.push_back({source, tag, array::box_datatype(storage_shape_, box(piece.dst_start, piece.size),
-                                                                       element), count});
-                } else if (count > 0 && source == me) {
-                    sends_.push_back({p, tag, array::box_datatype(storage_shape_, box(piece.src_start, piece.size),
-                                                                  element), count});
+    try {
+        collective(comm, [&] {
+            for (int a = 0; a < n; ++a)
+                if (maps[a].resolved().kind != DM_DIST_BLOCK && grid_->dims()[a] > 1 && ghost[a] > 0)
+                    fail(DM_ERR_UNSUPPORTED, "halo: axis ", a, " has ghosts but is not Block-distributed");
+            MPI_Datatype element = dtype_mpi(prototype.dtype());
+            auto box = [&](const std::vector<std::int64_t> &start, const std::vector<std::int64_t> &size) {
+                array::Box b;
+                for (int a = 0; a < n; ++a) {
+                    b.start.push_back(ghost[a] + start[a]);
+                    b.size.push_back(size[a]);
                 }
-                ++tag;
-            });
-            if (tag > tag_upper_bound(comm)) fail(DM_ERR_UNSUPPORTED, "halo: more pieces than MPI tags");
-        }
-        requests_.reserve(sends_.size() + recvs_.size());
-    });
+                return b;
+            };
+            const int me = grid_->rank();
+            std::vector<int> coords(static_cast<size_t>(n));
+            for (int p = 0; p < grid_->size(); ++p) {
+                grid_->coords_of(p, coords.data());
+                int tag = 0;
+                for_each_piece(maps, *grid_, ghost, coords, corners, [&](const Piece &piece) {
+                    const int source = grid_->rank_of(piece.coords.data());
+                    std::int64_t count = 1;
+                    for (auto s : piece.size) count *= s;
+                    if (count > 0 && p == me && source == me) {
+                        copies_.push_back({box(piece.src_start, piece.size), box(piece.dst_start, piece.size)});
+                    } else if (count > 0 && p == me) {
+                        recvs_.push_back({source, tag, array::box_datatype(storage_shape_, box(piece.dst_start, piece.size),
+                                                                           element), count});
+                    } else if (count > 0 && source == me) {
+                        sends_.push_back({p, tag, array::box_datatype(storage_shape_, box(piece.src_start, piece.size),
+                                                                      element), count});
+                    }
+                    ++tag;
+                });
+                if (tag > tag_upper_bound(comm)) fail(DM_ERR_UNSUPPORTED, "halo: more pieces than MPI tags");
+            }
+            requests_.reserve(sends_.size() + recvs_.size());
+        });
+    } catch (...) {  // no destructor runs for a failed constructor: free the datatypes made so far
+        free_types(sends_);
+        free_types(recvs_);
+        throw;
+    }
 }
 
 HaloPlan::~HaloPlan() {

@@ -52,17 +52,25 @@ PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_s
     require_same(comm, args, "pshift: shift specifications");
 
     shifts_.resize(specs.size());
-    collective(comm, [&] {
-        for (size_t k = 0; k < specs.size(); ++k) {
-            shifts_[k].spec = specs[k];
-            std::int64_t tag_base = 0;  // the tags of earlier shifts
-            for (size_t j = 0; j < k; ++j) tag_base += grid_->dims()[specs[j].axis] + 2;
-            plan(shifts_[k], static_cast<int>(tag_base));
+    try {
+        collective(comm, [&] {
+            for (size_t k = 0; k < specs.size(); ++k) {
+                shifts_[k].spec = specs[k];
+                std::int64_t tag_base = 0;  // the tags of earlier shifts
+                for (size_t j = 0; j < k; ++j) tag_base += grid_->dims()[specs[j].axis] + 2;
+                plan(shifts_[k], static_cast<int>(tag_base));
+            }
+            const Volume v = volume();
+            requests_.reserve(static_cast<size_t>(v.messages_sent + v.messages_received));
+            buffers_.reserve(2 * specs.size());
+        });
+    } catch (...) {  // no destructor runs for a failed constructor: free the datatypes made so far
+        for (auto &shift : shifts_) {
+            free_types(shift.sends);
+            free_types(shift.recvs);
         }
-        const Volume v = volume();
-        requests_.reserve(static_cast<size_t>(v.messages_sent + v.messages_received));
-        buffers_.reserve(2 * specs.size());
-    });
+        throw;
+    }
 }
 
 void PShiftPlan::plan(Shift &shift, int tag_base) {
