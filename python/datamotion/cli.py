@@ -50,11 +50,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(argv)
-    nprocs = getattr(args, "np", None)
+    nprocs = getattr(args, "np", None)  # `model` has none: it runs offline
     if nprocs is not None and nprocs < 1:
         raise SystemExit("datamotion: --np must be at least 1")
-    if args.command == "model":  # offline: no MPI job needed
-        nprocs = None
     if nprocs is not None and not launch.inside_mpi_job():
         forwarded = [a for i, a in enumerate(argv) if a != "--np" and (i == 0 or argv[i - 1] != "--np")
                      and not a.startswith("--np=")]
