@@ -3,12 +3,14 @@
  *
  * Layers (each header includes the one below): core.h (status, element types,
  * timers, provenance), layout.h (process grids, axis distributions), array.h
- * (distributed N-d arrays); on them the capabilities: shift.h (PSHIFT).
+ * (distributed N-d arrays); on them the capabilities: shift.h (PSHIFT) and redist.h
+ * (redistribution).
  */
 #ifndef DATAMOTION_H
 #define DATAMOTION_H
 
 #include <datamotion/array.h>
+#include <datamotion/redist.h>
 #include <datamotion/shift.h>
 
 #endif /* DATAMOTION_H */

@@ -22,5 +22,6 @@ void bind_grid(nb::module_ &m);
 void bind_array(nb::module_ &m);
 void bind_shift(nb::module_ &m);
 void bind_bench(nb::module_ &m);
+void bind_redist(nb::module_ &m);
 
 }  // namespace dm::python

@@ -41,6 +41,8 @@ _EXPORTS = {
     "Halo": "shift",
     "cshift": "shift",
     "eoshift": "shift",
+    "RedistPlan": "redist",
+    "redistribute": "redist",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -1,0 +1,77 @@
+/*
+ * datamotion/redist.h — redistribution of distributed arrays: a new block size,
+ * distribution or process-grid shape for the same data.
+ *
+ * dm_redist_setup computes once, for a source and a destination array of the
+ * same shape and element type (any distributions, grids of any shape over the
+ * same ranks), which runs of elements every rank sends to and receives from
+ * every other, as MPI datatypes over the arrays' storage (nothing is packed by
+ * datamotion). dm_redist_execute then moves the data of any arrays of those two
+ * layouts, as often as needed.
+ *
+ * Methods:
+ *   DM_REDIST_ALLTOALLW    one MPI_Alltoallw;
+ *   DM_REDIST_NONBLOCKING  every receive posted, every send started, one wait
+ *                          (one message per peer);
+ *   DM_REDIST_SENDRECV     contention-free phases of MPI_Sendrecv: in each phase
+ *                          every rank sends to at most one rank and receives
+ *                          from at most one. When one axis changes its block
+ *                          size by an integer factor K (r -> K r or K r -> r,
+ *                          both on P coordinates starting at 0, other axes
+ *                          unchanged) the phases are Walker and Otto's optimal
+ *                          schedule (K phases); otherwise rank p sends to
+ *                          p + s in phase s;
+ *   DM_REDIST_SIMPLE       (integer-factor case only) the paper's synchronised
+ *                          phases with the simple schedule B(k, p) = k P + p;
+ *   DM_REDIST_RANDOM       (integer-factor case only) the same with a random
+ *                          send order per rank;
+ *   DM_REDIST_AUTO         chosen from the message counts and volumes with a
+ *                          latency/bandwidth cost model.
+ */
+#ifndef DATAMOTION_REDIST_H
+#define DATAMOTION_REDIST_H
+
+#include <datamotion/array.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How a redistribution plan moves its data (see the header comment). */
+typedef enum dm_redist_method {
+    DM_REDIST_AUTO = 0,
+    DM_REDIST_ALLTOALLW = 1,
+    DM_REDIST_NONBLOCKING = 2,
+    DM_REDIST_SENDRECV = 3,
+    DM_REDIST_SIMPLE = 4,
+    DM_REDIST_RANDOM = 5
+} dm_redist_method;
+
+/** A redistribution plan. */
+typedef struct dm_redist_s *dm_redist;
+
+/** Collective over the arrays' ranks. Plans the move of `src`'s data into the
+ *  layout of `dst`: same shape and element type, grids over the same ranks;
+ *  `method` must agree across ranks. The arrays are only read for their layouts. */
+DM_API int dm_redist_setup(dm_array src, dm_array dst, dm_redist_method method, dm_redist *plan);
+
+/** Collective. Copies every element of `src` into `dst`, which must have the
+ *  layouts the plan was made for and be distinct arrays. Ghosts are not touched. */
+DM_API int dm_redist_execute(dm_redist plan, dm_array src, dm_array dst);
+
+/** Local. Frees the plan and sets *plan to NULL (a NULL *plan is fine). */
+DM_API int dm_redist_free(dm_redist *plan);
+
+/** Local. The method the plan uses (DM_REDIST_AUTO resolved). */
+DM_API int dm_redist_method_used(dm_redist plan, dm_redist_method *method);
+
+/** Local. What one execution moves on this rank: messages sent and received
+ *  (self-messages included), elements sent, and communication phases. */
+DM_API int dm_redist_volume(dm_redist plan, int64_t *messages_sent, int64_t *messages_received,
+                            int64_t *elements_sent, int64_t *phases);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DATAMOTION_REDIST_H */

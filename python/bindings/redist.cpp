@@ -1,0 +1,62 @@
+// datamotion._core.Redist and redist_schedule: redistribution plans and the
+// contention-free schedules behind them.
+#include "bindings.hpp"
+
+#include "core/error.hpp"
+#include "redist/plan.hpp"
+#include "redist/schedule.hpp"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+
+namespace dm::python {
+
+using redist::RedistPlan;
+
+void bind_redist(nb::module_ &m) {
+    nb::class_<RedistPlan>(m, "Redist", "A redistribution plan (see datamotion.RedistPlan).")
+        .def("__init__",
+             [](RedistPlan *self, const array::DistArray &src, const array::DistArray &dst, int method,
+                double latency_us, double us_per_byte) {
+                 redist::CostModel cost;
+                 if (latency_us > 0) cost.latency_us = latency_us;
+                 if (us_per_byte > 0) cost.us_per_byte = us_per_byte;
+                 nb::gil_scoped_release release;
+                 new (self) RedistPlan(src, dst, static_cast<dm_redist_method>(method), cost);
+             },
+             nb::arg("src"), nb::arg("dst"), nb::arg("method"), nb::arg("latency_us") = 0.0,
+             nb::arg("us_per_byte") = 0.0)
+        .def("execute",
+             [](const RedistPlan &p, const array::DistArray &src, array::DistArray &dst) {
+                 nb::gil_scoped_release release;
+                 p.execute(src, dst);
+             },
+             nb::arg("src"), nb::arg("dst"))
+        .def_prop_ro("method", [](const RedistPlan &p) { return static_cast<int>(p.method()); })
+        .def("volume", [](const RedistPlan &p) {
+            return std::make_tuple(p.messages_sent(), p.messages_received(), p.elements_sent(),
+                                   static_cast<std::int64_t>(p.phases()));
+        });
+
+    m.def("redist_schedule",
+          [](const std::string &kind, int P, int K, std::uint64_t seed) {
+              redist::Schedule s;
+              if (kind == "optimal")
+                  s = redist::optimal_schedule(P, K);
+              else if (kind == "simple")
+                  s = redist::simple_schedule(P, K);
+              else if (kind == "random")
+                  s = redist::random_schedule(P, K, seed);
+              else
+                  fail(DM_ERR_ARG, "unknown schedule '", kind, "' (optimal, simple or random)");
+              return std::make_tuple(s.send_block, s.send_proc, s.send_local, s.recv_block, s.recv_proc, s.recv_slot);
+          },
+          nb::arg("kind"), nb::arg("P"), nb::arg("K"), nb::arg("seed") = 0,
+          "Local. The K x P tables (row-major lists) of a schedule: send_block, send_proc, send_local, "
+          "recv_block, recv_proc, recv_slot (the receive tables are empty for simple and random).");
+}
+
+}  // namespace dm::python

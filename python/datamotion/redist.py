@@ -1,0 +1,143 @@
+"""Redistribution: the same global array in a new block size, distribution or
+process-grid shape.
+
+:class:`RedistPlan` computes once which runs of elements every rank sends to
+every other (as MPI datatypes over both storages, so nothing is packed here)
+and moves the data of arrays of those two layouts as often as needed;
+:func:`redistribute` returns a redistributed copy. When one axis changes its
+block size by an integer factor K, the ``"sendrecv"`` method runs Walker and
+Otto's contention-free schedule (:func:`optimal_schedule`): K phases in which
+every rank sends to exactly one rank and receives from exactly one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+import numpy as np
+
+from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
+from . import _core
+from ._checks import DM_ERR_ARG, LocalProblems
+from .array import DistArray, DistSpec
+from .layout import ProcessGrid
+
+__all__ = ["METHODS", "RedistPlan", "Schedule", "optimal_schedule", "random_schedule", "redistribute",
+           "simple_schedule"]
+
+METHODS = ("auto", "alltoallw", "nonblocking", "sendrecv", "simple", "random")
+"""Method names, in the order of the C enum ``dm_redist_method``."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Send and receive schedules for expanding a block size by K on P processes.
+
+    Every table is a K x P integer array; entry ``[k, p]`` concerns phase ``k``
+    and process ``p``. The receive tables are ``None`` for the simple and random
+    schedules, whose receivers learn their sources from the data.
+    """
+
+    send_block: np.ndarray  #: B(k, p): global block (within a superblock of P*K blocks) p sends in phase k
+    send_proc: np.ndarray  #: q(k, p): the process it goes to
+    send_local: np.ndarray  #: b(k, p): its local block index on p
+    recv_block: Optional[np.ndarray]  #: C(k, q): the global block q receives in phase k
+    recv_proc: Optional[np.ndarray]  #: p(k, q): the process it comes from
+    recv_slot: Optional[np.ndarray]  #: t(k, q): the slot of q's expanded block it fills
+
+
+def _schedule(kind: str, P: int, K: int, seed: int = 0) -> Schedule:
+    tables = _core.redist_schedule(kind, int(P), int(K), int(seed))
+    arrays = [np.asarray(t, dtype=np.int64).reshape(K, P) if len(t) else None for t in tables]
+    return Schedule(*arrays)
+
+
+def optimal_schedule(P: int, K: int) -> Schedule:
+    """Local. Walker and Otto's optimal schedule (Eqs. 5-11, permutation blocks in
+    layout (a)): every row of ``send_proc`` and of ``recv_proc`` is a permutation
+    of the processes, and the send and receive tables are compatible,
+    ``send_block[k, recv_proc[k, q]] == recv_block[k, q]``."""
+    return _schedule("optimal", P, K)
+
+
+def simple_schedule(P: int, K: int) -> Schedule:
+    """Local. The schedule of the simple algorithms: ``B(k, p) = k P + p``."""
+    return _schedule("simple", P, K)
+
+
+def random_schedule(P: int, K: int, seed: int) -> Schedule:
+    """Local. Each process sends its K local blocks in an order drawn from ``seed``."""
+    return _schedule("random", P, K, seed)
+
+
+def _cost_from_model(model: Optional[Mapping[str, Any]]):
+    """(latency us, us per byte) from a fitted ``datamotion.model/1`` document's
+    ping-pong fit, or (0, 0) for the built-in defaults."""
+    if not model:
+        return 0.0, 0.0
+    fit = (model.get("models", {}).get("pingpong") or {}).get("fit") or {}
+    segments = fit.get("segments") or []
+    if not segments:
+        return 0.0, 0.0
+    return float(segments[0].get("t0_us") or 0.0), float(segments[-1].get("us_per_byte") or 0.0)
+
+
+class RedistPlan:
+    """A plan that moves the data of arrays laid out like ``src`` into arrays laid
+    out like ``dst``.
+
+    Both arrays must have the same shape and element type, on grids over the same
+    ranks (any grid shapes and distributions). Collective on those ranks.
+
+    Args:
+        src: an array of the source layout.
+        dst: an array of the destination layout.
+        method: one of :data:`METHODS`: ``"alltoallw"`` (one ``MPI_Alltoallw``),
+            ``"nonblocking"`` (one message per peer, all in flight at once),
+            ``"sendrecv"`` (contention-free ``MPI_Sendrecv`` phases: the optimal
+            schedule when one axis changes its block size by an integer factor),
+            ``"simple"`` and ``"random"`` (the seed paper's synchronised phases with
+            the simple or a random send order; integer-factor changes only), or
+            ``"auto"`` (chosen by a latency/bandwidth cost model).
+        model: optional fitted model (``datamotion model fit``) whose ping-pong
+            latency and bandwidth replace the cost model's defaults for ``"auto"``.
+    """
+
+    def __init__(self, src: DistArray, dst: DistArray, method: str = "auto",
+                 model: Optional[Mapping[str, Any]] = None):
+        problems = LocalProblems()
+        code = METHODS.index(method) if method in METHODS else 0
+        if method not in METHODS:
+            problems.report(DM_ERR_ARG, f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+        latency, per_byte = problems.attempt("model", lambda: _cost_from_model(model), default=(0.0, 0.0))
+        _core.agree(src.grid.comm, *(problems.problem or (DM_ERR_ARG, None)))
+        self._src_grid, self._dst_grid = src.grid, dst.grid
+        self._plan = _core.Redist(src._a, dst._a, code, latency, per_byte)
+
+    def execute(self, src: DistArray, dst: DistArray) -> DistArray:
+        """Collective. Copies every element of ``src`` into ``dst`` (arrays of the
+        planned layouts, not the same array) and returns ``dst``."""
+        self._plan.execute(src._a, dst._a)
+        return dst
+
+    @property
+    def method(self) -> str:
+        """The method in use (``"auto"`` resolved)."""
+        return METHODS[self._plan.method]
+
+    def volume(self) -> dict:
+        """Local. What one execution moves on this rank: ``messages_sent``,
+        ``messages_received``, ``elements_sent`` and communication ``phases``."""
+        sent, received, elements, phases = self._plan.volume()
+        return {"messages_sent": sent, "messages_received": received, "elements_sent": elements, "phases": phases}
+
+
+def redistribute(a: DistArray, dist: DistSpec = None, grid: Optional[ProcessGrid] = None, method: str = "auto",
+                 ghost=0) -> DistArray:
+    """Collective. A copy of ``a`` with distribution ``dist`` (default: ``a``'s)
+    on ``grid`` (default: ``a``'s grid; any grid over the same ranks), with
+    ``ghost`` widths, moved by a one-off :class:`RedistPlan`."""
+    out = DistArray.zeros(grid if grid is not None else a.grid, a.shape, a.dtype,
+                          dist=dist if dist is not None else list(a.dist), ghost=ghost)
+    return RedistPlan(a, out, method).execute(a, out)

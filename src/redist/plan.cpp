@@ -1,0 +1,286 @@
+#include "redist/plan.hpp"
+
+#include "core/dtype.hpp"
+#include "core/error.hpp"
+#include "redist/overlap.hpp"
+#include "redist/schedule.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <utility>
+
+namespace dm::redist {
+namespace {
+
+constexpr int kTag = 0;                                // the grid's communicator is datamotion's own
+constexpr std::uint64_t kRandomSeed = 0x5eed1996;      // DM_REDIST_RANDOM: the same order on every rank
+constexpr double kMaxInflightBytes = 64.0 * (1 << 20); // beyond this AUTO keeps one message in flight
+
+bool same_map(const layout::AxisMap &a, const layout::AxisMap &b) {
+    return a.block() == b.block() && a.nprocs() == b.nprocs() && a.src() == b.src();
+}
+
+// The axis whose block size changes by an integer factor K >= 2, both on the
+// same coordinates from 0 with every other axis unchanged, or -1.
+int factor_axis(const array::DistArray &src, const array::DistArray &dst) {
+    int axis = -1;
+    for (int a = 0; a < src.ndims(); ++a) {
+        const auto &s = src.axis_map(a), &d = dst.axis_map(a);
+        if (same_map(s, d)) continue;
+        if (axis >= 0) return -1;
+        const std::int64_t small = std::min(s.block(), d.block()), large = std::max(s.block(), d.block());
+        if (s.nprocs() != d.nprocs() || s.src() != 0 || d.src() != 0 || large % small != 0) return -1;
+        axis = a;
+    }
+    return axis;
+}
+
+const char *method_name(dm_redist_method m) {
+    switch (m) {
+        case DM_REDIST_AUTO: return "auto";
+        case DM_REDIST_ALLTOALLW: return "alltoallw";
+        case DM_REDIST_NONBLOCKING: return "nonblocking";
+        case DM_REDIST_SENDRECV: return "sendrecv";
+        case DM_REDIST_SIMPLE: return "simple";
+        case DM_REDIST_RANDOM: return "random";
+    }
+    return "?";
+}
+
+// Runs of every axis grouped by (peer coordinate, phase), in global order.
+using Groups = std::vector<std::map<std::pair<int, int>, std::vector<const Run *>>>;
+
+Groups group(const std::vector<std::vector<Run>> &runs) {
+    Groups groups(runs.size());
+    for (std::size_t a = 0; a < runs.size(); ++a)
+        for (const Run &r : runs[a]) groups[a][{r.peer, r.phase}].push_back(&r);
+    return groups;
+}
+
+// Calls visit(peer coords, phase, runs per axis) for every combination of one
+// group per axis; at most one axis carries phases, the others have phase 0.
+template <class Visit>
+void for_each_product(const Groups &groups, Visit &&visit) {
+    const std::size_t n = groups.size();
+    for (const auto &g : groups)
+        if (g.empty()) return;
+    std::vector<std::map<std::pair<int, int>, std::vector<const Run *>>::const_iterator> at(n);
+    for (std::size_t a = 0; a < n; ++a) at[a] = groups[a].begin();
+    std::vector<int> coords(n);
+    std::vector<std::vector<const Run *>> runs(n);
+    while (true) {
+        int phase = 0;
+        for (std::size_t a = 0; a < n; ++a) {
+            coords[a] = at[a]->first.first;
+            phase = std::max(phase, at[a]->first.second);
+            runs[a] = at[a]->second;
+        }
+        visit(coords, phase, runs);
+        std::size_t a = n;
+        while (a > 0) {
+            --a;
+            if (++at[a] != groups[a].end()) break;
+            at[a] = groups[a].begin();
+            if (a == 0) return;
+        }
+    }
+}
+
+}  // namespace
+
+RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst, dm_redist_method method,
+                       const CostModel &cost)
+    : comm_(src.grid().comm()), src_grid_(src.grid_ptr()), dst_grid_(dst.grid_ptr()), src_key_(src.layout_key()),
+      dst_key_(dst.layout_key()) {
+    axis_ = factor_axis(src, dst);
+    collective(comm_, [&] {
+        int relation = MPI_UNEQUAL;
+        check_mpi(MPI_Comm_compare(src.grid().comm(), dst.grid().comm(), &relation), "MPI_Comm_compare");
+        if (relation != MPI_IDENT && relation != MPI_CONGRUENT)
+            fail(DM_ERR_ARG, "redist: the source and destination grids must span the same ranks in the same order");
+        if (src.dtype() != dst.dtype())
+            fail(DM_ERR_TYPE, "redist: source is ", dtype_name(src.dtype()), " but destination is ",
+                 dtype_name(dst.dtype()));
+        if (src.shape() != dst.shape()) fail(DM_ERR_ARG, "redist: source and destination shapes differ");
+        if (method < DM_REDIST_AUTO || method > DM_REDIST_RANDOM)
+            fail(DM_ERR_ARG, "redist: unknown method ", static_cast<int>(method));
+        if ((method == DM_REDIST_SIMPLE || method == DM_REDIST_RANDOM) && axis_ < 0)
+            fail(DM_ERR_ARG, "redist: method '", method_name(method),
+                 "' needs one axis whose block size changes by an integer factor, the others unchanged");
+    });
+    require_same(comm_, {static_cast<std::int64_t>(method)}, "redist method");
+
+    if (method == DM_REDIST_AUTO) {
+        // Volumes of the one-message-per-peer plan decide; every rank sees the maxima.
+        build(src, dst, false);
+        std::int64_t mine[2] = {std::max(messages_sent(), messages_received()),
+                                elements_sent() * static_cast<std::int64_t>(src.element_size())};
+        std::int64_t most[2];
+        check_mpi(MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, comm_), "MPI_Allreduce");
+        int size = 1;
+        MPI_Comm_size(comm_, &size);
+        const double bytes_us = cost.us_per_byte * static_cast<double>(most[1]);
+        const double nonblocking = cost.latency_us * static_cast<double>(most[0]) + bytes_us;
+        const double alltoallw = cost.per_peer_us * size + nonblocking;
+        // All messages in flight at once may need MPI buffers as large as the data;
+        // past a bound the phases, one message at a time, are the safe choice.
+        method = static_cast<double>(most[1]) > kMaxInflightBytes ? DM_REDIST_SENDRECV
+                 : alltoallw < nonblocking                        ? DM_REDIST_ALLTOALLW
+                                                                  : DM_REDIST_NONBLOCKING;
+        free_transfers();
+    }
+    method_ = method;
+    if (axis_ >= 0 && method_ != DM_REDIST_ALLTOALLW && method_ != DM_REDIST_NONBLOCKING) {
+        const auto &s = src.axis_map(axis_), &d = dst.axis_map(axis_);
+        const int P = s.nprocs();
+        small_block_ = std::min(s.block(), d.block());
+        const int K = static_cast<int>(std::max(s.block(), d.block()) / small_block_);
+        const Schedule schedule = method_ == DM_REDIST_SIMPLE   ? simple_schedule(P, K)
+                                  : method_ == DM_REDIST_RANDOM ? random_schedule(P, K, kRandomSeed)
+                                                                : optimal_schedule(P, K);
+        phase_of_position_.assign(static_cast<std::size_t>(P) * K, 0);
+        for (int k = 0; k < K; ++k)
+            for (int p = 0; p < P; ++p) phase_of_position_[schedule.send_block[schedule.at(k, p)]] = k;
+    }
+    build(src, dst, method_ == DM_REDIST_SENDRECV || method_ == DM_REDIST_SIMPLE || method_ == DM_REDIST_RANDOM);
+}
+
+RedistPlan::~RedistPlan() { free_transfers(); }
+
+void RedistPlan::free_transfers() {
+    for (auto *list : {&sends_, &recvs_})
+        for (Transfer &t : *list)
+            if (t.type != MPI_DATATYPE_NULL) MPI_Type_free(&t.type);
+    sends_.clear(), recvs_.clear();
+    phases_ = 0;
+}
+
+std::int64_t RedistPlan::elements_sent() const {
+    std::int64_t n = 0;
+    for (const Transfer &t : sends_) n += t.count;
+    return n;
+}
+
+void RedistPlan::build(const array::DistArray &src, const array::DistArray &dst, bool by_phase) {
+    const int n = src.ndims();
+    int me = 0, size = 1;
+    MPI_Comm_rank(comm_, &me);
+    MPI_Comm_size(comm_, &size);
+    const bool scheduled = by_phase && axis_ >= 0;
+    const std::int64_t positions = static_cast<std::int64_t>(phase_of_position_.size());
+    const PhaseOf phase_of = [&](std::int64_t g) {
+        return phase_of_position_[static_cast<std::size_t>((g / small_block_) % positions)];
+    };
+    const MPI_Datatype element = dtype_mpi(src.dtype());
+
+    // One side: my runs under `mine` against `other`, turned into transfers.
+    auto side = [&](const array::DistArray &mine, const array::DistArray &other, std::vector<Transfer> &out,
+                    bool sending) {
+        std::vector<std::vector<Run>> runs(static_cast<std::size_t>(n));
+        for (int a = 0; a < n; ++a) {
+            const bool split = scheduled && a == axis_;
+            runs[a] = overlaps(mine.axis_map(a), mine.grid().coords()[a], other.axis_map(a), split ? small_block_ : 0,
+                               split ? phase_of : PhaseOf{});
+        }
+        const auto strides = mine.byte_strides();
+        const std::int64_t origin = mine.local_data() - mine.storage();
+        for_each_product(group(runs), [&](const std::vector<int> &coords, int phase,
+                                          const std::vector<std::vector<const Run *>> &product) {
+            const int peer = other.grid().rank_of(coords.data());
+            if (by_phase && !scheduled) phase = sending ? (peer - me + size) % size : (me - peer + size) % size;
+            out.push_back({peer, phase, MPI_DATATYPE_NULL, product_count(product)});
+            out.back().type = product_datatype(product, strides, origin, element);
+        });
+        std::sort(out.begin(), out.end(),
+                  [](const Transfer &x, const Transfer &y) { return std::tie(x.phase, x.peer) < std::tie(y.phase, y.peer); });
+    };
+    try {
+        side(src, dst, sends_, true);
+        side(dst, src, recvs_, false);
+    } catch (...) {
+        free_transfers();
+        throw;
+    }
+    std::vector<int> used;
+    for (auto *list : {&sends_, &recvs_})
+        for (const Transfer &t : *list) used.push_back(t.phase);
+    std::sort(used.begin(), used.end());
+    phases_ = static_cast<int>(std::unique(used.begin(), used.end()) - used.begin());
+}
+
+void RedistPlan::execute(const array::DistArray &src, array::DistArray &dst) const {
+    collective(comm_, [&] {
+        if (&src == &dst) fail(DM_ERR_ARG, "redist: source and destination must be different arrays");
+        if (!(src.layout_key() == src_key_)) fail(DM_ERR_ARG, "redist: the source's layout is not the planned one");
+        if (!(dst.layout_key() == dst_key_))
+            fail(DM_ERR_ARG, "redist: the destination's layout is not the planned one");
+    });
+    const std::byte *from = src.storage();
+    std::byte *to = dst.storage();
+    if (method_ == DM_REDIST_ALLTOALLW)
+        run_alltoallw(from, to);
+    else if (method_ == DM_REDIST_NONBLOCKING)
+        run_nonblocking(from, to);
+    else
+        run_phases(from, to);
+}
+
+void RedistPlan::run_alltoallw(const std::byte *from, std::byte *to) const {
+    int size = 1;
+    MPI_Comm_size(comm_, &size);
+    std::vector<int> send_counts(size, 0), recv_counts(size, 0), displs(size, 0);
+    std::vector<MPI_Datatype> send_types(size, MPI_BYTE), recv_types(size, MPI_BYTE);
+    for (const Transfer &t : sends_) send_counts[t.peer] = 1, send_types[t.peer] = t.type;
+    for (const Transfer &t : recvs_) recv_counts[t.peer] = 1, recv_types[t.peer] = t.type;
+    check_mpi(MPI_Alltoallw(from, send_counts.data(), displs.data(), send_types.data(), to, recv_counts.data(),
+                            displs.data(), recv_types.data(), comm_),
+              "MPI_Alltoallw");
+}
+
+namespace {
+
+// Posts the receives, starts the sends and waits for all of them.
+template <class It>
+void post_and_wait(const std::byte *from, std::byte *to, MPI_Comm comm, It sends_begin, It sends_end, It recvs_begin,
+                   It recvs_end) {
+    std::vector<MPI_Request> requests;
+    requests.reserve(static_cast<std::size_t>((sends_end - sends_begin) + (recvs_end - recvs_begin)));
+    for (auto t = recvs_begin; t != recvs_end; ++t) {
+        requests.emplace_back();
+        check_mpi(MPI_Irecv(to, 1, t->type, t->peer, kTag, comm, &requests.back()), "MPI_Irecv");
+    }
+    for (auto t = sends_begin; t != sends_end; ++t) {
+        requests.emplace_back();
+        check_mpi(MPI_Isend(from, 1, t->type, t->peer, kTag, comm, &requests.back()), "MPI_Isend");
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+}
+
+}  // namespace
+
+void RedistPlan::run_nonblocking(const std::byte *from, std::byte *to) const {
+    post_and_wait(from, to, comm_, sends_.begin(), sends_.end(), recvs_.begin(), recvs_.end());
+}
+
+void RedistPlan::run_phases(const std::byte *from, std::byte *to) const {
+    auto s = sends_.begin(), r = recvs_.begin();
+    while (s != sends_.end() || r != recvs_.end()) {
+        const int phase = std::min(s != sends_.end() ? s->phase : INT_MAX, r != recvs_.end() ? r->phase : INT_MAX);
+        auto s_end = s, r_end = r;
+        while (s_end != sends_.end() && s_end->phase == phase) ++s_end;
+        while (r_end != recvs_.end() && r_end->phase == phase) ++r_end;
+        if (s_end - s <= 1 && r_end - r <= 1) {  // the contention-free case: one partner each way
+            const bool send = s != s_end, recv = r != r_end;
+            check_mpi(MPI_Sendrecv(from, send ? 1 : 0, send ? s->type : MPI_BYTE, send ? s->peer : MPI_PROC_NULL, kTag,
+                                   to, recv ? 1 : 0, recv ? r->type : MPI_BYTE, recv ? r->peer : MPI_PROC_NULL, kTag,
+                                   comm_, MPI_STATUS_IGNORE),
+                      "MPI_Sendrecv");
+        } else {
+            post_and_wait(from, to, comm_, s, s_end, r, r_end);
+        }
+        s = s_end, r = r_end;
+    }
+}
+
+}  // namespace dm::redist

@@ -1,0 +1,69 @@
+// Redistribution plans: the messages that move an array's data from one layout
+// to another, as datatypes over both storages, grouped into phases.
+#pragma once
+
+#include <datamotion/redist.h>
+
+#include "array/dist_array.hpp"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace dm::redist {
+
+// The latency/bandwidth model DM_REDIST_AUTO chooses with (defaults: a typical
+// shared-memory MPI; the fitted model of `datamotion bench` can replace them).
+struct CostModel {
+    double latency_us = 1.5;          // per message
+    double us_per_byte = 1.0 / 5000;  // 5 GB/s
+    double per_peer_us = 0.05;        // MPI_Alltoallw's cost for each peer, even empty
+};
+
+class RedistPlan {
+public:
+    // Collective over the arrays' ranks; every check agrees across them.
+    RedistPlan(const array::DistArray &src, const array::DistArray &dst, dm_redist_method method,
+               const CostModel &cost = {});
+    ~RedistPlan();
+    RedistPlan(const RedistPlan &) = delete;
+    RedistPlan &operator=(const RedistPlan &) = delete;
+
+    // Collective. src and dst must have the planned layouts and be distinct.
+    void execute(const array::DistArray &src, array::DistArray &dst) const;
+
+    dm_redist_method method() const { return method_; }
+    std::int64_t messages_sent() const { return static_cast<std::int64_t>(sends_.size()); }
+    std::int64_t messages_received() const { return static_cast<std::int64_t>(recvs_.size()); }
+    std::int64_t elements_sent() const;
+    int phases() const { return phases_; }
+
+private:
+    struct Transfer {
+        int peer, phase;
+        MPI_Datatype type;
+        std::int64_t count;  // elements
+    };
+
+    void build(const array::DistArray &src, const array::DistArray &dst, bool by_phase);
+    void free_transfers();
+    void run_alltoallw(const std::byte *from, std::byte *to) const;
+    void run_nonblocking(const std::byte *from, std::byte *to) const;
+    void run_phases(const std::byte *from, std::byte *to) const;
+
+    MPI_Comm comm_ = MPI_COMM_NULL;  // the source grid's (not owned)
+    std::shared_ptr<const layout::ProcessGrid> src_grid_, dst_grid_;  // keep comm_ alive
+    array::DistArray::LayoutKey src_key_, dst_key_;
+    dm_redist_method method_ = DM_REDIST_AUTO;
+    std::vector<Transfer> sends_, recvs_;  // in phase order
+    int phases_ = 0;
+    // Schedules: the axis whose block size changes by an integer factor (or -1),
+    // with the phase of every block position of a superblock along it.
+    int axis_ = -1;
+    std::int64_t small_block_ = 0;
+    std::vector<int> phase_of_position_;
+};
+
+}  // namespace dm::redist

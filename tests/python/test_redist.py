@@ -1,0 +1,186 @@
+"""Redistribution: the seed's schedule theorems on every (P, K) up to 32, round
+trips A -> layout L -> back on random shapes, distributions, grids and element
+types at 1-8 ranks (Hypothesis), every method, and bad input failing the same
+way on every rank."""
+
+import numpy as np
+import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+
+import datamotion as dm
+from datamotion import redist
+from dmtest import ALL, DTYPES, MAIN, ORDERS, WORLD, bcast_case, check_all, factorizations, raises_everywhere, sample
+
+SIZE = WORLD.size
+PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if SIZE == 1 else [])
+EXAMPLES = 60 if SIZE <= 4 else 30
+
+
+def _is_permutation(row, n):
+    return sorted(int(v) for v in row) == list(range(n))
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_optimal_schedule_matches_the_papers_figures():
+    s = redist.optimal_schedule(16, 12)  # Figures 8 and 9
+    assert list(s.send_block[0, :5]) == [0, 49, 98, 147, 36]
+    assert list(s.send_block[11, -4:]) == [92, 141, 190, 47]
+    assert list(s.send_proc[1, :4]) == [12, 0, 4, 8]
+    assert list(s.send_local[4, :4]) == [1, 4, 7, 10]
+    assert list(s.recv_block[3, 4:8]) == [48, 60, 72, 84]
+    assert list(s.recv_proc[1, 12:]) == [0, 12, 8, 4]
+    assert list(s.recv_slot[5, :8]) == [5, 5, 5, 5, 6, 6, 6, 6]
+    small = redist.optimal_schedule(4, 3)  # Figure 6 (g = 1)
+    assert small.send_block.tolist() == [[0, 9, 6, 3], [4, 1, 10, 7], [8, 5, 2, 11]]
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_schedule_theorems_hold_up_to_32():
+    for P in range(1, 33):
+        for K in range(1, 33):
+            s = redist.optimal_schedule(P, K)
+            k_index = np.arange(K)[:, None]
+            # Every block of a superblock is sent exactly once, by the process that owns it.
+            assert sorted(s.send_block.ravel().tolist()) == list(range(P * K))
+            assert (s.send_block % P == np.arange(P)).all()
+            assert (s.send_proc == (s.send_block // K) % P).all() and (s.send_local == s.send_block // P).all()
+            # Permutation theorem: in each phase every process sends to and receives from exactly one.
+            assert all(_is_permutation(s.send_proc[k], P) and _is_permutation(s.recv_proc[k], P) for k in range(K))
+            # Each process sends each local block once and fills each slot once.
+            assert all(_is_permutation(s.send_local[:, p], K) and _is_permutation(s.recv_slot[:, p], K)
+                       for p in range(P))
+            # Column p of the process schedule is a permutation of p's destinations.
+            for p in range(P):
+                wanted = sorted(((np.arange(K) * P + p) // K % P).tolist())
+                assert sorted(s.send_proc[:, p].tolist()) == wanted
+            # Compatibility theorems I and II (Eq. 12).
+            assert (s.send_block[k_index, s.recv_block % P] == s.recv_block).all()
+            assert (s.recv_block[k_index, s.send_block // K] == s.send_block).all()
+            assert (s.recv_slot == s.recv_block % K).all()
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_simple_and_random_schedules_send_every_block_once():
+    for P, K in [(1, 1), (3, 4), (4, 3), (6, 4)]:
+        simple = redist.simple_schedule(P, K)
+        assert (simple.send_block == np.arange(K)[:, None] * P + np.arange(P)).all()
+        assert simple.recv_block is None
+        shuffled = redist.random_schedule(P, K, seed=5)
+        assert sorted(shuffled.send_block.ravel().tolist()) == list(range(P * K))
+        assert (redist.random_schedule(P, K, seed=5).send_block == shuffled.send_block).all()
+    with pytest.raises(dm.Error, match="P >= 1 and K >= 1"):
+        redist.optimal_schedule(0, 3)
+
+
+def _dist(draw, extent):
+    kind = draw(st.sampled_from(["block", "cyclic", "block_cyclic", "block_cyclic"]))
+    if kind == "block":
+        return dm.Block()
+    if kind == "cyclic":
+        return dm.Cyclic()
+    return dm.BlockCyclic(draw(st.integers(1, 5)), draw(st.integers(0, extent - 1)))
+
+
+@st.composite
+def layouts(draw, ndim):
+    dims = draw(st.sampled_from(factorizations(SIZE, ndim)))
+    order = draw(st.sampled_from(ORDERS))
+    return dict(dims=dims, order=order, dist=[_dist(draw, d) for d in dims], ghost=draw(st.integers(0, 1)))
+
+
+@st.composite
+def cases(draw):
+    ndim = draw(st.integers(1, 3))
+    shape = tuple(draw(st.integers(0, 30 if ndim == 1 else 8)) for _ in range(ndim))
+    return dict(shape=shape, dtype=np.dtype(draw(st.sampled_from(DTYPES))).name, a=draw(layouts(ndim)),
+                b=draw(layouts(ndim)), method=draw(st.sampled_from(["auto", "alltoallw", "nonblocking", "sendrecv"])),
+                seed=draw(st.integers(0, 2**16)))
+
+
+def _array(layout, x):
+    grid = dm.ProcessGrid(dims=list(layout["dims"]), order=layout["order"])
+    return dm.DistArray.from_global(grid, x, dist=layout["dist"], ghost=layout["ghost"])
+
+
+@pytest.mark.parallel(nprocs=ALL)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, phases=PHASES, database=None)
+@given(case=cases())
+def test_round_trips_through_random_layouts(case):
+    case = bcast_case(WORLD, case)
+    x = sample(case["shape"], case["dtype"], seed=case["seed"])
+    a = _array(case["a"], x)
+    b = _array(case["b"], np.zeros_like(x))
+    there = redist.RedistPlan(a, b, case["method"]).execute(a, b)
+    middle = there.to_global()
+    back = _array(case["a"], np.zeros_like(x))
+    redist.RedistPlan(b, back, case["method"]).execute(b, back)
+    check_all(WORLD, np.array_equal(middle, x) and np.array_equal(back.to_global(), x),
+              f"case {case}: the data changed on the way")
+
+
+@pytest.mark.parallel(nprocs=ALL)
+@pytest.mark.parametrize("method", ["sendrecv", "simple", "random", "nonblocking", "alltoallw"])
+def test_block_size_expansion_and_back(method):
+    """The seed's case: r -> K r and K r -> r on every rank, including partial
+    superblocks, a partial last block and arrays shorter than one superblock."""
+    grid = dm.ProcessGrid(dims=[SIZE])
+    for K in (2, 3, 4):
+        for n in (0, 5, 4 * SIZE * K * 2, 4 * SIZE * K * 2 + 7):
+            x = sample((n,), np.int32, seed=n + K)
+            small = dm.DistArray.from_global(grid, x, dist=dm.BlockCyclic(4))
+            large = dm.DistArray.zeros(grid, (n,), np.int32, dist=dm.BlockCyclic(4 * K))
+            plan = redist.RedistPlan(small, large, method)
+            plan.execute(small, large)
+            shrink = redist.RedistPlan(large, dm.DistArray.zeros(grid, (n,), np.int32, dist=dm.BlockCyclic(4)), method)
+            back = shrink.execute(large, dm.DistArray.zeros(grid, (n,), np.int32, dist=dm.BlockCyclic(4)))
+            volume = plan.volume()
+            ok = (np.array_equal(large.to_global(), x) and np.array_equal(back.to_global(), x)
+                  and plan.method == method)
+            if method == "sendrecv":  # contention-free: at most one message per phase each way
+                ok = ok and volume["phases"] <= K and volume["messages_sent"] <= K
+            check_all(WORLD, ok, f"K {K} n {n}: volume {volume}")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_two_dimensional_changes_of_block_and_grid():
+    x = sample((37, 23), np.float64, seed=3)
+    for dims_a, dims_b in [((SIZE, 1), (1, SIZE))] + [(f, f[::-1]) for f in factorizations(SIZE, 2)]:
+        ga, gb = dm.ProcessGrid(dims=list(dims_a)), dm.ProcessGrid(dims=list(dims_b))
+        a = dm.DistArray.from_global(ga, x, dist=[dm.BlockCyclic(3), dm.BlockCyclic(2)])
+        b = redist.redistribute(a, dist=[dm.BlockCyclic(4), dm.Cyclic()], grid=gb)
+        c = redist.redistribute(b, dist=[dm.BlockCyclic(12), dm.BlockCyclic(2)], grid=ga, method="sendrecv")
+        check_all(WORLD, np.array_equal(b.to_global(), x) and np.array_equal(c.to_global(), x) and b.grid is gb,
+                  f"{dims_a} -> {dims_b}")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_auto_prefers_the_cost_models_choice():
+    grid = dm.ProcessGrid(dims=[SIZE])
+    a = dm.DistArray.from_global(grid, np.arange(1000.0), dist=dm.BlockCyclic(2))
+    b = dm.DistArray.zeros(grid, (1000,), dist=dm.BlockCyclic(6))
+    plan = redist.RedistPlan(a, b)
+    expensive_latency = {"models": {"pingpong": {"fit": {"segments": [{"t0_us": 1e6, "us_per_byte": 1e-4}]}}}}
+    check_all(WORLD, plan.method in redist.METHODS[1:4]
+              and redist.RedistPlan(a, b, model=expensive_latency).method in redist.METHODS[1:4], plan.method)
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_bad_redistributions_fail_everywhere():
+    grid = dm.ProcessGrid(dims=[SIZE])
+    a = dm.DistArray.zeros(grid, (10,), np.float64, dist=dm.BlockCyclic(2))
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(a, dm.DistArray.zeros(grid, (11,), np.float64)),
+                      "DM_ERR_ARG", "shapes differ")
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(a, dm.DistArray.zeros(grid, (10,), np.int32)),
+                      "DM_ERR_TYPE", "float64")
+    three = dm.DistArray.zeros(grid, (10,), np.float64, dist=dm.BlockCyclic(3))
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(a, three, "simple"), "DM_ERR_ARG", "integer factor")
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(a, three, "teleport" if WORLD.rank == SIZE - 1 else "auto"),
+                      "DM_ERR_ARG", "unknown method")
+    if SIZE > 1:
+        raises_everywhere(WORLD, lambda: redist.RedistPlan(a, three, "alltoallw" if WORLD.rank else "sendrecv"),
+                          "DM_ERR_MISMATCH", "method")
+    plan = redist.RedistPlan(a, three)
+    raises_everywhere(WORLD, lambda: plan.execute(three, a), "DM_ERR_ARG", "layout is not the planned one")
+    raises_everywhere(WORLD, lambda: plan.execute(a, a), "DM_ERR_ARG", "different arrays")
+    raises_everywhere(WORLD, lambda: redist.redistribute(a, dist=dm.BlockCyclic(0)), "DM_ERR_ARG", "block")
