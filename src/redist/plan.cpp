@@ -139,9 +139,20 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
         const Schedule schedule = method_ == DM_REDIST_SIMPLE   ? simple_schedule(P, K)
                                   : method_ == DM_REDIST_RANDOM ? random_schedule(P, K, kRandomSeed)
                                                                 : optimal_schedule(P, K);
+        // The optimal schedule's phases that send along the same permutation of the
+        // processes merge into one round: still one partner each way, fewer and
+        // larger messages (K phases become as few as P' rounds).
+        std::vector<int> round(static_cast<std::size_t>(K));
+        std::map<std::vector<int>, int> rounds;
+        for (int k = 0; k < K; ++k) {
+            const auto row = schedule.send_proc.begin() + static_cast<std::ptrdiff_t>(schedule.at(k, 0));
+            const int next = static_cast<int>(rounds.size());
+            round[k] = method_ == DM_REDIST_SENDRECV ? rounds.emplace(std::vector<int>(row, row + P), next).first->second
+                                                     : k;
+        }
         phase_of_position_.assign(static_cast<std::size_t>(P) * K, 0);
         for (int k = 0; k < K; ++k)
-            for (int p = 0; p < P; ++p) phase_of_position_[schedule.send_block[schedule.at(k, p)]] = k;
+            for (int p = 0; p < P; ++p) phase_of_position_[schedule.send_block[schedule.at(k, p)]] = round[k];
     }
     build(src, dst, method_ == DM_REDIST_SENDRECV || method_ == DM_REDIST_SIMPLE || method_ == DM_REDIST_RANDOM);
 }
