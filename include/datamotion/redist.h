@@ -70,6 +70,55 @@ DM_API int dm_redist_method_used(dm_redist plan, dm_redist_method *method);
 DM_API int dm_redist_volume(dm_redist plan, int64_t *messages_sent, int64_t *messages_received,
                             int64_t *elements_sent, int64_t *phases);
 
+/* ---- ScaLAPACK-style submatrix copies ---------------------------------------
+ * Matrices described by ScaLAPACK's 9-integer descriptors (DTYPE = 1, CTXT, M,
+ * N, MB, NB, RSRC, CSRC, LLD; column-major local storage with leading
+ * dimension LLD). CTXT names a process grid made with dm_redist_context (in
+ * place of BLACS); as in ScaLAPACK, a rank outside a matrix's grid passes a
+ * descriptor with CTXT = -1 and may pass NULL for that matrix. The two grids
+ * may differ in shape and in the ranks they use (process groups of different
+ * sizes): every rank of `comm` must call. Offsets ia, ja, ib, jb are 1-based.
+ */
+
+/** Local. Describes a process grid as BLACS's Cblacs_gridinit would: nprow x
+ *  npcol ranks of the communicator later passed to dm_redist_pgemr2d, given in
+ *  row-major order of the grid (`ranks` NULL: ranks 0 .. nprow*npcol-1).
+ *  Stores in *ctxt the number to put in descriptors' CTXT field; ranks that
+ *  make the same calls in the same order get the same numbers. */
+DM_API int dm_redist_context(int nprow, int npcol, const int ranks[], int *ctxt);
+
+/** Local. The grid of a context: its extents and this process's coordinates
+ *  in it (-1, -1 when `rank` of the communicator is not on it). */
+DM_API int dm_redist_context_coords(int ctxt, int rank, int *nprow, int *npcol, int *myrow, int *mycol);
+
+/** Collective on comm. B(ib:ib+m-1, jb:jb+n-1) = A(ia:ia+m-1, ja:ja+n-1) for
+ *  elements of `dtype`, like ScaLAPACK's p?gemr2d but with contention-aware
+ *  schedules and no packing by datamotion. Descriptors are checked on every
+ *  rank (a destination too small, inconsistent descriptors, arguments that
+ *  differ across ranks fail everywhere with the same status). */
+DM_API int dm_redist_gemr2d(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const int desca[9], void *b,
+                            int ib, int jb, const int descb[9], MPI_Comm comm);
+
+/** Collective on comm. dm_redist_gemr2d for double (ScaLAPACK's pdgemr2d). */
+DM_API int dm_redist_pgemr2d(int m, int n, const double *a, int ia, int ja, const int desca[9], double *b, int ib,
+                             int jb, const int descb[9], MPI_Comm comm);
+
+/** Collective on comm. dm_redist_gemr2d for float (psgemr2d). */
+DM_API int dm_redist_psgemr2d(int m, int n, const float *a, int ia, int ja, const int desca[9], float *b, int ib,
+                              int jb, const int descb[9], MPI_Comm comm);
+
+/** Collective on comm. dm_redist_gemr2d for single complex, two floats each (pcgemr2d). */
+DM_API int dm_redist_pcgemr2d(int m, int n, const void *a, int ia, int ja, const int desca[9], void *b, int ib,
+                              int jb, const int descb[9], MPI_Comm comm);
+
+/** Collective on comm. dm_redist_gemr2d for double complex, two doubles each (pzgemr2d). */
+DM_API int dm_redist_pzgemr2d(int m, int n, const void *a, int ia, int ja, const int desca[9], void *b, int ib,
+                              int jb, const int descb[9], MPI_Comm comm);
+
+/** Collective on comm. dm_redist_gemr2d for int (pigemr2d). */
+DM_API int dm_redist_pigemr2d(int m, int n, const int *a, int ia, int ja, const int desca[9], int *b, int ib, int jb,
+                              const int descb[9], MPI_Comm comm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,11 +24,15 @@ struct Run {
 // Maps a global index along the axis to a phase (called once per run, at its start).
 using PhaseOf = std::function<int(std::int64_t)>;
 
-// The indices `coord` owns under `mine`, in increasing global order, cut where
-// their owner under `other` changes and, with `split`, where a block of `split`
-// indices ends (so each run lies in one such block and `phase_of` sees its start).
-std::vector<Run> overlaps(const layout::AxisMap &mine, int coord, const layout::AxisMap &other,
-                          std::int64_t split = 0, const PhaseOf &phase_of = {});
+// The window [offset, offset + count) of an axis as seen from coordinate `coord`
+// of `mine`: the window positions s whose global index offset + s it owns, in
+// increasing order, cut where the owner of other_offset + s under `other`
+// changes and, with `split`, where a block of `split` positions ends (so each
+// run lies in one such block and `phase_of` sees its start). Run::global is
+// the window position.
+std::vector<Run> overlaps(const layout::AxisMap &mine, int coord, std::int64_t offset, const layout::AxisMap &other,
+                          std::int64_t other_offset, std::int64_t count, std::int64_t split = 0,
+                          const PhaseOf &phase_of = {});
 
 // The committed datatype selecting, in a storage with `byte_strides` per axis whose
 // local index (0, ..., 0) lies at byte `origin`, the product of the runs of each

@@ -23,15 +23,16 @@ bool same_map(const layout::AxisMap &a, const layout::AxisMap &b) {
 
 // The axis whose block size changes by an integer factor K >= 2, both on the
 // same coordinates from 0 with every other axis unchanged, or -1.
-int factor_axis(const array::DistArray &src, const array::DistArray &dst) {
+int factor_axis(const Side &src, const Side &dst) {
     int axis = -1;
-    for (int a = 0; a < src.ndims(); ++a) {
-        const auto &s = src.axis_map(a), &d = dst.axis_map(a);
+    for (std::size_t a = 0; a < src.maps.size(); ++a) {
+        const auto &s = src.maps[a], &d = dst.maps[a];
+        if (src.offset[a] != 0 || dst.offset[a] != 0) return -1;
         if (same_map(s, d)) continue;
         if (axis >= 0) return -1;
         const std::int64_t small = std::min(s.block(), d.block()), large = std::max(s.block(), d.block());
         if (s.nprocs() != d.nprocs() || s.src() != 0 || d.src() != 0 || large % small != 0) return -1;
-        axis = a;
+        axis = static_cast<int>(a);
     }
     return axis;
 }
@@ -89,11 +90,39 @@ void for_each_product(const Groups &groups, Visit &&visit) {
 
 }  // namespace
 
+int Side::rank_of(const std::vector<int> &cell) const {
+    std::size_t index = 0;
+    for (std::size_t a = 0; a < dims.size(); ++a) index = index * static_cast<std::size_t>(dims[a]) + cell[a];
+    return ranks[index];
+}
+
+Side Side::of(const array::DistArray &a) {
+    Side s;
+    const auto &grid = a.grid();
+    for (int axis = 0; axis < a.ndims(); ++axis) s.maps.push_back(a.axis_map(axis));
+    s.offset.assign(static_cast<std::size_t>(a.ndims()), 0);
+    s.dims = grid.dims();
+    std::int64_t cells = 1;
+    for (int d : s.dims) cells *= d;
+    std::vector<int> cell(s.dims.size());
+    for (std::int64_t i = 0; i < cells; ++i) {
+        std::int64_t rest = i;
+        for (std::size_t axis = s.dims.size(); axis-- > 0;) {
+            cell[axis] = static_cast<int>(rest % s.dims[axis]);
+            rest /= s.dims[axis];
+        }
+        s.ranks.push_back(grid.rank_of(cell.data()));
+    }
+    s.coords = grid.coords();
+    s.byte_strides = a.byte_strides();
+    s.origin = a.local_data() - a.storage();
+    return s;
+}
+
 RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst, dm_redist_method method,
                        const CostModel &cost)
     : comm_(src.grid().comm()), src_grid_(src.grid_ptr()), dst_grid_(dst.grid_ptr()), src_key_(src.layout_key()),
       dst_key_(dst.layout_key()) {
-    axis_ = factor_axis(src, dst);
     collective(comm_, [&] {
         int relation = MPI_UNEQUAL;
         check_mpi(MPI_Comm_compare(src.grid().comm(), dst.grid().comm(), &relation), "MPI_Comm_compare");
@@ -103,6 +132,20 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
             fail(DM_ERR_TYPE, "redist: source is ", dtype_name(src.dtype()), " but destination is ",
                  dtype_name(dst.dtype()));
         if (src.shape() != dst.shape()) fail(DM_ERR_ARG, "redist: source and destination shapes differ");
+    });
+    plan(Side::of(src), Side::of(dst), src.shape(), src.dtype(), method, cost);
+}
+
+RedistPlan::RedistPlan(MPI_Comm comm, const Side &src, const Side &dst, std::vector<std::int64_t> counts,
+                       dm_dtype dtype, dm_redist_method method, const CostModel &cost)
+    : comm_(comm) {
+    plan(src, dst, counts, dtype, method, cost);
+}
+
+void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
+                      dm_redist_method method, const CostModel &cost) {
+    axis_ = factor_axis(src, dst);
+    collective(comm_, [&] {
         if (method < DM_REDIST_AUTO || method > DM_REDIST_RANDOM)
             fail(DM_ERR_ARG, "redist: unknown method ", static_cast<int>(method));
         if ((method == DM_REDIST_SIMPLE || method == DM_REDIST_RANDOM) && axis_ < 0)
@@ -113,9 +156,9 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
 
     if (method == DM_REDIST_AUTO) {
         // Volumes of the one-message-per-peer plan decide; every rank sees the maxima.
-        build(src, dst, false);
+        build(src, dst, counts, dtype, false);
         std::int64_t mine[2] = {std::max(messages_sent(), messages_received()),
-                                elements_sent() * static_cast<std::int64_t>(src.element_size())};
+                                elements_sent() * static_cast<std::int64_t>(dtype_size(dtype))};
         std::int64_t most[2];
         check_mpi(MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, comm_), "MPI_Allreduce");
         int size = 1;
@@ -132,7 +175,7 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
     }
     method_ = method;
     if (axis_ >= 0 && method_ != DM_REDIST_ALLTOALLW && method_ != DM_REDIST_NONBLOCKING) {
-        const auto &s = src.axis_map(axis_), &d = dst.axis_map(axis_);
+        const auto &s = src.maps[static_cast<std::size_t>(axis_)], &d = dst.maps[static_cast<std::size_t>(axis_)];
         const int P = s.nprocs();
         small_block_ = std::min(s.block(), d.block());
         const int K = static_cast<int>(std::max(s.block(), d.block()) / small_block_);
@@ -154,7 +197,7 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
         for (int k = 0; k < K; ++k)
             for (int p = 0; p < P; ++p) phase_of_position_[schedule.send_block[schedule.at(k, p)]] = round[k];
     }
-    build(src, dst, method_ == DM_REDIST_SENDRECV || method_ == DM_REDIST_SIMPLE || method_ == DM_REDIST_RANDOM);
+    build(src, dst, counts, dtype, method_ == DM_REDIST_SENDRECV || method_ == DM_REDIST_SIMPLE || method_ == DM_REDIST_RANDOM);
 }
 
 RedistPlan::~RedistPlan() { free_transfers(); }
@@ -173,8 +216,9 @@ std::int64_t RedistPlan::elements_sent() const {
     return n;
 }
 
-void RedistPlan::build(const array::DistArray &src, const array::DistArray &dst, bool by_phase) {
-    const int n = src.ndims();
+void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
+                       bool by_phase) {
+    const int n = static_cast<int>(counts.size());
     int me = 0, size = 1;
     MPI_Comm_rank(comm_, &me);
     MPI_Comm_size(comm_, &size);
@@ -183,25 +227,23 @@ void RedistPlan::build(const array::DistArray &src, const array::DistArray &dst,
     const PhaseOf phase_of = [&](std::int64_t g) {
         return phase_of_position_[static_cast<std::size_t>((g / small_block_) % positions)];
     };
-    const MPI_Datatype element = dtype_mpi(src.dtype());
+    const MPI_Datatype element = dtype_mpi(dtype);
 
     // One side: my runs under `mine` against `other`, turned into transfers.
-    auto side = [&](const array::DistArray &mine, const array::DistArray &other, std::vector<Transfer> &out,
-                    bool sending) {
+    auto side = [&](const Side &mine, const Side &other, std::vector<Transfer> &out, bool sending) {
+        if (mine.coords.empty()) return;  // not on this side's grid: nothing to move
         std::vector<std::vector<Run>> runs(static_cast<std::size_t>(n));
         for (int a = 0; a < n; ++a) {
             const bool split = scheduled && a == axis_;
-            runs[a] = overlaps(mine.axis_map(a), mine.grid().coords()[a], other.axis_map(a), split ? small_block_ : 0,
-                               split ? phase_of : PhaseOf{});
+            runs[a] = overlaps(mine.maps[a], mine.coords[a], mine.offset[a], other.maps[a], other.offset[a], counts[a],
+                               split ? small_block_ : 0, split ? phase_of : PhaseOf{});
         }
-        const auto strides = mine.byte_strides();
-        const std::int64_t origin = mine.local_data() - mine.storage();
         for_each_product(group(runs), [&](const std::vector<int> &coords, int phase,
                                           const std::vector<std::vector<const Run *>> &product) {
-            const int peer = other.grid().rank_of(coords.data());
+            const int peer = other.rank_of(coords);
             if (by_phase && !scheduled) phase = sending ? (peer - me + size) % size : (me - peer + size) % size;
             out.push_back({peer, phase, MPI_DATATYPE_NULL, product_count(product)});
-            out.back().type = product_datatype(product, strides, origin, element);
+            out.back().type = product_datatype(product, mine.byte_strides, mine.origin, element);
         });
         std::sort(out.begin(), out.end(),
                   [](const Transfer &x, const Transfer &y) { return std::tie(x.phase, x.peer) < std::tie(y.phase, y.peer); });
@@ -227,17 +269,17 @@ void RedistPlan::execute(const array::DistArray &src, array::DistArray &dst) con
         if (!(dst.layout_key() == dst_key_))
             fail(DM_ERR_ARG, "redist: the destination's layout is not the planned one");
     });
-    const std::byte *from = src.storage();
-    std::byte *to = dst.storage();
-    if (method_ == DM_REDIST_ALLTOALLW)
-        run_alltoallw(from, to);
-    else if (method_ == DM_REDIST_NONBLOCKING)
-        run_nonblocking(from, to);
-    else
-        run_phases(from, to);
+    execute(src.storage(), dst.storage());
 }
 
-void RedistPlan::run_alltoallw(const std::byte *from, std::byte *to) const {
+void RedistPlan::execute(const void *from, void *to) const {
+    if (method_ == DM_REDIST_ALLTOALLW)
+        run_alltoallw(from, to);
+    else
+        run_phases(from, to);  // DM_REDIST_NONBLOCKING: everything in phase 0
+}
+
+void RedistPlan::run_alltoallw(const void *from, void *to) const {
     int size = 1;
     MPI_Comm_size(comm_, &size);
     std::vector<int> send_counts(size, 0), recv_counts(size, 0), displs(size, 0);
@@ -253,7 +295,7 @@ namespace {
 
 // Posts the receives, starts the sends and waits for all of them.
 template <class It>
-void post_and_wait(const std::byte *from, std::byte *to, MPI_Comm comm, It sends_begin, It sends_end, It recvs_begin,
+void post_and_wait(const void *from, void *to, MPI_Comm comm, It sends_begin, It sends_end, It recvs_begin,
                    It recvs_end) {
     std::vector<MPI_Request> requests;
     requests.reserve(static_cast<std::size_t>((sends_end - sends_begin) + (recvs_end - recvs_begin)));
@@ -270,11 +312,7 @@ void post_and_wait(const std::byte *from, std::byte *to, MPI_Comm comm, It sends
 
 }  // namespace
 
-void RedistPlan::run_nonblocking(const std::byte *from, std::byte *to) const {
-    post_and_wait(from, to, comm_, sends_.begin(), sends_.end(), recvs_.begin(), recvs_.end());
-}
-
-void RedistPlan::run_phases(const std::byte *from, std::byte *to) const {
+void RedistPlan::run_phases(const void *from, void *to) const {
     auto s = sends_.begin(), r = recvs_.begin();
     while (s != sends_.end() || r != recvs_.end()) {
         const int phase = std::min(s != sends_.end() ? s->phase : INT_MAX, r != recvs_.end() ? r->phase : INT_MAX);

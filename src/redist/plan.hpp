@@ -1,10 +1,11 @@
-// Redistribution plans: the messages that move an array's data from one layout
-// to another, as datatypes over both storages, grouped into phases.
+// Redistribution plans: the messages that move data from one layout to another,
+// as datatypes over both storages, grouped into phases.
 #pragma once
 
 #include <datamotion/redist.h>
 
 #include "array/dist_array.hpp"
+#include "layout/distribution.hpp"
 
 #include <mpi.h>
 
@@ -13,6 +14,21 @@
 #include <vector>
 
 namespace dm::redist {
+
+// One side of a redistribution: how a window of a global index space is
+// distributed over a grid of ranks and where this rank stores its part.
+struct Side {
+    std::vector<layout::AxisMap> maps;  // per axis
+    std::vector<std::int64_t> offset;   // global index of the window's first position, per axis
+    std::vector<int> dims;              // grid extents, per axis
+    std::vector<int> ranks;             // rank (in the plan's communicator) of every grid cell, row-major
+    std::vector<int> coords;            // this rank's cell, empty when it is not on the grid
+    std::vector<std::int64_t> byte_strides;  // of this rank's storage, per axis
+    std::int64_t origin = 0;            // byte offset of local index (0, ..., 0) in the storage
+
+    int rank_of(const std::vector<int> &cell) const;
+    static Side of(const array::DistArray &a);
+};
 
 // The latency/bandwidth model DM_REDIST_AUTO chooses with (defaults: a typical
 // shared-memory MPI; the fitted model of `datamotion bench` can replace them).
@@ -27,12 +43,18 @@ public:
     // Collective over the arrays' ranks; every check agrees across them.
     RedistPlan(const array::DistArray &src, const array::DistArray &dst, dm_redist_method method,
                const CostModel &cost = {});
+    // Collective on comm, for callers that checked the sides themselves (same
+    // window counts on every axis; every rank of comm calls).
+    RedistPlan(MPI_Comm comm, const Side &src, const Side &dst, std::vector<std::int64_t> counts, dm_dtype dtype,
+               dm_redist_method method, const CostModel &cost = {});
     ~RedistPlan();
     RedistPlan(const RedistPlan &) = delete;
     RedistPlan &operator=(const RedistPlan &) = delete;
 
     // Collective. src and dst must have the planned layouts and be distinct.
     void execute(const array::DistArray &src, array::DistArray &dst) const;
+    // Collective. Moves from the storage `from` to the storage `to` (the sides' buffers).
+    void execute(const void *from, void *to) const;
 
     dm_redist_method method() const { return method_; }
     std::int64_t messages_sent() const { return static_cast<std::int64_t>(sends_.size()); }
@@ -47,14 +69,16 @@ private:
         std::int64_t count;  // elements
     };
 
-    void build(const array::DistArray &src, const array::DistArray &dst, bool by_phase);
+    void plan(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
+              dm_redist_method method, const CostModel &cost);
+    void build(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
+               bool by_phase);
     void free_transfers();
-    void run_alltoallw(const std::byte *from, std::byte *to) const;
-    void run_nonblocking(const std::byte *from, std::byte *to) const;
-    void run_phases(const std::byte *from, std::byte *to) const;
+    void run_alltoallw(const void *from, void *to) const;
+    void run_phases(const void *from, void *to) const;
 
-    MPI_Comm comm_ = MPI_COMM_NULL;  // the source grid's (not owned)
-    std::shared_ptr<const layout::ProcessGrid> src_grid_, dst_grid_;  // keep comm_ alive
+    MPI_Comm comm_ = MPI_COMM_NULL;  // not owned: the source grid's, or the caller's
+    std::shared_ptr<const layout::ProcessGrid> src_grid_, dst_grid_;  // keep a grid's comm_ alive
     array::DistArray::LayoutKey src_key_, dst_key_;
     dm_redist_method method_ = DM_REDIST_AUTO;
     std::vector<Transfer> sends_, recvs_;  // in phase order

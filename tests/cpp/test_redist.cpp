@@ -4,6 +4,7 @@
 
 #include <datamotion/datamotion.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -154,4 +155,127 @@ DM_TEST(bad_redistributions_fail_on_every_rank) {
     CHECK_EQ(dm_redist_execute(plan, a, d), DM_ERR_STATE);
     for (dm_array *x : {&a, &b, &c, &d, &e, &f}) dm_array_free(x);
     dm_grid_free(&grid);
+}
+
+namespace {
+
+// The local column-major storage of a ScaLAPACK matrix on (myrow, mycol), filled
+// from the global value function (or `fill` everywhere when value is null).
+template <class T, class Value>
+std::vector<T> local_matrix(const int desc[9], int myrow, int mycol, int nprow, int npcol, Value value) {
+    const std::int64_t rows = dm_numroc(desc[2], desc[4], myrow, desc[6], nprow);
+    const std::int64_t cols = dm_numroc(desc[3], desc[5], mycol, desc[7], npcol);
+    std::vector<T> local(static_cast<size_t>(std::max<std::int64_t>(1, desc[8] * cols)));
+    for (std::int64_t j = 0; j < cols; ++j)
+        for (std::int64_t i = 0; i < rows; ++i) {
+            std::int64_t gi = 0, gj = 0;
+            dm_dist_to_global(dm_dist_block_cyclic(desc[4], desc[6]), desc[2], nprow, myrow, i, &gi);
+            dm_dist_to_global(dm_dist_block_cyclic(desc[5], desc[7]), desc[3], npcol, mycol, j, &gj);
+            local[static_cast<size_t>(j * desc[8] + i)] = value(gi, gj);
+        }
+    return local;
+}
+
+}  // namespace
+
+DM_TEST(gemr2d_copies_submatrices_between_grids_and_groups) {
+    const int P = dmtest::world_size(), me = dmtest::world_rank();
+    for (int trial = 0; trial < 30; ++trial) {
+        // Two grids on different groups of ranks: sizes from 1 to P, offset ranks.
+        int ctxt[2];
+        for (int g = 0; g < 2; ++g) {
+            const int ranks_used = draw(1, P), first = draw(0, P - ranks_used);
+            int rows = 1;
+            for (int d = 1; d <= ranks_used; ++d)
+                if (ranks_used % d == 0 && draw(0, 1)) rows = d;
+            std::vector<int> ranks(static_cast<size_t>(ranks_used));
+            for (int i = 0; i < ranks_used; ++i) ranks[i] = first + i;
+            if (draw(0, 1)) std::reverse(ranks.begin(), ranks.end());  // any order of the ranks on the grid
+            CHECK_EQ(dm_redist_context(rows, ranks_used / rows, ranks.data(), &ctxt[g]), DM_OK);
+        }
+        const int M = draw(1, 30), N = draw(1, 30), m = draw(0, M), n = draw(0, N);
+        const int ia = draw(1, M - m + 1), ja = draw(1, N - n + 1);
+        const int Mdst = draw(m, M + 8), Ndst = draw(n, N + 8);  // B holds the submatrix
+        const int ib = draw(1, Mdst - m + 1), jb = draw(1, Ndst - n + 1);
+        int desc[2][9], coords[2][2], dims[2][2];
+        const int mats[2][2] = {{M, N}, {Mdst, Ndst}};
+        for (int g = 0; g < 2; ++g) {
+            dm_redist_context_coords(ctxt[g], me, &dims[g][0], &dims[g][1], &coords[g][0], &coords[g][1]);
+            const bool member = coords[g][0] >= 0;
+            const int mb = draw(1, 5), nb = draw(1, 5), rsrc = draw(0, dims[g][0] - 1), csrc = draw(0, dims[g][1] - 1);
+            const std::int64_t rows = member ? dm_numroc(mats[g][0], mb, coords[g][0], rsrc, dims[g][0]) : 0;
+            const int lld = static_cast<int>(std::max<std::int64_t>(1, rows)) + draw(0, 2);
+            if (member)
+                CHECK_EQ(dm_descinit(desc[g], mats[g][0], mats[g][1], mb, nb, rsrc, csrc, ctxt[g], dims[g][0],
+                                     dims[g][1], coords[g][0], lld),
+                         DM_OK);
+            else
+                desc[g][0] = 1, desc[g][1] = -1;
+        }
+        auto a_value = [](std::int64_t i, std::int64_t j) { return static_cast<double>(i * 1000 + j); };
+        auto sentinel = [](std::int64_t, std::int64_t) { return -1.0; };
+        std::vector<double> a, b;
+        if (coords[0][0] >= 0) a = local_matrix<double>(desc[0], coords[0][0], coords[0][1], dims[0][0], dims[0][1], a_value);
+        if (coords[1][0] >= 0) b = local_matrix<double>(desc[1], coords[1][0], coords[1][1], dims[1][0], dims[1][1], sentinel);
+        CHECK_EQ(dm_redist_pgemr2d(m, n, a.empty() ? nullptr : a.data(), ia, ja, desc[0], b.empty() ? nullptr : b.data(),
+                                   ib, jb, desc[1], MPI_COMM_WORLD),
+                 DM_OK);
+        if (coords[1][0] >= 0) {
+            auto expected = local_matrix<double>(desc[1], coords[1][0], coords[1][1], dims[1][0], dims[1][1],
+                                                 [&](std::int64_t i, std::int64_t j) {
+                                                     const std::int64_t si = i - (ib - 1), sj = j - (jb - 1);
+                                                     if (si < 0 || sj < 0 || si >= m || sj >= n) return -1.0;
+                                                     return a_value(si + ia - 1, sj + ja - 1);
+                                                 });
+            const std::int64_t rows = dm_numroc(desc[1][2], desc[1][4], coords[1][0], desc[1][6], dims[1][0]);
+            bool same = true;  // compare the owned rows only: padding below them is not B's
+            for (size_t k = 0; k < b.size(); ++k)
+                if (static_cast<std::int64_t>(k % desc[1][8]) < rows && b[k] != expected[k]) same = false;
+            if (!same) dmtest::report(__FILE__, __LINE__, "gemr2d trial " + std::to_string(trial));
+        }
+    }
+}
+
+DM_TEST(gemr2d_moves_every_element_type_and_rejects_bad_descriptors) {
+    const int P = dmtest::world_size(), me = dmtest::world_rank();
+    int ctxt = -1;
+    dm_redist_context(1, P, nullptr, &ctxt);
+    int desc_a[9], desc_b[9];
+    CHECK_EQ(dm_descinit(desc_a, 5, 7, 2, 2, 0, 0, ctxt, 1, P, 0, 5), DM_OK);
+    CHECK_EQ(dm_descinit(desc_b, 5, 7, 3, 1, 0, 0, ctxt, 1, P, 0, 5), DM_OK);
+    std::vector<std::int64_t> a(5 * 7 * 2, 0), b(5 * 7 * 2, 0);  // room for the widest type
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::int64_t>(i) + 1;
+    CHECK_EQ(dm_redist_pigemr2d(5, 7, reinterpret_cast<int *>(a.data()), 1, 1, desc_a, reinterpret_cast<int *>(b.data()),
+                                1, 1, desc_b, MPI_COMM_WORLD),
+             DM_OK);
+    CHECK_EQ(dm_redist_psgemr2d(5, 7, reinterpret_cast<float *>(a.data()), 1, 1, desc_a,
+                                reinterpret_cast<float *>(b.data()), 1, 1, desc_b, MPI_COMM_WORLD),
+             DM_OK);
+    CHECK_EQ(dm_redist_pcgemr2d(5, 7, a.data(), 1, 1, desc_a, b.data(), 1, 1, desc_b, MPI_COMM_WORLD), DM_OK);
+    CHECK_EQ(dm_redist_pzgemr2d(5, 7, a.data(), 1, 1, desc_a, b.data(), 1, 1, desc_b, MPI_COMM_WORLD), DM_OK);
+    // A destination too small for the submatrix.
+    CHECK_EQ(dm_redist_pgemr2d(5, 7, reinterpret_cast<double *>(a.data()), 1, 1, desc_a,
+                               reinterpret_cast<double *>(b.data()), 2, 1, desc_b, MPI_COMM_WORLD),
+             DM_ERR_ARG);
+    CHECK(std::string(dm_last_error_message()).find("does not fit in B") != std::string::npos);
+    // Arguments that differ across ranks.
+    if (P > 1)
+        CHECK_EQ(dm_redist_pgemr2d(me == 0 ? 4 : 5, 7, reinterpret_cast<double *>(a.data()), 1, 1, desc_a,
+                                   reinterpret_cast<double *>(b.data()), 1, 1, desc_b, MPI_COMM_WORLD),
+                 DM_ERR_MISMATCH);
+    // A descriptor that disagrees across the ranks of its grid, and block size 0.
+    int odd[9];
+    std::copy(desc_a, desc_a + 9, odd);
+    if (me == P - 1) odd[4] = 3;
+    if (P > 1)
+        CHECK_EQ(dm_redist_pgemr2d(5, 7, reinterpret_cast<double *>(a.data()), 1, 1, odd,
+                                   reinterpret_cast<double *>(b.data()), 1, 1, desc_b, MPI_COMM_WORLD),
+                 DM_ERR_MISMATCH);
+    std::copy(desc_a, desc_a + 9, odd);
+    odd[4] = 0;
+    CHECK_EQ(dm_redist_pgemr2d(5, 7, reinterpret_cast<double *>(a.data()), 1, 1, odd,
+                               reinterpret_cast<double *>(b.data()), 1, 1, desc_b, MPI_COMM_WORLD),
+             DM_ERR_ARG);
+    CHECK(std::string(dm_last_error_message()).find("inconsistent") != std::string::npos);
+    CHECK_EQ(dm_redist_context(0, 1, nullptr, &ctxt), DM_ERR_ARG);
 }
