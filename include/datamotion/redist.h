@@ -55,8 +55,17 @@ typedef struct dm_redist_s *dm_redist;
  *  `method` must agree across ranks. The arrays are only read for their layouts. */
 DM_API int dm_redist_setup(dm_array src, dm_array dst, dm_redist_method method, dm_redist *plan);
 
-/** Collective. Copies every element of `src` into `dst`, which must have the
- *  layouts the plan was made for and be distinct arrays. Ghosts are not touched. */
+/** Collective on comm. Like dm_redist_setup for arrays on grids over any groups
+ *  of `comm`'s ranks (of different sizes, overlapping or not): a rank passes
+ *  NULL for an array whose grid it is not on. `comm` must stay valid while the
+ *  plan is used. */
+DM_API int dm_redist_setup_groups(MPI_Comm comm, dm_array src, dm_array dst, dm_redist_method method,
+                                  dm_redist *plan);
+
+/** Collective (on the plan's ranks). Copies every element of `src` into `dst`,
+ *  which must have the layouts the plan was made for and be distinct arrays;
+ *  for a plan between groups, NULL where this rank holds no such array. Ghosts
+ *  are not touched. */
 DM_API int dm_redist_execute(dm_redist plan, dm_array src, dm_array dst);
 
 /** Local. Frees the plan and sets *plan to NULL (a NULL *plan is fine). */

@@ -14,6 +14,7 @@ from ._errors import Error
 from .array import DistArray
 from .layout import Block, BlockCyclic, Cyclic, ProcessGrid
 from .provenance import provenance
+from .redist import RedistPlan, optimal_schedule, redistribute
 from .shift import CShift, PShift
 
 
@@ -105,6 +106,17 @@ def _arrays(d: _Demo) -> None:
     d.check(np.array_equal(b.to_global(), cube), "a complex64 5 x 4 x 3 array survives a cyclic round trip")
 
 
+def _timed(comm: MPI.Comm, fn, reps: int = 30) -> float:
+    """Collective. Median over reps of the slowest rank's time of fn(), seconds."""
+    times = []
+    for _ in range(reps):
+        comm.Barrier()
+        t0 = MPI.Wtime()
+        fn()
+        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
+    return float(np.median(times))
+
+
 def _pshift(d: _Demo) -> None:
     d.section("PSHIFT: the four shifts of a 5-point stencil in one concurrent step")
     grid = ProcessGrid(d.comm, dims=2, periods=[True, True])
@@ -121,18 +133,9 @@ def _pshift(d: _Demo) -> None:
         d.say(f"  per execution rank 0 sends {volume[0]['messages_sent']} messages "
               f"({volume[0]['elements_sent']} elements) and copies {volume[0]['elements_copied']} elements locally")
 
-    def timed(fn, reps=30):
-        times = []
-        for _ in range(reps):
-            d.comm.Barrier()
-            t0 = MPI.Wtime()
-            fn()
-            times.append(d.comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
-        return float(np.median(times))
-
     singles = [PShift(u, [x]) for x in shifts]
-    together = timed(lambda: plan.execute([n, e, w, s], [u, u, u, u]))
-    one_by_one = timed(lambda: [p.execute([dst], [u]) for p, dst in zip(singles, (n, e, w, s))])
+    together = _timed(d.comm, lambda: plan.execute([n, e, w, s], [u, u, u, u]))
+    one_by_one = _timed(d.comm, lambda: [p.execute([dst], [u]) for p, dst in zip(singles, (n, e, w, s))])
     d.say(f"  one PSHIFT {together * 1e6:.0f} us, four single shifts one after another {one_by_one * 1e6:.0f} us "
           f"(medians of 30; ratio {one_by_one / together:.2f})")
 
@@ -145,6 +148,37 @@ def _pshift(d: _Demo) -> None:
                                              + np.roll(expected, 1, 1) + np.roll(expected, -1, 0))
     d.check(np.allclose(u.to_global(), expected, rtol=1e-12, atol=1e-12),
             "10 Jacobi-style steps with one PSHIFT each equal the same steps with numpy.roll")
+
+
+def _redistribution(d: _Demo) -> None:
+    d.section("Redistribution: a new block size or grid, with contention-free schedules")
+    P, K, r = d.comm.size, 3, 4
+    schedule = optimal_schedule(P, K)
+    d.say(f"  block size {r} -> {K * r} on {P} ranks: in phase k rank p sends to send_proc\\[k, p] "
+          "(every row a permutation, so no rank is a hot spot)")
+    for k in range(K):
+        d.say(f"    phase {k}: " + " ".join(f"{q:2d}" for q in schedule.send_proc[k]))
+    grid = ProcessGrid(d.comm, dims=[P])
+    n = 800 * r * P  # the paper's volume: 800 blocks of 4 integers per rank
+    x = np.arange(n, dtype=np.int32)
+    small = DistArray.from_global(grid, x, dist=BlockCyclic(r))
+    large = DistArray.zeros(grid, (n,), np.int32, dist=BlockCyclic(K * r))
+    times = {}
+    for method in ("sendrecv", "nonblocking", "alltoallw"):
+        plan = RedistPlan(small, large, method)
+        plan.execute(small, large)
+        d.check(np.array_equal(large.to_global(), x), f"{method}: every element arrives where BlockCyclic({K * r}) "
+                "puts it")
+        times[method] = _timed(d.comm, lambda: plan.execute(small, large))
+    d.say("  " + ", ".join(f"{m} {t * 1e6:.0f} us" for m, t in times.items()) + " (medians of 30)")
+
+    matrix = np.arange(37 * 23, dtype=np.float64).reshape(37, 23)
+    square = ProcessGrid(d.comm, dims=2)
+    tall = ProcessGrid(d.comm, dims=[P, 1])
+    a = DistArray.from_global(square, matrix, dist=[BlockCyclic(3), BlockCyclic(2)])
+    b = redistribute(a, dist=[BlockCyclic(5), Block()], grid=tall)
+    d.say(f"  a 37 x 23 matrix from {square.dims[0]} x {square.dims[1]} blocks of 3 x 2 to {P} x 1 blocks of 5 x whole rows")
+    d.check(np.array_equal(b.to_global(), matrix), "the matrix is the same after the change of grid and blocks")
 
 
 def _profile(d: _Demo) -> None:
@@ -200,6 +234,7 @@ def run_demo() -> int:
     _distributions(d)
     _arrays(d)
     _pshift(d)
+    _redistribution(d)
     _profile(d)
     _errors(d)
     d.section("Summary")

@@ -87,12 +87,15 @@ class RedistPlan:
     """A plan that moves the data of arrays laid out like ``src`` into arrays laid
     out like ``dst``.
 
-    Both arrays must have the same shape and element type, on grids over the same
-    ranks (any grid shapes and distributions). Collective on those ranks.
+    Both arrays must have the same shape and element type. Without ``comm`` they
+    live on grids over the same ranks (any grid shapes and distributions) and the
+    call is collective on those ranks. With ``comm`` their grids may use any
+    groups of ``comm``'s ranks, of different sizes: every rank of ``comm`` calls,
+    passing ``None`` for an array whose grid it is not on.
 
     Args:
-        src: an array of the source layout.
-        dst: an array of the destination layout.
+        src: an array of the source layout (or ``None``, with ``comm``).
+        dst: an array of the destination layout (or ``None``, with ``comm``).
         method: one of :data:`METHODS`: ``"alltoallw"`` (one ``MPI_Alltoallw``),
             ``"nonblocking"`` (one message per peer, all in flight at once),
             ``"sendrecv"`` (contention-free ``MPI_Sendrecv`` phases: the optimal
@@ -102,23 +105,31 @@ class RedistPlan:
             ``"auto"`` (chosen by a latency/bandwidth cost model).
         model: optional fitted model (``datamotion model fit``) whose ping-pong
             latency and bandwidth replace the cost model's defaults for ``"auto"``.
+        comm: an mpi4py communicator containing both grids' ranks, for arrays on
+            different groups of ranks.
     """
 
-    def __init__(self, src: DistArray, dst: DistArray, method: str = "auto",
-                 model: Optional[Mapping[str, Any]] = None):
+    def __init__(self, src: Optional[DistArray], dst: Optional[DistArray], method: str = "auto",
+                 model: Optional[Mapping[str, Any]] = None, comm=None):
         problems = LocalProblems()
         code = METHODS.index(method) if method in METHODS else 0
         if method not in METHODS:
             problems.report(DM_ERR_ARG, f"unknown method {method!r}; choose from {', '.join(METHODS)}")
         latency, per_byte = problems.attempt("model", lambda: _cost_from_model(model), default=(0.0, 0.0))
-        _core.agree(src.grid.comm, *(problems.problem or (DM_ERR_ARG, None)))
-        self._src_grid, self._dst_grid = src.grid, dst.grid
-        self._plan = _core.Redist(src._a, dst._a, code, latency, per_byte)
+        if comm is None and (src is None or dst is None):
+            raise ValueError("RedistPlan: src and dst are needed on every rank unless comm is given")
+        _core.agree(comm if comm is not None else src.grid.comm, *(problems.problem or (DM_ERR_ARG, None)))
+        if comm is None:
+            self._plan = _core.Redist(src._a, dst._a, code, latency, per_byte)
+        else:
+            self._plan = _core.Redist(comm, src._a if src is not None else None, dst._a if dst is not None else None,
+                                      code, latency, per_byte)
 
-    def execute(self, src: DistArray, dst: DistArray) -> DistArray:
+    def execute(self, src: Optional[DistArray], dst: Optional[DistArray]) -> Optional[DistArray]:
         """Collective. Copies every element of ``src`` into ``dst`` (arrays of the
-        planned layouts, not the same array) and returns ``dst``."""
-        self._plan.execute(src._a, dst._a)
+        planned layouts, not the same array; ``None`` where this rank holds no
+        such array, for plans with ``comm``) and returns ``dst``."""
+        self._plan.execute(src._a if src is not None else None, dst._a if dst is not None else None)
         return dst
 
     @property

@@ -31,8 +31,23 @@ int dm_redist_setup(dm_array src, dm_array dst, dm_redist_method method, dm_redi
     });
 }
 
+int dm_redist_setup_groups(MPI_Comm comm, dm_array src, dm_array dst, dm_redist_method method, dm_redist *plan) {
+    return c_boundary([&] {
+        dm::require_pointer(plan, "dm_redist_setup_groups: plan");
+        *plan = nullptr;
+        dm::require_mpi_initialized();
+        auto handle = std::make_unique<dm_redist_s>();
+        handle->plan = std::make_unique<dm::redist::RedistPlan>(comm, src ? &dm::array::array_of(src) : nullptr,
+                                                                dst ? &dm::array::array_of(dst) : nullptr, method);
+        *plan = handle.release();
+    });
+}
+
 int dm_redist_execute(dm_redist plan, dm_array src, dm_array dst) {
-    return c_boundary([&] { plan_of(plan).execute(dm::array::array_of(src), dm::array::array_of(dst)); });
+    return c_boundary([&] {
+        auto &p = plan_of(plan);
+        p.execute(src ? &dm::array::array_of(src) : nullptr, dst ? &dm::array::array_of(dst) : nullptr);
+    });
 }
 
 int dm_redist_free(dm_redist *plan) {

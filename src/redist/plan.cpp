@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <map>
 #include <utility>
 
@@ -89,6 +90,101 @@ void for_each_product(const Groups &groups, Visit &&visit) {
 }
 
 }  // namespace
+
+std::vector<std::int64_t> share_description(MPI_Comm comm, const std::vector<std::int64_t> &mine, const char *which) {
+    std::int64_t length = static_cast<std::int64_t>(mine.size()), longest = 0;
+    check_mpi(MPI_Allreduce(&length, &longest, 1, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
+    // Holders put their values in both vectors, the others neutral ones, so one
+    // MAX and one MIN give the description and tell whether holders agree.
+    std::vector<std::int64_t> high(static_cast<std::size_t>(longest), INT64_MIN), low(high.size(), INT64_MAX);
+    if (!mine.empty() && length == longest) std::copy(mine.begin(), mine.end(), high.begin()), low = high;
+    if (!mine.empty() && length != longest) low.assign(low.size(), INT64_MIN);  // a shorter one: disagree
+    std::vector<std::int64_t> most(high.size()), least(low.size());
+    check_mpi(MPI_Allreduce(high.data(), most.data(), static_cast<int>(high.size()), MPI_INT64_T, MPI_MAX, comm),
+              "MPI_Allreduce");
+    check_mpi(MPI_Allreduce(low.data(), least.data(), static_cast<int>(low.size()), MPI_INT64_T, MPI_MIN, comm),
+              "MPI_Allreduce");
+    if (longest == 0) fail(DM_ERR_ARG, "redist: no rank holds ", which);
+    if (most != least) fail(DM_ERR_MISMATCH, "redist: the description of ", which, " differs across the ranks holding it");
+    return most;
+}
+
+namespace {
+
+// What every rank of a plan between groups must know of an array: its type,
+// shape, resolved distributions, grid extents and the ranks (in comm) of its cells.
+std::vector<std::int64_t> describe(const array::DistArray *a, MPI_Comm comm) {
+    if (!a) return {};
+    const Side side = Side::of(*a);
+    std::vector<std::int64_t> d = {a->dtype(), a->ndims()};
+    for (int axis = 0; axis < a->ndims(); ++axis) {
+        const auto &map = a->axis_map(axis);
+        d.insert(d.end(), {map.length(), map.block(), map.src(), map.nprocs()});
+    }
+    MPI_Group from, to;
+    check_mpi(MPI_Comm_group(a->grid().comm(), &from), "MPI_Comm_group");
+    check_mpi(MPI_Comm_group(comm, &to), "MPI_Comm_group");
+    std::vector<int> translated(side.ranks.size());
+    const int rc = MPI_Group_translate_ranks(from, static_cast<int>(side.ranks.size()), side.ranks.data(), to,
+                                             translated.data());
+    MPI_Group_free(&from);
+    MPI_Group_free(&to);
+    check_mpi(rc, "MPI_Group_translate_ranks");
+    for (int r : translated) {
+        if (r == MPI_UNDEFINED) fail(DM_ERR_ARG, "redist: an array's grid has ranks outside the plan's communicator");
+        d.push_back(r);
+    }
+    return d;
+}
+
+// The side of an array from its shared description; this rank's place and
+// storage come from the array itself when it holds one.
+Side side_from(const std::vector<std::int64_t> &d, const array::DistArray *a) {
+    Side s;
+    const int n = static_cast<int>(d[1]);
+    for (int axis = 0; axis < n; ++axis) {
+        const std::int64_t *m = &d[2 + 4 * static_cast<std::size_t>(axis)];
+        s.maps.emplace_back(dm_dist_block_cyclic(m[1], static_cast<int>(m[2])), m[0], static_cast<int>(m[3]));
+        s.dims.push_back(static_cast<int>(m[3]));
+    }
+    s.offset.assign(static_cast<std::size_t>(n), 0);
+    for (std::size_t i = 2 + 4 * static_cast<std::size_t>(n); i < d.size(); ++i) s.ranks.push_back(static_cast<int>(d[i]));
+    if (a) {
+        s.coords = a->grid().coords();
+        s.byte_strides = a->byte_strides();
+        s.origin = a->local_data() - a->storage();
+    }
+    return s;
+}
+
+}  // namespace
+
+RedistPlan::RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::DistArray *dst,
+                       dm_redist_method method, const CostModel &cost)
+    : comm_(comm), holds_src_(src != nullptr), holds_dst_(dst != nullptr) {
+    if (src) src_grid_ = src->grid_ptr(), src_key_ = src->layout_key();
+    if (dst) dst_grid_ = dst->grid_ptr(), dst_key_ = dst->layout_key();
+    std::vector<std::int64_t> mine_src, mine_dst;
+    collective(comm_, [&] {
+        mine_src = describe(src, comm_);
+        mine_dst = describe(dst, comm_);
+    });
+    const auto ds = share_description(comm_, mine_src, "the source array");
+    const auto dd = share_description(comm_, mine_dst, "the destination array");
+    std::vector<std::int64_t> shape;
+    collective(comm_, [&] {
+        if (ds[0] != dd[0])
+            fail(DM_ERR_TYPE, "redist: source is ", dtype_name(static_cast<dm_dtype>(ds[0])), " but destination is ",
+                 dtype_name(static_cast<dm_dtype>(dd[0])));
+        bool same = ds[1] == dd[1];
+        for (std::int64_t axis = 0; same && axis < ds[1]; ++axis) {
+            same = ds[2 + 4 * axis] == dd[2 + 4 * axis];
+            shape.push_back(ds[2 + 4 * axis]);
+        }
+        if (!same) fail(DM_ERR_ARG, "redist: source and destination shapes differ");
+    });
+    plan(side_from(ds, src), side_from(dd, dst), shape, static_cast<dm_dtype>(ds[0]), method, cost);
+}
 
 int Side::rank_of(const std::vector<int> &cell) const {
     std::size_t index = 0;
@@ -262,14 +358,18 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
     phases_ = static_cast<int>(std::unique(used.begin(), used.end()) - used.begin());
 }
 
-void RedistPlan::execute(const array::DistArray &src, array::DistArray &dst) const {
+void RedistPlan::execute(const array::DistArray *src, array::DistArray *dst) const {
     collective(comm_, [&] {
-        if (&src == &dst) fail(DM_ERR_ARG, "redist: source and destination must be different arrays");
-        if (!(src.layout_key() == src_key_)) fail(DM_ERR_ARG, "redist: the source's layout is not the planned one");
-        if (!(dst.layout_key() == dst_key_))
+        if ((src != nullptr) != holds_src_ || (dst != nullptr) != holds_dst_)
+            fail(DM_ERR_ARG, "redist: pass the arrays this rank holds, and only those (", holds_src_ ? "a" : "no",
+                 " source, ", holds_dst_ ? "a" : "no", " destination)");
+        if (src && src == dst) fail(DM_ERR_ARG, "redist: source and destination must be different arrays");
+        if (src && !(src->layout_key() == src_key_))
+            fail(DM_ERR_ARG, "redist: the source's layout is not the planned one");
+        if (dst && !(dst->layout_key() == dst_key_))
             fail(DM_ERR_ARG, "redist: the destination's layout is not the planned one");
     });
-    execute(src.storage(), dst.storage());
+    execute(src ? src->storage() : nullptr, dst ? dst->storage() : nullptr);
 }
 
 void RedistPlan::execute(const void *from, void *to) const {

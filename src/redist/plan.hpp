@@ -30,6 +30,11 @@ struct Side {
     static Side of(const array::DistArray &a);
 };
 
+// Collective on comm: the description that the ranks holding one side pass
+// (`mine`, empty on the others) on every rank. Fails everywhere with
+// DM_ERR_MISMATCH when holders disagree, DM_ERR_ARG when no rank holds `which`.
+std::vector<std::int64_t> share_description(MPI_Comm comm, const std::vector<std::int64_t> &mine, const char *which);
+
 // The latency/bandwidth model DM_REDIST_AUTO chooses with (defaults: a typical
 // shared-memory MPI; the fitted model of `datamotion bench` can replace them).
 struct CostModel {
@@ -43,6 +48,10 @@ public:
     // Collective over the arrays' ranks; every check agrees across them.
     RedistPlan(const array::DistArray &src, const array::DistArray &dst, dm_redist_method method,
                const CostModel &cost = {});
+    // Collective on comm: between arrays on grids over any groups of comm's ranks.
+    // A rank passes null for an array it does not hold (it is not on that grid).
+    RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::DistArray *dst, dm_redist_method method,
+               const CostModel &cost = {});
     // Collective on comm, for callers that checked the sides themselves (same
     // window counts on every axis; every rank of comm calls).
     RedistPlan(MPI_Comm comm, const Side &src, const Side &dst, std::vector<std::int64_t> counts, dm_dtype dtype,
@@ -51,8 +60,9 @@ public:
     RedistPlan(const RedistPlan &) = delete;
     RedistPlan &operator=(const RedistPlan &) = delete;
 
-    // Collective. src and dst must have the planned layouts and be distinct.
-    void execute(const array::DistArray &src, array::DistArray &dst) const;
+    // Collective. src and dst must have the planned layouts and be distinct; for
+    // a plan between groups, null where this rank holds no such array.
+    void execute(const array::DistArray *src, array::DistArray *dst) const;
     // Collective. Moves from the storage `from` to the storage `to` (the sides' buffers).
     void execute(const void *from, void *to) const;
 
@@ -80,6 +90,7 @@ private:
     MPI_Comm comm_ = MPI_COMM_NULL;  // not owned: the source grid's, or the caller's
     std::shared_ptr<const layout::ProcessGrid> src_grid_, dst_grid_;  // keep a grid's comm_ alive
     array::DistArray::LayoutKey src_key_, dst_key_;
+    bool holds_src_ = true, holds_dst_ = true;  // this rank is on the grid of src, of dst
     dm_redist_method method_ = DM_REDIST_AUTO;
     std::vector<Transfer> sends_, recvs_;  // in phase order
     int phases_ = 0;

@@ -47,25 +47,6 @@ std::vector<std::int64_t> description(const int *desc, bool member) {
     return d;
 }
 
-// Collective on comm: the members' description on every rank, failing
-// everywhere when members disagree or there are none.
-std::vector<std::int64_t> share(MPI_Comm comm, const std::vector<std::int64_t> &mine, const char *which) {
-    std::int64_t length = static_cast<std::int64_t>(mine.size()), longest = 0;
-    check_mpi(MPI_Allreduce(&length, &longest, 1, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
-    std::vector<std::int64_t> high(static_cast<std::size_t>(longest), INT64_MIN), low(high.size(), INT64_MAX);
-    if (!mine.empty() && length == longest) std::copy(mine.begin(), mine.end(), high.begin()), low = high;
-    if (!mine.empty() && length != longest) low.assign(low.size(), INT64_MIN);  // a shorter grid: disagree
-    std::vector<std::int64_t> most(high.size()), least(low.size());
-    check_mpi(MPI_Allreduce(high.data(), most.data(), static_cast<int>(high.size()), MPI_INT64_T, MPI_MAX, comm),
-              "MPI_Allreduce");
-    check_mpi(MPI_Allreduce(low.data(), least.data(), static_cast<int>(low.size()), MPI_INT64_T, MPI_MIN, comm),
-              "MPI_Allreduce");
-    if (longest == 0) fail(DM_ERR_ARG, "gemr2d: no rank is on the grid of ", which, " (every CTXT is -1)");
-    if (most != least)
-        fail(DM_ERR_MISMATCH, "gemr2d: the descriptor or context of ", which, " differs across the ranks on its grid");
-    return most;
-}
-
 // One matrix as a redistribution side; axes (column, row) so that both sides
 // enumerate elements in column-major order, the order of their storage.
 Side side_of(const std::vector<std::int64_t> &d, const int *desc, int first_row, int first_col, int me,
@@ -131,8 +112,8 @@ void gemr2d(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const i
         mine_a = description(desca, in_a);
         mine_b = description(descb, in_b);
     });
-    da = share(comm, mine_a, "A");
-    db = share(comm, mine_b, "B");
+    da = share_description(comm, mine_a, "A");
+    db = share_description(comm, mine_b, "B");
     Side sa, sb;
     collective(comm, [&] {
         check_description(da, "A");

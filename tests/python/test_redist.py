@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
+from mpi4py import MPI
 
 import datamotion as dm
 from datamotion import redist
@@ -184,3 +185,61 @@ def test_bad_redistributions_fail_everywhere():
     raises_everywhere(WORLD, lambda: plan.execute(three, a), "DM_ERR_ARG", "layout is not the planned one")
     raises_everywhere(WORLD, lambda: plan.execute(a, a), "DM_ERR_ARG", "different arrays")
     raises_everywhere(WORLD, lambda: redist.redistribute(a, dist=dm.BlockCyclic(0)), "DM_ERR_ARG", "block")
+
+
+@st.composite
+def group_cases(draw):
+    """Two grids on groups of COMM_WORLD's ranks (sizes 1..SIZE, possibly
+    overlapping or disjoint), shapes, distributions and a dtype."""
+    ndim = draw(st.integers(1, 2))
+    groups = []
+    for _ in range(2):
+        count = draw(st.integers(1, SIZE))
+        first = draw(st.integers(0, SIZE - count))
+        dims = draw(st.sampled_from(factorizations(count, ndim)))
+        groups.append(dict(first=first, count=count, dims=dims, dist=[_dist(draw, d) for d in dims]))
+    shape = tuple(draw(st.integers(0, 20 if ndim == 1 else 7)) for _ in range(ndim))
+    return dict(shape=shape, groups=groups, dtype=np.dtype(draw(st.sampled_from(DTYPES))).name,
+                method=draw(st.sampled_from(["auto", "alltoallw", "nonblocking", "sendrecv"])),
+                seed=draw(st.integers(0, 2**16)))
+
+
+def _on_group(group, x):
+    """Collective on WORLD: the array on the group's grid, or None off it."""
+    members = range(group["first"], group["first"] + group["count"])
+    sub = WORLD.Split(0 if WORLD.rank in members else MPI.UNDEFINED, WORLD.rank)
+    if sub == MPI.COMM_NULL:
+        return None
+    grid = dm.ProcessGrid(sub, dims=list(group["dims"]))
+    return dm.DistArray.from_global(grid, x, dist=group["dist"])
+
+
+@pytest.mark.parallel(nprocs=ALL)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, phases=PHASES, database=None)
+@given(case=group_cases())
+def test_round_trips_between_process_groups(case):
+    case = bcast_case(WORLD, case)
+    x = sample(case["shape"], case["dtype"], seed=case["seed"])
+    a = _on_group(case["groups"][0], x)
+    b = _on_group(case["groups"][1], np.zeros_like(x))
+    redist.RedistPlan(a, b, case["method"], comm=WORLD).execute(a, b)
+    back = _on_group(case["groups"][0], np.zeros_like(x))
+    redist.RedistPlan(b, back, case["method"], comm=WORLD).execute(b, back)
+    ok = (b is None or np.array_equal(b.to_global(), x)) and (back is None or np.array_equal(back.to_global(), x))
+    check_all(WORLD, ok, f"case {case}")
+
+
+@pytest.mark.parallel(nprocs=[2, 3, 4])
+def test_bad_group_plans_fail_everywhere():
+    low = WORLD.Split(0 if WORLD.rank == 0 else MPI.UNDEFINED, WORLD.rank)
+    a = dm.DistArray.zeros(dm.ProcessGrid(low, dims=[1]), (6,)) if WORLD.rank == 0 else None
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(a, None, comm=WORLD), "DM_ERR_ARG",
+                      "no rank holds the destination")
+    high = WORLD.Split(0 if WORLD.rank > 0 else MPI.UNDEFINED, WORLD.rank)
+    b = dm.DistArray.zeros(dm.ProcessGrid(high, dims=[SIZE - 1]), (7,)) if WORLD.rank > 0 else None
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(a, b, comm=WORLD), "DM_ERR_ARG", "shapes differ")
+    c = dm.DistArray.zeros(dm.ProcessGrid(high, dims=[SIZE - 1]), (6,), np.int32) if WORLD.rank > 0 else None
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(a, c, comm=WORLD), "DM_ERR_TYPE", "float64")
+    d = dm.DistArray.zeros(dm.ProcessGrid(high, dims=[SIZE - 1]), (6,)) if WORLD.rank > 0 else None
+    plan = redist.RedistPlan(a, d, comm=WORLD)
+    raises_everywhere(WORLD, lambda: plan.execute(None, d), "DM_ERR_ARG", "pass the arrays this rank holds")
