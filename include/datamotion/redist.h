@@ -25,6 +25,10 @@
  *                          phases with the simple schedule B(k, p) = k P + p;
  *   DM_REDIST_RANDOM       (integer-factor case only) the same with a random
  *                          send order per rank;
+ *   DM_REDIST_PER_AXIS     one axis at a time (the paper's multi-dimensional
+ *                          scheme): a DM_REDIST_SENDRECV plan per axis whose
+ *                          distribution changes, through intermediate arrays
+ *                          (both arrays on grids of the same shape and ranks);
  *   DM_REDIST_AUTO         chosen from the message counts and volumes with a
  *                          latency/bandwidth cost model.
  */
@@ -44,7 +48,8 @@ typedef enum dm_redist_method {
     DM_REDIST_NONBLOCKING = 2,
     DM_REDIST_SENDRECV = 3,
     DM_REDIST_SIMPLE = 4,
-    DM_REDIST_RANDOM = 5
+    DM_REDIST_RANDOM = 5,
+    DM_REDIST_PER_AXIS = 6
 } dm_redist_method;
 
 /** A redistribution plan. */

@@ -26,7 +26,7 @@ from .layout import ProcessGrid
 __all__ = ["METHODS", "RedistPlan", "Schedule", "optimal_schedule", "random_schedule", "redistribute",
            "simple_schedule"]
 
-METHODS = ("auto", "alltoallw", "nonblocking", "sendrecv", "simple", "random")
+METHODS = ("auto", "alltoallw", "nonblocking", "sendrecv", "simple", "random", "per-axis")
 """Method names, in the order of the C enum ``dm_redist_method``."""
 
 
@@ -101,8 +101,11 @@ class RedistPlan:
             ``"sendrecv"`` (contention-free ``MPI_Sendrecv`` phases: the optimal
             schedule when one axis changes its block size by an integer factor),
             ``"simple"`` and ``"random"`` (the seed paper's synchronised phases with
-            the simple or a random send order; integer-factor changes only), or
-            ``"auto"`` (chosen by a latency/bandwidth cost model).
+            the simple or a random send order; integer-factor changes only),
+            ``"per-axis"`` (one ``"sendrecv"`` plan per changed axis through
+            intermediate arrays, the paper's multi-dimensional scheme; grids of
+            the same shape and ranks), or ``"auto"`` (chosen by a
+            latency/bandwidth cost model).
         model: optional fitted model (``datamotion model fit``) whose ping-pong
             latency and bandwidth replace the cost model's defaults for ``"auto"``.
         comm: an mpi4py communicator containing both grids' ranks, for arrays on

@@ -46,6 +46,7 @@ const char *method_name(dm_redist_method m) {
         case DM_REDIST_SENDRECV: return "sendrecv";
         case DM_REDIST_SIMPLE: return "simple";
         case DM_REDIST_RANDOM: return "random";
+        case DM_REDIST_PER_AXIS: return "per-axis";
     }
     return "?";
 }
@@ -228,8 +229,38 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
             fail(DM_ERR_TYPE, "redist: source is ", dtype_name(src.dtype()), " but destination is ",
                  dtype_name(dst.dtype()));
         if (src.shape() != dst.shape()) fail(DM_ERR_ARG, "redist: source and destination shapes differ");
+        if (method == DM_REDIST_PER_AXIS && (src.grid().dims() != dst.grid().dims() ||
+                                             Side::of(src).ranks != Side::of(dst).ranks))
+            fail(DM_ERR_ARG, "redist: method 'per-axis' needs both arrays on grids of the same shape and rank order");
     });
+    if (method == DM_REDIST_PER_AXIS) {
+        require_same(comm_, {static_cast<std::int64_t>(method)}, "redist method");
+        plan_per_axis(src, dst, cost);
+        return;
+    }
     plan(Side::of(src), Side::of(dst), src.shape(), src.dtype(), method, cost);
+}
+
+void RedistPlan::plan_per_axis(const array::DistArray &src, const array::DistArray &dst, const CostModel &cost) {
+    method_ = DM_REDIST_PER_AXIS;
+    std::vector<int> changed;
+    for (int a = 0; a < src.ndims(); ++a)
+        if (!same_map(src.axis_map(a), dst.axis_map(a))) changed.push_back(a);
+    if (changed.empty()) changed.push_back(0);  // one stage still copies the data
+    const array::DistArray *from = &src;
+    std::vector<dm_dist> dists(static_cast<std::size_t>(src.ndims()));
+    for (int a = 0; a < src.ndims(); ++a) dists[a] = src.axis_map(a).resolved();
+    for (std::size_t i = 0; i < changed.size(); ++i) {
+        const array::DistArray *to = &dst;
+        if (i + 1 < changed.size()) {  // an intermediate layout: this axis changed, the later ones not yet
+            dists[changed[i]] = dst.axis_map(changed[i]).resolved();
+            between_.push_back(std::make_unique<array::DistArray>(dst.grid_ptr(), dst.dtype(), dst.shape(), dists,
+                                                                  std::vector<int>{}));
+            to = between_.back().get();
+        }
+        stages_.push_back(std::make_unique<RedistPlan>(*from, *to, DM_REDIST_SENDRECV, cost));
+        from = to;
+    }
 }
 
 RedistPlan::RedistPlan(MPI_Comm comm, const Side &src, const Side &dst, std::vector<std::int64_t> counts,
@@ -242,8 +273,10 @@ void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::i
                       dm_redist_method method, const CostModel &cost) {
     axis_ = factor_axis(src, dst);
     collective(comm_, [&] {
-        if (method < DM_REDIST_AUTO || method > DM_REDIST_RANDOM)
+        if (method < DM_REDIST_AUTO || method > DM_REDIST_PER_AXIS)
             fail(DM_ERR_ARG, "redist: unknown method ", static_cast<int>(method));
+        if (method == DM_REDIST_PER_AXIS)
+            fail(DM_ERR_ARG, "redist: method 'per-axis' is for arrays on grids of the same ranks, not windows or groups");
         if ((method == DM_REDIST_SIMPLE || method == DM_REDIST_RANDOM) && axis_ < 0)
             fail(DM_ERR_ARG, "redist: method '", method_name(method),
                  "' needs one axis whose block size changes by an integer factor, the others unchanged");
@@ -309,6 +342,25 @@ void RedistPlan::free_transfers() {
 std::int64_t RedistPlan::elements_sent() const {
     std::int64_t n = 0;
     for (const Transfer &t : sends_) n += t.count;
+    for (const auto &stage : stages_) n += stage->elements_sent();
+    return n;
+}
+
+std::int64_t RedistPlan::messages_sent() const {
+    std::int64_t n = static_cast<std::int64_t>(sends_.size());
+    for (const auto &stage : stages_) n += stage->messages_sent();
+    return n;
+}
+
+std::int64_t RedistPlan::messages_received() const {
+    std::int64_t n = static_cast<std::int64_t>(recvs_.size());
+    for (const auto &stage : stages_) n += stage->messages_received();
+    return n;
+}
+
+int RedistPlan::phases() const {
+    int n = phases_;
+    for (const auto &stage : stages_) n += stage->phases();
     return n;
 }
 
@@ -369,6 +421,14 @@ void RedistPlan::execute(const array::DistArray *src, array::DistArray *dst) con
         if (dst && !(dst->layout_key() == dst_key_))
             fail(DM_ERR_ARG, "redist: the destination's layout is not the planned one");
     });
+    if (!stages_.empty()) {  // per axis: src -> between_[0] -> ... -> dst
+        for (std::size_t i = 0; i < stages_.size(); ++i) {
+            const array::DistArray *from = i == 0 ? src : between_[i - 1].get();
+            array::DistArray *to = i + 1 == stages_.size() ? dst : between_[i].get();
+            stages_[i]->execute(from, to);
+        }
+        return;
+    }
     execute(src ? src->storage() : nullptr, dst ? dst->storage() : nullptr);
 }
 

@@ -67,10 +67,10 @@ public:
     void execute(const void *from, void *to) const;
 
     dm_redist_method method() const { return method_; }
-    std::int64_t messages_sent() const { return static_cast<std::int64_t>(sends_.size()); }
-    std::int64_t messages_received() const { return static_cast<std::int64_t>(recvs_.size()); }
+    std::int64_t messages_sent() const;
+    std::int64_t messages_received() const;
     std::int64_t elements_sent() const;
-    int phases() const { return phases_; }
+    int phases() const;
 
 private:
     struct Transfer {
@@ -83,6 +83,7 @@ private:
               dm_redist_method method, const CostModel &cost);
     void build(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
                bool by_phase);
+    void plan_per_axis(const array::DistArray &src, const array::DistArray &dst, const CostModel &cost);
     void free_transfers();
     void run_alltoallw(const void *from, void *to) const;
     void run_phases(const void *from, void *to) const;
@@ -99,6 +100,9 @@ private:
     int axis_ = -1;
     std::int64_t small_block_ = 0;
     std::vector<int> phase_of_position_;
+    // DM_REDIST_PER_AXIS: one plan per changed axis, through intermediate arrays.
+    std::vector<std::unique_ptr<RedistPlan>> stages_;
+    std::vector<std::unique_ptr<array::DistArray>> between_;
 };
 
 }  // namespace dm::redist

@@ -151,8 +151,12 @@ def test_two_dimensional_changes_of_block_and_grid():
         a = dm.DistArray.from_global(ga, x, dist=[dm.BlockCyclic(3), dm.BlockCyclic(2)])
         b = redist.redistribute(a, dist=[dm.BlockCyclic(4), dm.Cyclic()], grid=gb)
         c = redist.redistribute(b, dist=[dm.BlockCyclic(12), dm.BlockCyclic(2)], grid=ga, method="sendrecv")
-        check_all(WORLD, np.array_equal(b.to_global(), x) and np.array_equal(c.to_global(), x) and b.grid is gb,
-                  f"{dims_a} -> {dims_b}")
+        d = redist.redistribute(c, dist=[dm.BlockCyclic(4), dm.BlockCyclic(6)], method="per-axis")
+        plan = redist.RedistPlan(d, c, "per-axis")
+        e = plan.execute(d, dm.DistArray.zeros(ga, x.shape, dist=[dm.BlockCyclic(12), dm.BlockCyclic(2)]))
+        ok = (np.array_equal(b.to_global(), x) and np.array_equal(c.to_global(), x) and b.grid is gb
+              and np.array_equal(d.to_global(), x) and np.array_equal(e.to_global(), x))
+        check_all(WORLD, ok, f"{dims_a} -> {dims_b}")
 
 
 @pytest.mark.parallel(nprocs=MAIN)
@@ -181,6 +185,12 @@ def test_bad_redistributions_fail_everywhere():
     if SIZE > 1:
         raises_everywhere(WORLD, lambda: redist.RedistPlan(a, three, "alltoallw" if WORLD.rank else "sendrecv"),
                           "DM_ERR_MISMATCH", "method")
+    other = dm.DistArray.zeros(dm.ProcessGrid(dims=[SIZE]), (10,), np.float64, dist=dm.BlockCyclic(3))
+    if SIZE > 1:
+        two_d = dm.DistArray.zeros(dm.ProcessGrid(dims=[1, SIZE]), (10, 1), np.float64)
+        tall = dm.DistArray.zeros(dm.ProcessGrid(dims=[SIZE, 1]), (10, 1), np.float64)
+        raises_everywhere(WORLD, lambda: redist.RedistPlan(two_d, tall, "per-axis"), "DM_ERR_ARG", "same shape")
+    redist.RedistPlan(a, other, "per-axis").execute(a, other)  # another grid object of the same shape is fine
     plan = redist.RedistPlan(a, three)
     raises_everywhere(WORLD, lambda: plan.execute(three, a), "DM_ERR_ARG", "layout is not the planned one")
     raises_everywhere(WORLD, lambda: plan.execute(a, a), "DM_ERR_ARG", "different arrays")
