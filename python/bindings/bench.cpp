@@ -3,12 +3,16 @@
 
 #include "bench/kernels.hpp"
 #include "bench/local.hpp"
+#include "bench/patterns.hpp"
 #include "core/error.hpp"
 
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
 #include <string>
+#include <utility>
 
 namespace dm::python {
 
@@ -52,13 +56,61 @@ void bind_bench(nb::module_ &m) {
           },
           nb::arg("bytes"), nb::arg("reps"), nb::arg("warmup"), nb::arg("iters"),
           "Local. Raw samples (seconds) of one memcpy of `bytes`.");
-    m.def("bench_vector",
-          [](const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters) {
+    m.def("bench_segscan",
+          [](nb::handle comm, const std::string &dtype, const std::string &op, std::size_t bytes,
+             std::int64_t segment_length, int reps, int warmup, bool validate) {
+              MPI_Comm c = comm_from_python(comm);
               nb::gil_scoped_release release;
-              return bench::vector_op(op, single, n, reps, warmup, iters);
+              return bench::segmented_scan(c, dtype, op, bytes, segment_length, reps, warmup, validate);
+          },
+          nb::arg("comm"), nb::arg("dtype"), nb::arg("op"), nb::arg("bytes"), nb::arg("segment_length"),
+          nb::arg("reps"), nb::arg("warmup"), nb::arg("validate"),
+          "Collective on comm. Raw samples (seconds): the slowest rank's time of one exclusive segmented scan "
+          "(dtype 'int64' or 'float64', op 'add', 'max' or 'min') over bytes / 8 elements per rank, a segment "
+          "starting at every multiple of segment_length of the global index.");
+    m.def("bench_vector",
+          [](const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters, bool scalar) {
+              nb::gil_scoped_release release;
+              return bench::vector_op(op, single, n, reps, warmup, iters, scalar);
           },
           nb::arg("op"), nb::arg("single"), nb::arg("n"), nb::arg("reps"), nb::arg("warmup"), nb::arg("iters"),
-          "Local. Raw samples (seconds) of one sweep of a vector operation over n elements.");
+          nb::arg("scalar") = false,
+          "Local. Raw samples (seconds) of one sweep of a vector operation over n elements; scalar=True runs "
+          "the same loop compiled without auto-vectorisation.");
+    m.def("bench_hypercube",
+          [](nb::handle comm, int dimension, std::size_t bytes, int reps, int warmup, bool validate) {
+              MPI_Comm c = comm_from_python(comm);
+              nb::gil_scoped_release release;
+              return bench::hypercube(c, dimension, {bytes, reps, warmup, validate});
+          },
+          nb::arg("comm"), nb::arg("dimension"), nb::arg("bytes"), nb::arg("reps"), nb::arg("warmup"),
+          nb::arg("validate"),
+          "Collective on comm. Raw samples (seconds): the slowest rank's time of `dimension` hypercube "
+          "exchanges (rank j with j xor 2^i, i = 0 .. dimension-1) on the first 2^dimension ranks.");
+    m.def("bench_matching",
+          [](nb::handle comm, const std::vector<int> &partner, std::size_t bytes, int reps, int warmup,
+             bool validate) {
+              MPI_Comm c = comm_from_python(comm);
+              nb::gil_scoped_release release;
+              return bench::matching(c, partner, {bytes, reps, warmup, validate});
+          },
+          nb::arg("comm"), nb::arg("partner"), nb::arg("bytes"), nb::arg("reps"), nb::arg("warmup"),
+          nb::arg("validate"),
+          "Collective on comm. Raw samples (seconds): the slowest rank's time of every rank exchanging bytes "
+          "with partner[rank] at once (-1 sits out; partner must be symmetric and the same on every rank).");
+    m.def("bench_mesh_shift",
+          [](nb::handle comm, int rows, int cols, const std::string &placement, const std::string &direction,
+             std::size_t bytes, int reps, int warmup, bool validate) {
+              MPI_Comm c = comm_from_python(comm);
+              nb::gil_scoped_release release;
+              auto s = bench::mesh_shift(c, rows, cols, placement, direction, {bytes, reps, warmup, validate});
+              return std::make_pair(std::move(s.slowest), std::move(s.own));
+          },
+          nb::arg("comm"), nb::arg("rows"), nb::arg("cols"), nb::arg("placement"), nb::arg("direction"),
+          nb::arg("bytes"), nb::arg("reps"), nb::arg("warmup"), nb::arg("validate"),
+          "Collective on comm. A rows x cols torus placed 'row-major', 'gray' or 'shuffle' on the ranks shifts "
+          "bytes one step 'north', 'east', 'west' or 'south' (with wrap-around). Returns (slowest, own): raw "
+          "samples (seconds) of the slowest rank's and of this rank's time.");
     m.def("vector_op_flops", &bench::vector_op_flops, nb::arg("op"), "Local. Flops per element of an operation.");
 }
 

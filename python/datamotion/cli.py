@@ -3,9 +3,11 @@
     datamotion demo [--np N]    show what the library does, on N local ranks (default 4)
     datamotion info [--np N]    print the provenance of this installation and MPI
     datamotion bench SUITE... [--np N] [--quick] [--validate] --out results.json
-                                measure the machine (suites: pt2pt, collectives, all)
+                                measure the machine (suites: pt2pt, collectives, local, patterns, all)
     datamotion model fit results.json --out model.json
     datamotion model predict model.json KERNEL [--bytes B] [--ranks P]
+    datamotion report results.json [--model model.json] --out DIR
+                                an offline HTML report: plots, tables, CSV
 
 Outside an MPI job a command starts itself on N local ranks with the MPI's own
 launcher; inside one (``mpiexec -n 8 datamotion demo``) it runs in place.
@@ -29,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--np", type=int, default=None, help="ranks to launch (default: run in this process)")
     info.add_argument("--json", action="store_true", help="print JSON instead of a table")
     bench = sub.add_parser("bench", help="measure the machine and write a results JSON")
-    bench.add_argument("suites", nargs="+", help="pt2pt, collectives, local or all")
+    bench.add_argument("suites", nargs="+", help="pt2pt, collectives, local, patterns or all")
     bench.add_argument("--np", type=int, default=2, help="ranks to launch when not inside an MPI job (default 2)")
     bench.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (about a minute)")
     bench.add_argument("--validate", action="store_true", help="check every received byte")
@@ -44,6 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     predict.add_argument("kernel")
     predict.add_argument("--bytes", type=int, default=None)
     predict.add_argument("--ranks", type=int, default=None)
+    report = sub.add_parser("report", help="write an offline HTML report (plots, tables, CSV) of a results JSON")
+    report.add_argument("results", help="the results JSON that `datamotion bench` wrote")
+    report.add_argument("--model", default=None, help="a model JSON to draw (default: fit the results)")
+    report.add_argument("--out", required=True, help="the folder for index.html, the plots, results.csv, model.json")
     return parser
 
 
@@ -64,6 +70,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return _bench(args)
     if args.command == "model":
         return _model(args)
+    if args.command == "report":
+        return _report(args)
     from .info import run_info
     return run_info(as_json=args.json)
 
@@ -93,6 +101,19 @@ def _model(args) -> int:
         fitted = json.load(f)
     t = model.predict(fitted, args.kernel, size_bytes=args.bytes, ranks=args.ranks)
     print(f"{args.kernel}: {float(t):.3f} us")
+    return 0
+
+
+def _report(args) -> int:
+    from . import report
+
+    try:
+        results = report.load_results(args.results)
+        fitted = report.load_model(args.model) if args.model else None
+        index, plots = report._write_report(results, args.out, fitted)
+    except (ValueError, OSError) as exc:
+        raise SystemExit(f"datamotion report: {exc}") from None
+    print(f"wrote {index} ({plots} plots)")
     return 0
 
 

@@ -70,6 +70,7 @@ KERNEL_MODELS: Dict[str, str] = {
     "exchange": "piecewise",
     "stream": "piecewise",
     "bidir": "piecewise",
+    "chain": "piecewise",
     # synchronisation: T(P) = a log2 P + b
     "barrier": "log2",
     # tree collectives: T(l, P) = (a + b l) log2 P + c + d l
@@ -79,6 +80,7 @@ KERNEL_MODELS: Dict[str, str] = {
     "allreduce": "collective",
     "scan": "collective",
     "exscan": "collective",
+    "segscan": "collective",
     # data grows with P: T(l, P) = c + d P l, l = bytes per rank
     "allgather": "allgather",
     "concat": "allgather",

@@ -1,23 +1,23 @@
 #include "bench/kernels.hpp"
 
+#include "bench/common.hpp"
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 
 namespace dm::bench {
 namespace {
 
 constexpr int kTag = 7;
 
-void fill(std::vector<unsigned char> &buf, int seed) {
-    for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<unsigned char>(i * 7 + seed * 13 + 1);
-}
+void fill(std::vector<unsigned char> &buf, int seed) { detail::fill(buf.data(), buf.size(), seed); }
 
 void verify(const std::vector<unsigned char> &buf, int seed, const char *kernel) {
-    for (std::size_t i = 0; i < buf.size(); ++i)
-        if (buf[i] != static_cast<unsigned char>(i * 7 + seed * 13 + 1))
-            fail(DM_ERR_INTERNAL, kernel, ": received byte ", i, " of ", buf.size(), " is wrong");
+    detail::verify(buf.data(), buf.size(), seed, kernel);
 }
 
 int check_pair(MPI_Comm comm, const PairOptions &o) {
@@ -217,6 +217,154 @@ std::vector<double> collective_op(MPI_Comm comm, const std::string &op, std::siz
     }
     agree(comm, failure);
     return samples;
+}
+
+namespace {
+
+enum class ScanOp { add, max, min };
+
+// One rank's contribution to the scan across ranks: op over its elements since
+// its last segment start (over all of them when none starts there).
+template <class T>
+struct Carry {
+    T value;
+    std::int64_t starts;  // 1 if a segment starts among the elements
+};
+
+template <class T, ScanOp Op>
+T apply(T a, T b) {
+    if constexpr (Op == ScanOp::add) return a + b;
+    else if constexpr (Op == ScanOp::max) return a < b ? b : a;
+    else return b < a ? b : a;
+}
+
+template <class T, ScanOp Op>
+T identity() {
+    using limits = std::numeric_limits<T>;
+    if constexpr (Op == ScanOp::add) return T(0);
+    else if constexpr (Op == ScanOp::max) return limits::has_infinity ? -limits::infinity() : limits::lowest();
+    else return limits::has_infinity ? limits::infinity() : limits::max();
+}
+
+// The segmented operator, earlier operand `in`, later `inout`: a segment start in
+// the later one discards the earlier value. Associative, not commutative (MPI
+// combines in rank order).
+template <class T, ScanOp Op>
+void combine(void *in, void *inout, int *len, MPI_Datatype *) {
+    for (int i = 0; i < *len; ++i) {
+        Carry<T> a, b;  // copied: MPI's temporary buffers need not be aligned for Carry
+        std::memcpy(&a, static_cast<const char *>(in) + i * sizeof a, sizeof a);
+        std::memcpy(&b, static_cast<char *>(inout) + i * sizeof b, sizeof b);
+        if (!b.starts) b.value = apply<T, Op>(a.value, b.value);
+        b.starts |= a.starts;
+        std::memcpy(static_cast<char *>(inout) + i * sizeof b, &b, sizeof b);
+    }
+}
+
+// Element g of the input: small integers, so float64 sums are exact in any order.
+template <class T>
+T scan_input(std::int64_t g) {
+    return static_cast<T>((g * 37 + 11) % 101 - 50);
+}
+
+// Frees the pair datatype and the operator however the kernel ends.
+struct ScanHandles {
+    MPI_Datatype pair = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+    ScanHandles() = default;
+    ScanHandles(const ScanHandles &) = delete;
+    ScanHandles &operator=(const ScanHandles &) = delete;
+    ~ScanHandles() {
+        if (op != MPI_OP_NULL) MPI_Op_free(&op);
+        if (pair != MPI_DATATYPE_NULL) MPI_Type_free(&pair);
+    }
+};
+
+template <class T, ScanOp Op>
+std::vector<double> run_segscan(MPI_Comm comm, int rank, std::int64_t m, std::int64_t length, int reps, int warmup,
+                                bool validate) {
+    static_assert(sizeof(Carry<T>) == 2 * sizeof(std::int64_t), "Carry travels as two 64-bit integers");
+    const T none = identity<T, Op>();
+    const std::int64_t first = rank * m;  // global index of this rank's first element
+    std::vector<T> in(static_cast<std::size_t>(m)), out(static_cast<std::size_t>(m)), expected;
+    for (std::int64_t i = 0; i < m; ++i) in[i] = scan_input<T>(first + i);
+    if (validate) {  // serially, from the start of the segment of this rank's first element
+        expected.resize(static_cast<std::size_t>(m));
+        T run = none;
+        for (std::int64_t g = first / length * length; g < first + m; ++g) {
+            if (g % length == 0) run = none;
+            if (g >= first) expected[g - first] = run;
+            run = apply<T, Op>(run, scan_input<T>(g));
+        }
+    }
+    // The carry runs from the last segment start inside the block, or over all of it.
+    const std::int64_t last_start = m > 0 ? (first + m - 1) / length * length : first;
+    const bool starts = m > 0 && last_start >= first;
+    const std::int64_t from = starts ? last_start - first : 0;
+    ScanHandles h;
+    check_mpi(MPI_Type_contiguous(2, MPI_INT64_T, &h.pair), "MPI_Type_contiguous");
+    check_mpi(MPI_Type_commit(&h.pair), "MPI_Type_commit");
+    check_mpi(MPI_Op_create(&combine<T, Op>, 0, &h.op), "MPI_Op_create");
+    std::exception_ptr failure;
+    std::vector<double> samples;
+    for (int rep = -warmup; rep < reps; ++rep) {
+        if (validate) std::fill(out.begin(), out.end(), T(12345));  // a result left unwritten shows
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+        const double t0 = MPI_Wtime();
+        Carry<T> mine{none, starts ? 1 : 0}, before{none, 0};
+        for (std::int64_t i = from; i < m; ++i) mine.value = apply<T, Op>(mine.value, in[i]);
+        check_mpi(MPI_Exscan(&mine, &before, 1, h.pair, h.op, comm), "MPI_Exscan");
+        T run = rank == 0 ? none : before.value;  // Exscan leaves rank 0's result undefined
+        std::int64_t position = first % length;   // within the segment, without a division per element
+        for (std::int64_t i = 0; i < m; ++i) {
+            if (position == 0) run = none;
+            out[i] = run;
+            run = apply<T, Op>(run, in[i]);
+            if (++position == length) position = 0;
+        }
+        const double t = detail::slowest(comm, MPI_Wtime() - t0);
+        if (rep >= 0) samples.push_back(t);
+        if (!validate || failure) continue;
+        try {
+            for (std::int64_t i = 0; i < m; ++i)
+                if (!(out[i] == expected[i]))
+                    fail(DM_ERR_INTERNAL, "segscan: element ", first + i, " is ", out[i], " (expected ", expected[i],
+                         ")");
+        } catch (...) {
+            failure = std::current_exception();
+        }
+    }
+    agree(comm, failure);
+    return samples;
+}
+
+template <class T>
+std::vector<double> segscan_of(const std::string &op, MPI_Comm comm, int rank, std::int64_t m, std::int64_t length,
+                               int reps, int warmup, bool validate) {
+    if (op == "add") return run_segscan<T, ScanOp::add>(comm, rank, m, length, reps, warmup, validate);
+    if (op == "max") return run_segscan<T, ScanOp::max>(comm, rank, m, length, reps, warmup, validate);
+    return run_segscan<T, ScanOp::min>(comm, rank, m, length, reps, warmup, validate);
+}
+
+}  // namespace
+
+std::vector<double> segmented_scan(MPI_Comm comm, const std::string &dtype, const std::string &op, std::size_t bytes,
+                                   std::int64_t segment_length, int reps, int warmup, bool validate) {
+    int rank = 0, size = 1;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    collective(comm, [&] {
+        if (dtype != "int64" && dtype != "float64")
+            fail(DM_ERR_ARG, "bench: unknown element type '", dtype, "' for a segmented scan (int64, float64)");
+        if (op != "add" && op != "max" && op != "min")
+            fail(DM_ERR_ARG, "bench: unknown scan operator '", op, "' (add, max, min)");
+        if (segment_length < 1) fail(DM_ERR_ARG, "bench: segment_length must be positive, got ", segment_length);
+        if (reps < 1 || warmup < 0) fail(DM_ERR_ARG, "bench: reps must be positive, warmup non-negative");
+        if (bytes / 8 > static_cast<std::size_t>(INT64_MAX / size)) fail(DM_ERR_ARG, "bench: vector too long");
+    });
+    const auto m = static_cast<std::int64_t>(bytes / 8);
+    if (dtype == "int64") return segscan_of<std::int64_t>(op, comm, rank, m, segment_length, reps, warmup, validate);
+    return segscan_of<double>(op, comm, rank, m, segment_length, reps, warmup, validate);
 }
 
 }  // namespace dm::bench

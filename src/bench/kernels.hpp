@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -44,5 +45,16 @@ std::vector<double> barrier(MPI_Comm comm, int reps, int warmup);
 // every rank), "alltoall" (bytes from every rank to every rank).
 std::vector<double> collective_op(MPI_Comm comm, const std::string &op, std::size_t bytes, int reps, int warmup,
                                   bool validate);
+
+// Collective on comm. A sample is the slowest rank's time of one exclusive
+// segmented scan (the CM-5 paper's section 6.1) over a distributed vector of
+// `dtype` ("int64" or "float64") with `op` ("add", "max" or "min"): each rank
+// owns bytes / 8 elements in rank order, and a segment starts at every global
+// index that is a multiple of `segment_length`, so segments span ranks. One
+// MPI_Exscan of (value, segment started) pairs carries each rank's tail into
+// the next; a local pass finishes. With `validate` every result is compared
+// with a serial scan of the same input.
+std::vector<double> segmented_scan(MPI_Comm comm, const std::string &dtype, const std::string &op, std::size_t bytes,
+                                   std::int64_t segment_length, int reps, int warmup, bool validate);
 
 }  // namespace dm::bench

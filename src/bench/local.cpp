@@ -29,21 +29,70 @@ void escape(T *p) {
     asm volatile("" : : "g"(p) : "memory");
 }
 
+// N_v compares two variants of each operation: the loop as the compiler
+// vectorises it, and the same loop with auto-vectorisation switched off. Both are
+// separate, never-inlined functions, so both pay the same call and dispatch and
+// only the loops differ; for GCC this is also what makes its optimize attribute
+// stick (it holds per function, and inlining into a vectorising caller would
+// undo it). Clang takes a pragma per loop instead. Other compilers may
+// vectorise the scalar variant too.
+#if defined(__clang__)
+#define DM_VECTOR_FUNCTION __attribute__((noinline))
+#define DM_SCALAR_FUNCTION __attribute__((noinline))
+#define DM_SCALAR_LOOP _Pragma("clang loop vectorize(disable) interleave(disable)")
+#elif defined(__GNUC__)
+#define DM_VECTOR_FUNCTION __attribute__((noinline))
+#define DM_SCALAR_FUNCTION __attribute__((noinline, optimize("no-tree-vectorize")))
+#define DM_SCALAR_LOOP
+#else
+#define DM_VECTOR_FUNCTION
+#define DM_SCALAR_FUNCTION
+#define DM_SCALAR_LOOP
+#endif
+
 template <class T>
-std::vector<double> run_op(int op, std::size_t n, int reps, int warmup, int iters) {
+DM_VECTOR_FUNCTION void vector_sweep(int op, std::size_t n, T *a, const T *b, const T *c, const T *d, const T *e,
+                                     T s) {
+    switch (op) {
+        case 0: for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + s; break;
+        case 1: for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + c[i]; break;
+        case 2: for (std::size_t i = 0; i < n; ++i) a[i] = b[i] * s; break;
+        case 3: for (std::size_t i = 0; i < n; ++i) a[i] = b[i] * c[i]; break;
+        case 4: for (std::size_t i = 0; i < n; ++i) a[i] = s * b[i] + c[i]; break;
+        default: for (std::size_t i = 0; i < n; ++i) a[i] = b[i] * c[i] + d[i] * e[i]; break;
+    }
+}
+
+template <class T>
+DM_SCALAR_FUNCTION void scalar_sweep(int op, std::size_t n, T *a, const T *b, const T *c, const T *d, const T *e,
+                                     T s) {
+    switch (op) {
+        case 0: DM_SCALAR_LOOP for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + s; break;
+        case 1: DM_SCALAR_LOOP for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + c[i]; break;
+        case 2: DM_SCALAR_LOOP for (std::size_t i = 0; i < n; ++i) a[i] = b[i] * s; break;
+        case 3: DM_SCALAR_LOOP for (std::size_t i = 0; i < n; ++i) a[i] = b[i] * c[i]; break;
+        case 4: DM_SCALAR_LOOP for (std::size_t i = 0; i < n; ++i) a[i] = s * b[i] + c[i]; break;
+        default: DM_SCALAR_LOOP for (std::size_t i = 0; i < n; ++i) a[i] = b[i] * c[i] + d[i] * e[i]; break;
+    }
+}
+
+#undef DM_VECTOR_FUNCTION
+#undef DM_SCALAR_FUNCTION
+#undef DM_SCALAR_LOOP
+
+template <class T>
+std::vector<double> run_op(int op, bool scalar, std::size_t n, int reps, int warmup, int iters) {
     std::vector<T> a(n), b(n, T(1.5)), c(n, T(2.5)), d(n, T(0.5)), e(n, T(3.0));
     const T s = T(1.25);
     T *pa = a.data();
     const T *pb = b.data(), *pc = c.data(), *pd = d.data(), *pe = e.data();
+    if (scalar)
+        return timed(reps, warmup, iters, [&] {
+            scalar_sweep(op, n, pa, pb, pc, pd, pe, s);
+            escape(pa);
+        });
     return timed(reps, warmup, iters, [&] {
-        switch (op) {
-            case 0: for (std::size_t i = 0; i < n; ++i) pa[i] = pb[i] + s; break;
-            case 1: for (std::size_t i = 0; i < n; ++i) pa[i] = pb[i] + pc[i]; break;
-            case 2: for (std::size_t i = 0; i < n; ++i) pa[i] = pb[i] * s; break;
-            case 3: for (std::size_t i = 0; i < n; ++i) pa[i] = pb[i] * pc[i]; break;
-            case 4: for (std::size_t i = 0; i < n; ++i) pa[i] = s * pb[i] + pc[i]; break;
-            default: for (std::size_t i = 0; i < n; ++i) pa[i] = pb[i] * pc[i] + pd[i] * pe[i]; break;
-        }
+        vector_sweep(op, n, pa, pb, pc, pd, pe, s);
         escape(pa);
     });
 }
@@ -67,9 +116,11 @@ std::vector<double> memcopy(std::size_t bytes, int reps, int warmup, int iters) 
     });
 }
 
-std::vector<double> vector_op(const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters) {
+std::vector<double> vector_op(const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters,
+                              bool scalar) {
     const int index = op_index(op);
-    return single ? run_op<float>(index, n, reps, warmup, iters) : run_op<double>(index, n, reps, warmup, iters);
+    return single ? run_op<float>(index, scalar, n, reps, warmup, iters)
+                  : run_op<double>(index, scalar, n, reps, warmup, iters);
 }
 
 int vector_op_flops(const std::string &op) { return kFlops[op_index(op)]; }

@@ -14,7 +14,9 @@ std::vector<double> memcopy(std::size_t bytes, int reps, int warmup, int iters);
 
 // One of a=b+s, a=b+c, a=b*s, a=b*c, a=s*b+c, a=b*c+d*e on vectors of n elements
 // of float32 (`single`) or float64; a sample is the mean over `iters` sweeps.
-std::vector<double> vector_op(const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters);
+// `scalar` runs the same loop compiled without auto-vectorisation (for N_v).
+std::vector<double> vector_op(const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters,
+                              bool scalar = false);
 
 // Floating-point operations per element of `op` (throws for an unknown op).
 int vector_op_flops(const std::string &op);

@@ -1,4 +1,5 @@
-"""Measurement kernels run at 2-4 ranks with every received byte checked; the
+"""Measurement kernels run at 2-4 ranks with every received byte (and every
+segmented-scan result) checked; bad arguments fail alike on every rank; the
 results document has the documented fields; the command line round trip
 (bench -> model fit -> model predict) works inside an MPI job."""
 
@@ -43,15 +44,173 @@ def test_collective_kernels_with_validation(op):
         check_all(WORLD, len(samples) == 3 and min(samples) > 0, f"{op} {nbytes} B: {samples}")
 
 
+@pytest.mark.parallel(nprocs=[2, 3, 4])
+@pytest.mark.parametrize("dtype,op", bench.SEGSCANS)
+def test_segmented_scans_with_validation(dtype, op):
+    # 0 and 8 bytes: empty and one-element blocks; segments of 1 .. longer than the vector.
+    for nbytes in (0, 8, 24, 1000, 40000):
+        for length in (1, 3, 10, 1000, 1 << 20):
+            samples = _core.bench_segscan(WORLD, dtype, op, nbytes, length, 3, 1, True)
+            check_all(WORLD, len(samples) == 3 and min(samples) > 0, f"{dtype} {op} {nbytes} B, S={length}: {samples}")
+
+
+@pytest.mark.parallel(nprocs=[2, 3, 4])
+def test_hypercube_with_validation():
+    for d in range(1, SIZE.bit_length()):  # 2^d <= SIZE; the other ranks only synchronise
+        for nbytes in (0, 1, 1001, 70000):
+            samples = _core.bench_hypercube(WORLD, d, nbytes, 3, 1, True)
+            check_all(WORLD, len(samples) == 3 and min(samples) > 0, f"d={d} {nbytes} B: {samples}")
+
+
+@pytest.mark.parallel(nprocs=[2, 3, 4])
+def test_matchings_and_chain_with_validation():
+    matchings = WORLD.bcast(bench.random_matchings(SIZE, 4, 7) if WORLD.rank == 0 else None)
+    for partner in matchings + [bench.chain_partners(SIZE), [-1] * SIZE]:
+        for nbytes in (0, 7, 70000):
+            samples = _core.bench_matching(WORLD, partner, nbytes, 3, 1, True)
+            check_all(WORLD, len(samples) == 3 and min(samples) >= 0, f"{partner} {nbytes} B: {samples}")
+
+
+def test_matchings_are_perfect():
+    for p in range(1, 9):
+        for partner in bench.random_matchings(p, 20, 3) + [bench.chain_partners(p)]:
+            assert len(partner) == p
+            assert all(partner[q] == r for r, q in enumerate(partner) if q >= 0)
+            assert all(q != r for r, q in enumerate(partner))
+            assert partner.count(-1) == p % 2, partner
+    assert bench.chain_partners(5) == [4, 3, -1, 1, 0]
+    assert bench.random_matchings(6, 3, 11) == bench.random_matchings(6, 3, 11)
+
+
+def test_mesh_shapes():
+    shapes = {p: bench.mesh_shape(p) for p in (1, 2, 3, 4, 6, 8, 12, 16, 32, 512)}
+    assert shapes == {1: (1, 1), 2: (1, 2), 3: (1, 3), 4: (2, 2), 6: (2, 3), 8: (2, 4), 12: (3, 4), 16: (4, 4),
+                      32: (4, 8), 512: (16, 32)}
+
+
+@pytest.mark.parallel(nprocs=[2, 3, 4])
+def test_mesh_shifts_with_validation():
+    for rows in [r for r in range(1, SIZE + 1) if SIZE % r == 0]:
+        for placement in bench.PLACEMENTS:
+            for direction in bench.DIRECTIONS:
+                for nbytes in (0, 5, 70000):
+                    slowest, own = _core.bench_mesh_shift(WORLD, rows, SIZE // rows, placement, direction, nbytes,
+                                                          3, 1, True)
+                    check_all(WORLD, len(slowest) == len(own) == 3 and all(s >= o >= 0 for s, o in zip(slowest, own)),
+                              f"{rows}x{SIZE // rows} {placement} {direction} {nbytes} B: {slowest} {own}")
+
+
+@pytest.mark.parallel(nprocs=[2, 3, 4])
+def test_bad_pattern_arguments_fail_everywhere():
+    too_deep = SIZE.bit_length()  # 2^too_deep > SIZE
+    raises_everywhere(WORLD, lambda: _core.bench_hypercube(WORLD, too_deep, 8, 3, 0, False), "DM_ERR_ARG",
+                      r"dimension")
+    raises_everywhere(WORLD, lambda: _core.bench_hypercube(WORLD, 0, 8, 3, 0, False), "DM_ERR_ARG", r"dimension")
+    one_sided = [1] + [-1] * (SIZE - 1)  # 0 -> 1 but 1 -> nobody
+    raises_everywhere(WORLD, lambda: _core.bench_matching(WORLD, one_sided, 8, 3, 0, False), "DM_ERR_ARG",
+                      r"not symmetric")
+    for bad in ([SIZE] + [-1] * (SIZE - 1), [0] + [-1] * (SIZE - 1), [-2] * SIZE):
+        raises_everywhere(WORLD, lambda: _core.bench_matching(WORLD, bad, 8, 3, 0, False), "DM_ERR_ARG",
+                          r"not another rank")
+    raises_everywhere(WORLD, lambda: _core.bench_matching(WORLD, [-1] * (SIZE + 1), 8, 3, 0, False), "DM_ERR_ARG",
+                      r"entries")
+    # Valid on every rank, but not the same vector everywhere.
+    mine = bench.chain_partners(SIZE) if WORLD.rank == 0 else [-1] * SIZE
+    raises_everywhere(WORLD, lambda: _core.bench_matching(WORLD, mine, 8, 3, 0, False), "DM_ERR_MISMATCH")
+    raises_everywhere(WORLD, lambda: _core.bench_segscan(WORLD, "int32", "add", 8, 10, 3, 0, False), "DM_ERR_ARG",
+                      r"unknown element type")
+    raises_everywhere(WORLD, lambda: _core.bench_segscan(WORLD, "int64", "mul", 8, 10, 3, 0, False), "DM_ERR_ARG",
+                      r"unknown scan operator")
+    raises_everywhere(WORLD, lambda: _core.bench_segscan(WORLD, "float64", "add", 8, 0, 3, 0, False), "DM_ERR_ARG",
+                      r"segment_length")
+    raises_everywhere(WORLD, lambda: _core.bench_mesh_shift(WORLD, 1, SIZE, "snake", "north", 8, 3, 0, False),
+                      "DM_ERR_ARG", r"unknown placement")
+    raises_everywhere(WORLD, lambda: _core.bench_mesh_shift(WORLD, 1, SIZE, "gray", "up", 8, 3, 0, False),
+                      "DM_ERR_ARG", r"unknown direction")
+    raises_everywhere(WORLD, lambda: _core.bench_mesh_shift(WORLD, 2, SIZE, "row-major", "east", 8, 3, 0, False),
+                      "DM_ERR_ARG", r"does not fit")
+    # A bad argument on one rank only still fails everywhere.
+    length = 0 if WORLD.rank == SIZE - 1 else 10
+    raises_everywhere(WORLD, lambda: _core.bench_segscan(WORLD, "int64", "max", 8, length, 3, 0, False), "DM_ERR_ARG",
+                      r"segment_length")
+
+
 def test_local_kernels():
     for nbytes in (0, 100, 1 << 16):
         check_all(WORLD, min(_core.bench_memcopy(nbytes, 3, 1, 2)) >= 0, f"memcopy {nbytes}")
     for op in bench.VECTOR_OPS:
         for single in (True, False):
             check_all(WORLD, min(_core.bench_vector(op, single, 1000, 3, 1, 2)) > 0, f"{op} single={single}")
+            check_all(WORLD, min(_core.bench_vector(op, single, 1000, 3, 1, 2, True)) > 0, f"scalar {op} {single}")
+            check_all(WORLD, len(_core.bench_vector(op, single, 0, 2, 0, 1, scalar=True)) == 2, f"empty {op}")
     assert [_core.vector_op_flops(op) for op in bench.VECTOR_OPS] == [1, 1, 1, 1, 2, 3]
     with pytest.raises(Exception, match="unknown vector operation"):
         _core.bench_vector("b/c", False, 10, 1, 0, 1)
+
+
+def test_vector_crossover():
+    lengths = [4, 16, 256, 4096]
+    assert bench.vector_crossover(lengths, [2, 1, 1, 1], [1, 2, 2, 2]) == 16
+    assert bench.vector_crossover(lengths, [1, 2, 1, 1], [2, 1, 2, 2]) == 256  # must stay below
+    assert bench.vector_crossover(lengths, [1, 1, 1, 1], [2, 2, 2, 2]) == 4
+    assert bench.vector_crossover(lengths, [1, 1, 1, 3], [2, 2, 2, 2]) is None
+    assert bench.vector_crossover(lengths, [2, 2, 2, 2], [2, 2, 2, 2]) is None  # ties are no win
+
+
+@pytest.mark.parallel(nprocs=[2])
+def test_segscan_and_nv_summaries():
+    doc = bench.run_suites(["collectives", "local"], WORLD, quick=True, validate=True)
+    ok, why = True, ""
+    if WORLD.rank == 0:
+        scans = [r for r in doc["results"] if r["kernel"] == "segscan"]
+        vectors = [r for r in doc["results"] if r["kernel"] == "vector"]
+        ok = (sorted((r["params"]["dtype"], r["params"]["op"]) for r in scans) == sorted(bench.SEGSCANS)
+              and all(r["params"]["segment_length"] == bench.SEGMENT_LENGTH for r in scans)
+              and all([row["bytes"] for row in r["rows"]] == [8, 4096, 65536] for r in scans)
+              and all({"bytes", "ranks", "median_us", "ci95_us", "samples_us"} <= set(row)
+                      for r in scans for row in r["rows"])
+              and len(vectors) == 12
+              and all("nv" in r["params"] and "rinf_mflops" in r["params"] and "nhalf" in r["params"]
+                      for r in vectors)
+              and all(r["params"]["nv"] is None or r["params"]["nv"] in [row["elements"] for row in r["rows"]]
+                      for r in vectors)
+              and all(row["scalar_median_us"] > 0 for r in vectors for row in r["rows"]))
+        why = f"segscan {[r['params'] for r in scans]}; vector {[r['params'] for r in vectors][:2]}"
+    check_all(WORLD, ok, why)
+
+
+@pytest.mark.parallel(nprocs=[2, 3])
+def test_patterns_suite_entries():
+    doc = bench.run_suites(["patterns"], WORLD, quick=True, validate=True)
+    ok, why = True, ""
+    if WORLD.rank == 0:
+        by_kernel = {}
+        for r in doc["results"]:
+            by_kernel.setdefault(r["kernel"], []).append(r)
+        summary = {"median_us", "p05_us", "p95_us", "mean_us", "min_us", "ci95_us", "reps", "samples_us"}
+        sizes = [8, 4096, 65536]
+        hyper, = by_kernel["hypercube"]
+        matching, = by_kernel["matching"]
+        chain, = by_kernel["chain"]
+        meshes = by_kernel["mesh_shift"]
+        dims = range(1, SIZE.bit_length())
+        placements = list(bench.PLACEMENTS) if SIZE in (2, 4, 8) else ["row-major"]
+        ok = (sorted(by_kernel) == ["chain", "hypercube", "matching", "mesh_shift"]
+              and [(row["dimension"], row["bytes"], row["ranks"]) for row in hyper["rows"]]
+              == [(d, b, 2 ** d) for d in dims for b in sizes]
+              and matching["params"] == {"seed": bench.MATCHING_SEED}
+              and all(row["matchings"] == 10 and row["reps"] == 10 and row["spread"] >= 1 and row["ranks"] == SIZE
+                      for row in matching["rows"])
+              and [row["bytes"] for row in chain["rows"]] == sizes and chain["params"] == {}
+              and [m["params"]["placement"] for m in meshes] == placements
+              and all(m["params"]["mesh"] == list(bench.mesh_shape(SIZE)) for m in meshes)
+              and all([(row["direction"], row["bytes"]) for row in m["rows"]]
+                      == [(d, b) for d in bench.DIRECTIONS for b in sizes] for m in meshes)
+              and all(0 < row["min_rank_median_us"] <= row["max_rank_median_us"] for m in meshes for row in m["rows"])
+              and all(summary <= set(row) and "bytes" in row and "ranks" in row
+                      for r in doc["results"] for row in r["rows"]))
+        why = f"kernels {sorted(by_kernel)}; params {[r['params'] for r in doc['results']]}"
+    check_all(WORLD, ok, why)
 
 
 @pytest.mark.parallel(nprocs=[2, 3])
@@ -87,4 +246,13 @@ def test_command_line_round_trip():
             ok = "pingpong" in fitted["models"] and (SIZE < 3 or "barrier" in fitted["models"])
             why = f"model: {sorted(fitted['models'])}"
             assert cli.main(["model", "predict", model, "pingpong", "--bytes", "1024"]) == 0
+        if ok:  # the report runs offline, on this rank only: no MPI call in it
+            out = os.path.join(folder, "report")
+            try:
+                ok = cli.main(["report", results, "--model", model, "--out", out]) == 0
+                files = sorted(os.listdir(out))
+            except (Exception, SystemExit) as exc:
+                ok, files = False, [f"{type(exc).__name__}: {exc}"]
+            ok = ok and "index.html" in files and any(f.endswith(".png") for f in files)
+            why = f"report: {files}"
     check_all(WORLD, ok, why)

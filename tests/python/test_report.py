@@ -1,0 +1,325 @@
+"""The offline benchmark report (datamotion.report, ``datamotion report``): serial,
+no MPI calls. Synthetic results documents with every kernel the report knows,
+with known numbers, must give every section, valid PNGs, one CSV line per row
+and the right Table-7 errors; odd input must give a one-line error, never a
+traceback."""
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from datamotion import cli, model, report
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+SIZES = [0, 8, 64, 512, 4096, 32768, 262144, 1 << 20]
+COLLECTIVE_SIZES = [8, 4096, 65536]
+RANKS = [2, 3, 4, 8]
+# The CM-5 paper's Table 7 (32 nodes): N, estimated ms, measured ms.
+TABLE7 = [(64, 41.92, 45.62), (128, 170.18, 185.52), (256, 727.53, 787.29), (512, 3337.97, 4598.69)]
+
+
+def row(median, nbytes, ranks, samples=True, **extra):
+    """A row with the summary fields of datamotion.bench.summarize around ``median``."""
+    out = {"bytes": nbytes, "ranks": ranks, **extra, "median_us": median, "p05_us": 0.95 * median,
+           "p95_us": 1.2 * median, "mean_us": 1.05 * median, "min_us": 0.9 * median,
+           "ci95_us": [0.97 * median, 1.03 * median], "reps": 4}
+    if samples:
+        out["samples_us"] = [0.9 * median, median, median, 1.3 * median]
+    return out
+
+
+def pt2pt(kernel, t0=2.0, bw=1000.0, sizes=SIZES, **params):
+    """Two protocols: t0 + l/bw up to 4 KiB, then 4 t0 + l/(2 bw)."""
+    rows = [row((t0 + b / bw) if b <= 4096 else (4 * t0 + b / (2 * bw)), b, 2, src=0, dst=1) for b in sizes]
+    return {"kernel": kernel, "params": params, "rows": rows}
+
+
+def collective(kernel, params=None, sizes=COLLECTIVE_SIZES):
+    rows = [row(3.0 + (1.0 + b / 1000.0) * (p.bit_length() - 1), b, p) for p in RANKS for b in sizes]
+    return {"kernel": kernel, "params": params or {}, "rows": rows}
+
+
+def synthetic_results():
+    """A results document with every kernel the report has a section for, and one it has not."""
+    results = [pt2pt(k, window=16) for k in ("pingpong", "exchange", "stream", "bidir")]
+    results.append({"kernel": "pingpong_fine", "params": {},
+                    "rows": [row(2.0 + b / 1000.0 + (3.0 if b >= 8192 else 0.0), b, 2, src=0, dst=1)
+                             for b in range(0, 16001, 64)]})
+    results.append({"kernel": "distance", "params": {"bytes": 8},
+                    "rows": [row(2.0 + 0.5 * (d >= 4), 8, 2, src=0, dst=d) for d in range(1, 8)]})
+    results.append({"kernel": "barrier", "params": {},
+                    "rows": [row(1.0 + 2.0 * (p.bit_length() - 1), 0, p) for p in RANKS]})
+    for k in ("bcast", "reduce", "allreduce", "scan", "exscan", "allgather", "alltoall"):
+        results.append(collective(k))
+    results.append(collective("segscan", {"dtype": "int64", "op": "add", "segment_length": 4}))
+    results.append(collective("segscan", {"dtype": "float64", "op": "max", "segment_length": 4}))
+    results.append({"kernel": "memcopy", "params": {},
+                    "rows": [row(0.1 + b / 10000.0, b, 1) for b in (1 << k for k in range(10, 25, 2))]})
+    results.append({"kernel": "vector", "params": {"op": "a=b+s", "dtype": "float32", "flops_per_element": 1,
+                                                   "rinf_mflops": 4321.0, "nhalf": 19.5, "nv": 24},
+                    "rows": [row(0.05 + n / 4321.0, 4 * n, 1, elements=n, scalar_median_us=n / 1000.0)
+                             for n in (16, 256, 4096, 65536)]})
+    results.append({"kernel": "vector", "params": {"op": "a=b*c+d*e", "dtype": "float64", "flops_per_element": 3,
+                                                   "rinf_mflops": 1890.0, "nhalf": 1.0},
+                    "rows": [row(0.02 + 3 * n / 1890.0, 8 * n, 1, elements=n) for n in (16, 256, 4096, 65536)]})
+    results.append({"kernel": "hypercube", "params": {},
+                    "rows": [row(5.0 + d + b / 800.0, b, 2 ** d, dimension=d) for d in (1, 2, 3)
+                             for b in (8, 4096, 65536)]})
+    results.append({"kernel": "matching", "params": {"seed": 7},
+                    "rows": [{**row(10.0 + b / 500.0, b, 8, samples=False, matchings=5, spread=1.5),
+                              "samples_us": [(10.0 + b / 500.0) * f for f in (1.0, 1.1, 1.2, 1.4, 1.5)]}
+                             for b in (8, 4096, 65536)]})
+    results.append({"kernel": "chain", "params": {},
+                    "rows": [row(3.0 + b / 600.0, b, 8) for b in (8, 4096, 65536)]})
+    for placement in ("row-major", "gray"):
+        results.append({"kernel": "mesh_shift", "params": {"placement": placement, "mesh": [2, 4]},
+                        "rows": [{**row(20.0 + b / 700.0, b, 8, direction=d),
+                                  "min_rank_median_us": 19.0 + b / 700.0, "max_rank_median_us": 22.0 + b / 700.0}
+                                 for d in ("north", "east", "west", "south") for b in (16384, 65536)]})
+    gauss = []
+    for n, est, meas in TABLE7:
+        r = {"n": n, "ranks": 32, "bytes": 0, "predicted_ms": est, "measured_ms": meas,
+             "reduce_double_us": 14.24, "reduce_int_us": 4.36, "bcast_us": 600.0, "compute_us": 31.39,
+             "iteration_us": 650.0}
+        if n != 512:  # the last row's error is computed by the report
+            r["error_pct"] = round(100.0 * (est - meas) / meas, 2)
+        gauss.append(r)
+    results.append({"kernel": "gauss_elimination", "params": {"ranks": 32}, "rows": gauss})
+    results.append({"kernel": "teleport", "params": {"distance": "far"}, "rows": [row(1.0, 8, 2), row(2.0, 16, 2)]})
+    return {"schema": "datamotion.bench/1",
+            "provenance": {"version": "0.1.0", "git_revision": "abc1234", "build_type": "Release",
+                           "compiler": "gcc 12", "mpi_library": "MPICH Version: 5.0.2", "mpi_standard": "5.0",
+                           "ranks": 8, "hosts": ["node1", "node2"], "thread_level": "multiple",
+                           "wtick_s": 1e-9, "steady_clock_resolution_s": 2e-8, "python": "3.11",
+                           "mpi4py": "4.1", "numpy": "2.4", "environment": {"MPIR_CVAR_X": "1"}},
+            "quick": True, "validated": False, "warnings": ["8 ranks share 2 cores on a host"],
+            "results": results}
+
+
+def small_results():
+    """Three kernels of synthetic_results(): quick to draw."""
+    doc = synthetic_results()
+    doc["results"] = [e for e in doc["results"] if e["kernel"] in ("pingpong", "barrier", "bcast")]
+    return doc
+
+
+def images(index_path):
+    text = open(index_path, encoding="utf-8").read()
+    return text, re.findall(r'<img src="([^"]+)"', text)
+
+
+def check_pngs(folder, names):
+    assert names, "no plots"
+    for name in names:
+        path = os.path.join(folder, name)
+        assert os.path.isfile(path), name
+        with open(path, "rb") as f:
+            assert f.read(8) == PNG_MAGIC, name
+        assert os.path.getsize(path) > 2000, name
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    """The report of synthetic_results(): (folder, index.html text)."""
+    folder = tmp_path_factory.mktemp("report")
+    index = report.write_report(synthetic_results(), str(folder / "out"))
+    assert index == str(folder / "out" / "index.html")
+    return folder / "out", images(index)[0]
+
+
+def test_full_report_has_every_section_and_valid_plots(full):
+    tmp_path = full[0].parent
+    text, names = images(full[0] / "index.html")
+    for section in ("Provenance", "Latency", "Bandwidth", "Distance", "Collectives versus P", "Local", "Patterns",
+                    "Predicted versus measured", "Other kernels"):
+        assert f"<h2>{section}</h2>" in text, section
+    check_pngs(tmp_path / "out", names)
+    assert len(set(names)) == len(names)
+    assert sorted(names) == sorted(f for f in os.listdir(tmp_path / "out") if f.endswith(".png"))
+    # Provenance, offline page.
+    for fact in ("MPICH Version: 5.0.2", "abc1234", "node1, node2", "quick", "8 ranks share 2 cores"):
+        assert fact in text, fact
+    assert "<script" not in text and "http" not in text
+    # One plot per collective entry, including both segmented scans.
+    for stem in ("collective-barrier", "collective-bcast", "collective-alltoall", "collective-segscan-int64-add",
+                 "collective-segscan-float64-max", "latency-pingpong", "latency-pingpong-fine", "bandwidth",
+                 "local-memcopy", "local-vector", "prediction-gauss"):
+        assert f"{stem}.png" in names, stem
+    assert any(n.startswith("patterns-matching") for n in names)
+    assert any(n.startswith("patterns-hypercube") for n in names)
+    assert any(n.startswith("patterns-chain") for n in names)
+    assert any(n.startswith("distance") for n in names)
+    # Fitted segments of the ping-pong: the two protocols of the synthetic data.
+    fitted = json.load(open(tmp_path / "out" / "model.json"))
+    assert fitted["schema"] == model.MODEL_SCHEMA
+    segs = fitted["models"]["pingpong"]["fit"]["segments"]
+    assert len(segs) == 2 and segs[0]["t0_us"] == pytest.approx(2.0) and segs[1]["t0_us"] == pytest.approx(8.0)
+    assert "Fitted segments" in text and "1000" in text and "2000" in text
+    # Vector tables like the CM-5 paper's Tables 2-3, N_v where given.
+    assert "4321" in text and "19.5" in text and "N_v" in text
+
+
+def test_table_7_errors_and_table_6_costs(full):
+    text = full[1]
+    section = text[text.index('id="prediction"'):]
+    section = section[:section.index("</section>")]
+    for n, est, meas in TABLE7:
+        error = 100.0 * (est - meas) / meas
+        assert (f"<td>{n} × {n + 1}</td><td class=num>32</td><td class=num>{est:.2f}</td>"
+                f"<td class=num>{meas:.2f}</td><td class=num>{error:+.1f}</td>") in section, n
+    assert "-8.1" in section and "-27.4" in section
+    assert "Table 6" in section and "14.2" in section and "4.36" in section
+
+
+def test_csv_has_one_line_per_row(full):
+    doc = synthetic_results()
+    with open(full[0] / "results.csv", newline="") as f:
+        lines = list(csv.reader(f))
+    header, body = lines[0], lines[1:]
+    assert len(body) == sum(len(e["rows"]) for e in doc["results"])
+    assert header[:12] == ["kernel", "params", "bytes", "ranks", "median_us", "p05_us", "p95_us", "mean_us",
+                           "min_us", "ci95_lo_us", "ci95_hi_us", "reps"]
+    for extra in ("src", "dst", "elements", "scalar_median_us", "dimension", "matchings", "spread", "direction",
+                  "min_rank_median_us", "max_rank_median_us", "n", "predicted_ms", "measured_ms", "error_pct",
+                  "iteration_us"):
+        assert extra in header, extra
+    assert "samples_us" not in header and "ci95_us" not in header
+    records = [dict(zip(header, line)) for line in body]
+    mesh = [r for r in records if r["kernel"] == "mesh_shift"]
+    assert mesh[0]["params"] == "placement=row-major;mesh=[2,4]" and len(mesh) == 16
+    ping = next(r for r in records if r["kernel"] == "pingpong" and r["bytes"] == "4096")
+    assert float(ping["median_us"]) == pytest.approx(2.0 + 4.096)
+    assert float(ping["ci95_lo_us"]) == pytest.approx(0.97 * 6.096) and ping["params"] == "window=16"
+    gauss = [r for r in records if r["kernel"] == "gauss_elimination"]
+    assert [r["n"] for r in gauss] == ["64", "128", "256", "512"] and gauss[-1]["error_pct"] == ""
+    assert gauss[0]["median_us"] == ""
+
+
+def test_mesh_shift_table(full):
+    text = full[1]
+    section = text[text.index('id="patterns"'):]
+    section = section[:section.index("</section>")]
+    rows = re.findall(r"<tr><td>(row-major|gray)</td><td>2 × 4</td><td>(\w+)</td>", section)
+    assert len(rows) == 16
+    assert [d for p, d in rows[:8:2]] == ["north", "east", "west", "south"]
+    assert "<td class=num>16 KiB</td><td class=num>42.4</td><td class=num>45.4</td>" in section
+    assert "spread max/min" in section and "1.50" in section
+
+
+def test_a_document_with_one_kernel(tmp_path):
+    doc = {"schema": "datamotion.bench/1", "provenance": {}, "results": [pt2pt("pingpong")]}
+    text, names = images(report.write_report(doc, str(tmp_path)))
+    assert "<h2>Latency</h2>" in text and "<h2>Bandwidth</h2>" in text
+    for absent in ("Collectives versus P", "Patterns", "Predicted versus measured", "Other kernels", "Distance"):
+        assert absent not in text, absent
+    assert names == ["latency-pingpong.png", "bandwidth.png"]
+    check_pngs(tmp_path, names)
+    # Collectives at one rank count are plotted against size.
+    doc = {"schema": "datamotion.bench/1", "results": [
+        {"kernel": "allreduce", "params": {}, "rows": [row(2.0 + b / 100.0, b, 2) for b in (8, 64, 512, 4096)]}]}
+    text, names = images(report.write_report(doc, str(tmp_path / "one")))
+    assert names == ["collective-allreduce.png"] and "at P=2" in text
+    check_pngs(tmp_path / "one", names)
+    # A single point is a table row, not a plot.
+    doc = {"schema": "datamotion.bench/1", "results": [{"kernel": "barrier", "params": {}, "rows": [row(2.5, 0, 2)]}]}
+    text, names = images(report.write_report(doc, str(tmp_path / "point")))
+    assert names == [] and "<td>barrier</td><td class=num>2</td><td class=num>0</td><td class=num>2.50" in text
+
+
+def test_unknown_and_malformed_entries(tmp_path):
+    doc = {"schema": "datamotion.bench/1", "results": [
+        {"kernel": "teleport", "params": {"how": "fast"}, "rows": [row(1.0, 8, 2)] * 3},
+        {"kernel": "pingpong", "params": {}, "rows": [{"bytes": 8}, "not a row", row(2.0, 16, 2)]},
+        {"kernel": "bcast"},
+        "not an entry",
+        {"kernel": "gauss_elimination", "params": {}, "rows": [{"n": 64, "predicted_ms": 1.0}]},
+        {"kernel": "matching", "params": {}, "rows": [{"bytes": 8, "ranks": 4, "median_us": 3.0}]},
+        {"kernel": "vector", "params": {"op": "a=b+s"}, "rows": []},
+    ]}
+    text, names = images(report.write_report(doc, str(tmp_path)))
+    other = text[text.index('id="other"'):]
+    assert "<td>teleport</td><td><code>how=fast</code></td><td class=num>3</td>" in other
+    assert "(no kernel)" in other
+    check_pngs(tmp_path, names)
+    with open(tmp_path / "results.csv", newline="") as f:
+        assert len(list(csv.reader(f))) == 1 + 3 + 2 + 1 + 1
+
+
+def test_given_model_is_used(tmp_path):
+    doc = small_results()
+    fitted = model.fit_results(doc)
+    fitted["models"]["pingpong"]["fit"]["segments"][0]["t0_us"] = 123.25
+    text, _ = images(report.write_report(doc, str(tmp_path), model=fitted))
+    assert "123" in text
+    assert json.load(open(tmp_path / "model.json"))["models"]["pingpong"]["fit"]["segments"][0]["t0_us"] == 123.25
+    with pytest.raises(ValueError, match="model"):
+        report.write_report(doc, str(tmp_path), model={"models": []})
+    with pytest.raises(ValueError, match="schema"):
+        report.write_report({"schema": "other/1", "results": []}, str(tmp_path))
+
+
+def test_no_global_plotting_state(tmp_path):
+    """The report draws on Agg canvases of its own: pyplot is never imported and
+    the backend a user chose is left alone."""
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(small_results()))
+    code = ("import sys, matplotlib; matplotlib.use('svg'); from datamotion import report; "
+            "report.write_report(report.load_results(sys.argv[1]), sys.argv[2]); "
+            "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported'; "
+            "assert 'mpi4py.MPI' not in sys.modules, 'MPI loaded'; "
+            "assert matplotlib.get_backend() == 'svg', matplotlib.get_backend()")
+    subprocess.run([sys.executable, "-c", code, str(results), str(tmp_path / "r")], check=True,
+                   env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+    assert os.path.isfile(tmp_path / "r" / "index.html")
+
+
+def test_command_line(tmp_path, capsys):
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(small_results()))
+    assert cli.main(["report", str(results), "--out", str(tmp_path / "r")]) == 0
+    out = capsys.readouterr().out
+    _, names = images(tmp_path / "r" / "index.html")
+    assert str(tmp_path / "r" / "index.html") in out and f"{len(names)} plots" in out
+    modelfile = tmp_path / "model.json"
+    assert cli.main(["model", "fit", str(results), "--out", str(modelfile)]) == 0
+    assert cli.main(["report", str(results), "--model", str(modelfile), "--out", str(tmp_path / "m")]) == 0
+    assert os.path.isfile(tmp_path / "m" / "index.html")
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "cannot read"),
+    ("{not json", "not a JSON"),
+    ("[1, 2]", "not a datamotion results document"),
+    ('{"schema": "datamotion.bench/1"}', "not a datamotion results document"),
+    ('{"schema": "datamotion.bench/0", "results": []}', "schema 'datamotion.bench/0'"),
+    ('{"schema": "datamotion.model/1", "models": {}}', "not a datamotion results document"),
+])
+def test_bad_input_exits_with_one_line(tmp_path, content, message):
+    path = tmp_path / "results.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(SystemExit) as info:
+        cli.main(["report", str(path), "--out", str(tmp_path / "r")])
+    text = str(info.value.code)
+    assert text.startswith("datamotion report: ") and message in text and "\n" not in text
+    assert not os.path.exists(tmp_path / "r")
+
+
+def test_bad_model_exits_with_one_line(tmp_path):
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(small_results()))
+    for content, message in (("[]", "not a datamotion model document"), (None, "cannot read"),
+                             (json.dumps({"schema": "x", "models": {}}), "schema 'x'")):
+        path = tmp_path / "model.json"
+        if content is None:
+            path = tmp_path / "missing.json"
+        else:
+            path.write_text(content)
+        with pytest.raises(SystemExit) as info:
+            cli.main(["report", str(results), "--model", str(path), "--out", str(tmp_path / "r")])
+        assert str(info.value.code).startswith("datamotion report: ") and message in str(info.value.code)
