@@ -24,23 +24,13 @@ import numpy as np
 from mpi4py import MPI
 
 import datamotion as dm
+from datamotion.bench import time_collective
 
 SIZES = {1: [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384],
          2: [2, 4, 8, 16, 32, 64, 128],
          3: [2, 4, 8, 16],
          4: [2, 4, 8]}
 QUICK = {1: [4, 64, 1024, 16384], 2: [2, 16, 128], 3: [2, 8, 16], 4: [2, 4, 8]}
-
-
-def median_time(comm, fn, reps):
-    fn()  # warm-up: first-touch, persistent requests bound
-    times = []
-    for _ in range(reps):
-        comm.Barrier()
-        t0 = MPI.Wtime()
-        fn()
-        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
-    return float(np.median(times))
 
 
 def neighbor_exchange(comm, dims, local):
@@ -83,13 +73,13 @@ def measure(comm, k, L, reps):
     dsts = [dm.DistArray.zeros(grid, shape) for _ in shifts]
     together = dm.PShift(src, shifts)
     singles = [dm.PShift(src, [s]) for s in shifts]
-    t_pshift = median_time(comm, lambda: together.execute(dsts, [src] * len(shifts)), reps)
-    t_cshift = median_time(comm, lambda: [p.execute([d], [src]) for p, d in zip(singles, dsts)], reps)
+    t_pshift = time_collective(comm, lambda: together.execute(dsts, [src] * len(shifts)), reps)
+    t_cshift = time_collective(comm, lambda: [p.execute([d], [src]) for p, d in zip(singles, dsts)], reps)
     ghosted = dm.DistArray.from_global(grid, src.to_global(), ghost=1)
     halo = dm.Halo(ghosted)
-    t_halo = median_time(comm, lambda: halo.exchange(ghosted), reps)
+    t_halo = time_collective(comm, lambda: halo.exchange(ghosted), reps)
     run, free = neighbor_exchange(comm, grid.dims, [L] * k)
-    t_nbr = median_time(comm, run, reps)
+    t_nbr = time_collective(comm, run, reps)
     free()
     # Check the PSHIFT results once.
     x = src.to_global()

@@ -27,19 +27,13 @@ from mpi4py import MPI
 
 import datamotion as dm
 from datamotion import redist
+from datamotion.bench import time_collective
 
 METHODS = ("sendrecv", "nonblocking", "simple", "random", "alltoallw")
 
 
 def median_us(comm, fn, reps):
-    fn()  # warm-up
-    times = []
-    for _ in range(reps):
-        comm.Barrier()
-        t0 = MPI.Wtime()
-        fn()
-        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
-    return 1e6 * float(np.median(times))
+    return 1e6 * time_collective(comm, fn, reps)
 
 
 def main():

@@ -26,7 +26,7 @@ from . import _core
 from .model import fit_piecewise_linear
 from .provenance import provenance
 
-__all__ = ["SUITES", "run_suites", "summarize", "write_results"]
+__all__ = ["SUITES", "run_suites", "summarize", "time_collective", "write_results"]
 
 SCHEMA = "datamotion.bench/1"
 PAIR_KERNELS = ("pingpong", "exchange", "stream", "bidir")
@@ -34,6 +34,20 @@ QUICK_SIZES = [0, 8, 64, 512, 4096, 32768, 262144, 1 << 20]
 FULL_SIZES = [0] + [1 << k for k in range(0, 25)]
 FINE_SIZES = list(range(0, 16001, 64))
 
+
+def time_collective(comm: MPI.Comm, fn: Callable[[], object], reps: int = 30, warmup: int = 1) -> float:
+    """Collective. The median over ``reps`` of the slowest rank's time of ``fn()``
+    in seconds, each call started after a barrier, after ``warmup`` unrecorded
+    calls (first touch, persistent requests bound)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        comm.Barrier()
+        t0 = MPI.Wtime()
+        fn()
+        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
+    return float(np.median(times))
 
 def summarize(samples_s: Sequence[float]) -> dict:
     """Median, percentiles, mean and the 95% confidence interval of the median

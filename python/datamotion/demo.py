@@ -12,6 +12,7 @@ from mpi4py import MPI
 from . import _core
 from ._errors import Error
 from .array import DistArray
+from .bench import time_collective
 from .layout import Block, BlockCyclic, Cyclic, ProcessGrid
 from .provenance import provenance
 from .redist import RedistPlan, optimal_schedule, redistribute
@@ -106,17 +107,6 @@ def _arrays(d: _Demo) -> None:
     d.check(np.array_equal(b.to_global(), cube), "a complex64 5 x 4 x 3 array survives a cyclic round trip")
 
 
-def _timed(comm: MPI.Comm, fn, reps: int = 30) -> float:
-    """Collective. Median over reps of the slowest rank's time of fn(), seconds."""
-    times = []
-    for _ in range(reps):
-        comm.Barrier()
-        t0 = MPI.Wtime()
-        fn()
-        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
-    return float(np.median(times))
-
-
 def _pshift(d: _Demo) -> None:
     d.section("PSHIFT: the four shifts of a 5-point stencil in one concurrent step")
     grid = ProcessGrid(d.comm, dims=2, periods=[True, True])
@@ -134,8 +124,8 @@ def _pshift(d: _Demo) -> None:
               f"({volume[0]['elements_sent']} elements) and copies {volume[0]['elements_copied']} elements locally")
 
     singles = [PShift(u, [x]) for x in shifts]
-    together = _timed(d.comm, lambda: plan.execute([n, e, w, s], [u, u, u, u]))
-    one_by_one = _timed(d.comm, lambda: [p.execute([dst], [u]) for p, dst in zip(singles, (n, e, w, s))])
+    together = time_collective(d.comm, lambda: plan.execute([n, e, w, s], [u, u, u, u]))
+    one_by_one = time_collective(d.comm, lambda: [p.execute([dst], [u]) for p, dst in zip(singles, (n, e, w, s))])
     d.say(f"  one PSHIFT {together * 1e6:.0f} us, four single shifts one after another {one_by_one * 1e6:.0f} us "
           f"(medians of 30; ratio {one_by_one / together:.2f})")
 
@@ -169,7 +159,7 @@ def _redistribution(d: _Demo) -> None:
         plan.execute(small, large)
         d.check(np.array_equal(large.to_global(), x), f"{method}: every element arrives where BlockCyclic({K * r}) "
                 "puts it")
-        times[method] = _timed(d.comm, lambda: plan.execute(small, large))
+        times[method] = time_collective(d.comm, lambda: plan.execute(small, large))
     d.say("  " + ", ".join(f"{m} {t * 1e6:.0f} us" for m, t in times.items()) + " (medians of 30)")
 
     matrix = np.arange(37 * 23, dtype=np.float64).reshape(37, 23)

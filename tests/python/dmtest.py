@@ -14,6 +14,7 @@ import re
 from typing import Callable, Optional, Sequence
 
 import numpy as np
+from hypothesis import strategies as st
 from mpi4py import MPI
 
 import datamotion as dm
@@ -325,6 +326,17 @@ def sample(shape: Sequence[int], dtype, seed: int = 0) -> np.ndarray:
     if dtype.kind == "f":
         return (perm + 0.25).astype(dtype)
     return (perm + 0.5).astype(dtype) - 1j * (perm * 2).astype(dtype)
+
+
+def dist_for(draw, extent: int, max_block: int = 4):
+    """Inside a Hypothesis composite: a random distribution for an axis on
+    ``extent`` grid coordinates (BlockCyclic with any source coordinate)."""
+    kind = draw(st.sampled_from(["block", "cyclic", "block_cyclic"]))
+    if kind == "block":
+        return dm.Block()
+    if kind == "cyclic":
+        return dm.Cyclic()
+    return dm.BlockCyclic(draw(st.integers(1, max_block)), draw(st.integers(0, extent - 1)))
 
 
 def factorizations(n: int, k: int) -> list[tuple[int, ...]]:

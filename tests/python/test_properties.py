@@ -18,7 +18,7 @@ from mpi4py import MPI
 
 import datamotion as dm
 from dmtest import (
-    ALL, DTYPES, ORDERS, WORLD, Unavailable, bcast_case, check_all, check_grid, expected_local, factorizations,
+    ALL, DTYPES, ORDERS, WORLD, Unavailable, bcast_case, check_all, check_grid, dist_for, expected_local, factorizations,
     local_from_axis_maps, safely, same_array, sample,
 )
 
@@ -42,15 +42,6 @@ def grids(draw, max_ndim=4):
     # Sometimes let the library choose some extents (zeros), as MPI_Dims_create would.
     chosen = draw(st.booleans())
     return dims, order, periods, chosen
-
-
-def dist_for(draw, extent):
-    kind = draw(st.sampled_from(["block", "cyclic", "block_cyclic"]))
-    if kind == "block":
-        return dm.Block()
-    if kind == "cyclic":
-        return dm.Cyclic()
-    return dm.BlockCyclic(draw(st.integers(1, 4)), draw(st.integers(0, extent - 1)))
 
 
 @st.composite

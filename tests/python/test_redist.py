@@ -11,7 +11,9 @@ from mpi4py import MPI
 
 import datamotion as dm
 from datamotion import redist
-from dmtest import ALL, DTYPES, MAIN, ORDERS, WORLD, bcast_case, check_all, factorizations, raises_everywhere, sample
+from dmtest import (
+    ALL, DTYPES, MAIN, ORDERS, WORLD, bcast_case, check_all, dist_for, factorizations, raises_everywhere, sample,
+)
 
 SIZE = WORLD.size
 PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if SIZE == 1 else [])
@@ -74,20 +76,11 @@ def test_simple_and_random_schedules_send_every_block_once():
         redist.optimal_schedule(0, 3)
 
 
-def _dist(draw, extent):
-    kind = draw(st.sampled_from(["block", "cyclic", "block_cyclic", "block_cyclic"]))
-    if kind == "block":
-        return dm.Block()
-    if kind == "cyclic":
-        return dm.Cyclic()
-    return dm.BlockCyclic(draw(st.integers(1, 5)), draw(st.integers(0, extent - 1)))
-
-
 @st.composite
 def layouts(draw, ndim):
     dims = draw(st.sampled_from(factorizations(SIZE, ndim)))
     order = draw(st.sampled_from(ORDERS))
-    return dict(dims=dims, order=order, dist=[_dist(draw, d) for d in dims], ghost=draw(st.integers(0, 1)))
+    return dict(dims=dims, order=order, dist=[dist_for(draw, d, max_block=5) for d in dims], ghost=draw(st.integers(0, 1)))
 
 
 @st.composite
@@ -207,7 +200,7 @@ def group_cases(draw):
         count = draw(st.integers(1, SIZE))
         first = draw(st.integers(0, SIZE - count))
         dims = draw(st.sampled_from(factorizations(count, ndim)))
-        groups.append(dict(first=first, count=count, dims=dims, dist=[_dist(draw, d) for d in dims]))
+        groups.append(dict(first=first, count=count, dims=dims, dist=[dist_for(draw, d, max_block=5) for d in dims]))
     shape = tuple(draw(st.integers(0, 20 if ndim == 1 else 7)) for _ in range(ndim))
     return dict(shape=shape, groups=groups, dtype=np.dtype(draw(st.sampled_from(DTYPES))).name,
                 method=draw(st.sampled_from(["auto", "alltoallw", "nonblocking", "sendrecv"])),
