@@ -1,0 +1,267 @@
+"""Gaussian elimination predicted from the fitted machine model, against the real program.
+
+    python benchmarks/gauss_elimination.py --np 2 [--sizes 64 128 256 512] [--reps 5] [--rounds 10]
+                                           [--quick] [--no-bind] [--binary PATH] [--out results.json]
+
+The CM-5 paper's section 8 (its Figure 16, Tables 6 and 7), on this machine:
+
+1. compiles examples/c/gauss_elimination.c with the mpicc beside this Python,
+   at the optimisation level of the Release build of the kernels
+   (-O3 -DNDEBUG), into build/gauss_elimination/;
+2. measures the primitives the program uses on --np ranks
+   (datamotion.predict.measure_primitives, in an mpiexec job of this script,
+   with mpi4py initialising MPI_THREAD_SINGLE like the program's MPI_Init);
+3. runs the program on the same ranks (--reps timed runs per size), each rank
+   bound to the same core as in 2;
+4. repeats 2 and 3 --rounds times, alternating, so both see the same machine,
+   printing each round's own estimate against its own runs; then pools the
+   samples of all rounds, fits the primitives
+   (datamotion.predict.primitive_model) and prints the paper's Table 7
+   (estimated against measured, medians) and Table 6 (cost per iteration).
+
+With --out it writes a datamotion.bench/1 results document: an entry
+{"kernel": "gauss_elimination", "params": {"ranks": P}, "rows": [...]}
+followed by the pooled primitive entries (allreduce, bcast per root, vector).
+Run it from outside MPI: it starts its own mpiexec jobs. On a machine shared
+with other jobs, run it under `chrt -r 1` (see docs/predict.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from datamotion import predict
+from datamotion.launch import find_mpiexec, inside_mpi_job, launcher_flags
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "examples" / "c" / "gauss_elimination.c"
+CFLAGS = ["-std=c99", "-O3", "-DNDEBUG"]  # CMake's Release flags for GCC and Clang
+# Ranks may outnumber cores: without these MPICH's progress engine busy-polls.
+QUIET = {"MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1", "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT": "16"}
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--np", type=int, default=2, help="ranks (default 2)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[64, 128, 256, 512], help="matrix orders N")
+    parser.add_argument("--reps", type=int, default=5, help="timed runs of the program per size and round")
+    parser.add_argument("--rounds", type=int, default=10, help="alternations of measuring and running (default 10)")
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions of each primitive")
+    parser.add_argument("--binary", help="an already built gauss_elimination (default: compile it)")
+    parser.add_argument("--no-bind", action="store_true",
+                        help="do not bind rank r to a core (binding keeps each rank on the same core in the "
+                             "measurement and in the program)")
+    parser.add_argument("--out", help="write the results document (datamotion.bench/1) here")
+    parser.add_argument("--measure-to", help=argparse.SUPPRESS)  # inside the mpiexec job: measure, write here
+    args = parser.parse_args(argv)
+    if args.np < 1 or args.reps < 1 or args.rounds < 1 or min(args.sizes) < 1:
+        parser.error("--np, --reps, --rounds and every size must be at least 1")
+    return args
+
+
+# ---------------------------------------------------------------------------
+# Inside the mpiexec job: measure the primitives
+# ---------------------------------------------------------------------------
+
+
+def measure_job(args) -> int:
+    from mpi4py import MPI
+
+    doc = predict.measure_primitives(MPI.COMM_WORLD, args.sizes, quick=args.quick)
+    if MPI.COMM_WORLD.rank == 0:
+        with open(args.measure_to, "w") as f:
+            json.dump(doc, f)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# Outside MPI: compile, alternate measuring and running, report
+# ---------------------------------------------------------------------------
+
+
+def find_mpicc() -> str:
+    explicit = os.environ.get("MPICC")
+    found = explicit or shutil.which("mpicc", path=os.path.dirname(sys.executable)) or shutil.which("mpicc")
+    if not found:
+        raise SystemExit("no mpicc found beside this Python or on PATH; set MPICC")
+    return found
+
+
+def compile_program() -> dict:
+    mpicc = find_mpicc()
+    out = ROOT / "build" / "gauss_elimination" / "gauss_elimination"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    command = [mpicc, *CFLAGS, str(SOURCE), "-o", str(out), "-lm"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"compiling {SOURCE.name} failed:\n{' '.join(command)}\n{done.stderr}")
+    return {"binary": str(out), "compile": command[1:], "compiler": os.path.basename(mpicc)}
+
+
+def bind_flags(mpiexec: str) -> list:
+    """The launcher's flags that bind each rank to one core, in rank order."""
+    try:
+        text = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        text = ""
+    if "Open MPI" in text or "OpenRTE" in text:
+        return ["--bind-to", "core"]
+    if "HYDRA" in text.upper():
+        return ["-bind-to", "core"]
+    print("warning: unknown launcher, ranks are not bound to cores", file=sys.stderr)
+    return []
+
+
+def job(mpiexec: str, nprocs: int, command, env, bind=()) -> str:
+    full = [mpiexec, "-n", str(nprocs), *launcher_flags(mpiexec, nprocs), *bind, *command]
+    done = subprocess.run(full, capture_output=True, text=True, env=env, timeout=3600)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(full)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return done.stdout
+
+
+def pooled(rows_by_round):
+    """One row from the same row of every round: the samples of all of them."""
+    first = dict(rows_by_round[0])
+    us = np.sort(np.concatenate([np.asarray(r["samples_us"], dtype=float) for r in rows_by_round]))
+    first.update({"median_us": float(np.median(us)), "min_us": float(us[0]), "mean_us": float(us.mean()),
+                  "p05_us": float(np.percentile(us, 5)), "p95_us": float(np.percentile(us, 95)),
+                  "reps": int(us.size), "samples_us": [float(x) for x in us],
+                  "median_by_round_us": [float(r["median_us"]) for r in rows_by_round]})
+    for key in ("ci95_us", "rank", "median_by_rank_us", "python_median_us", "python_root0_median_us"):
+        first.pop(key, None)
+    return first
+
+
+def pool_documents(docs):
+    """The measured primitives of every round as one results document."""
+    out = dict(docs[0])
+    entries = []
+    for index, entry in enumerate(docs[0]["results"]):
+        rows = [pooled([d["results"][index]["rows"][i] for d in docs]) for i in range(len(entry["rows"]))]
+        entries.append({**entry, "rows": rows})
+    out["results"] = entries
+    out["warnings"] = sorted({w for d in docs for w in d.get("warnings", [])})
+    return out
+
+
+def round_errors(by_round, n):
+    """100 (estimated - measured) / measured of every round alone (its own primitives and runs)."""
+    return [100.0 * (r[n][0] - r[n][1]) / r[n][1] for r in by_round if n in r and r[n][1] > 0]
+
+
+def table7(rows, reps_total, by_round):
+    print(f"\nGaussian elimination, elimination phase, {rows[0]['ranks']} rank(s): estimated against measured "
+          f"(medians over all rounds; measured over {reps_total} runs per size)")
+    print(f"{'matrix':>12} {'estimated ms':>13} {'measured ms':>12} {'error %':>8}   "
+          "rounds one by one: median [min, max] %")
+    for r in rows:
+        e = round_errors(by_round, r["n"])
+        spread = f"{np.median(e):+.1f} [{min(e):+.1f}, {max(e):+.1f}]" if e else ""
+        print(f"{r['n']:>5} x {r['n'] + 1:<5} {r['predicted_ms']:>13.3f} {r['measured_ms']:>12.3f} "
+              f"{r['error_pct']:>+8.1f}   {spread}")
+
+
+def table6(rows, predictions):
+    print("\nCost per iteration (microseconds), summed over the N iterations and divided by N")
+    head = "".join(f"{'%d x %d' % (r['n'], r['n'] + 1):>14}" for r in rows)
+    print(f"{'operation':<44}{head}")
+    lines = [
+        ("double reduction, MPI_Allreduce MAX (8 B)", "reduce_double_us"),
+        ("integer reduction, MPI_Allreduce MAX (as 8 B)", "reduce_int_us"),
+        ("broadcast of the pivot row, (N+1)*8 B", "bcast_us"),
+        ("computation (slowest rank)", "compute_us"),
+    ]
+    for label, key in lines:
+        print(f"{label:<44}" + "".join(f"{r[key]:>14.2f}" for r in rows))
+    for label, key in (("  of which pivot search", "search"), ("  of which multipliers", "multipliers"),
+                       ("  of which row updates (axpy)", "update")):
+        print(f"{label:<44}" + "".join(f"{p['per_iteration_us'][key]:>14.2f}" for p in predictions))
+    print(f"{'time per iteration':<44}" + "".join(f"{r['iteration_us']:>14.2f}" for r in rows))
+    print(f"{'estimated time (ms) = iterations x above':<44}" + "".join(f"{r['predicted_ms']:>14.3f}" for r in rows))
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    if args.measure_to:
+        return measure_job(args)
+    if inside_mpi_job():
+        raise SystemExit("run this script without mpiexec: it starts its own jobs (--np ranks)")
+    program = {"binary": args.binary} if args.binary else compile_program()
+    mpiexec = find_mpiexec()
+    bind = [] if args.no_bind else bind_flags(mpiexec)
+    env = dict(os.environ)
+    for key, value in QUIET.items():
+        env.setdefault(key, value)
+    measure_env = dict(env)
+    measure_env.setdefault("MPI4PY_RC_THREAD_LEVEL", "single")  # the program calls MPI_Init
+    sizes = list(dict.fromkeys(args.sizes))
+    load = [os.getloadavg()[0]]
+    docs, runs, by_round = [], {n: [] for n in sizes}, []
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_ in range(args.rounds):
+            path = os.path.join(tmp, f"primitives{round_}.json")
+            job(mpiexec, args.np, [sys.executable, os.path.abspath(__file__), "--measure-to", path, "--sizes",
+                                   *map(str, sizes), *(["--quick"] if args.quick else [])], measure_env, bind)
+            with open(path) as f:
+                docs.append(json.load(f))
+            out = job(mpiexec, args.np, [program["binary"], *map(str, sizes), "--reps", str(args.reps)], env, bind)
+            records = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+            for record in records:
+                runs[record["n"]].extend(record["samples_ms"])
+            # This round alone, side by side: its primitives' prediction and its runs' median.
+            alone = predict.gauss_rows(predict.primitive_model(docs[-1]), records)
+            by_round.append({r["n"]: (r["predicted_ms"], r["measured_ms"]) for r in alone})
+            print(f"round {round_ + 1}/{args.rounds}: " + ", ".join(
+                f"N={r['n']} {r['predicted_ms']:.3f}/{r['measured_ms']:.3f} ms" for r in alone)
+                + " (estimated/measured)", file=sys.stderr)
+    load.append(os.getloadavg()[0])
+    primitives = pool_documents(docs)
+    model = predict.primitive_model(primitives)
+    measured = [{"n": n, "ranks": args.np, "median_ms": float(np.median(runs[n]))} for n in sizes]
+    rows = predict.gauss_rows(model, measured)
+    predictions = [predict.gauss_elimination(model, n, args.np) for n in sizes]
+
+    line = predictions[0]["primitives"]
+    print(f"primitives at {args.np} rank(s), medians over {args.rounds} round(s): allreduce 8 B "
+          f"{line['reduce_double_us']:.2f} us; vector a=s*b+c float64: t0 {line['vector_t0_us'] * 1e3:.1f} ns, "
+          f"R_inf {line['vector_rinf_mflops']:.0f} Mflop/s, N_1/2 {line['vector_nhalf']:.1f}; bcast "
+          + ", ".join(f"{p['primitives']['bcast_bytes']} B {p['primitives']['bcast_us']:.2f} us" for p in predictions))
+    sched = primitives["provenance"].get("scheduling", {})
+    if load[0] > 0.5 * (os.cpu_count() or 1) and sched.get("policy") not in ("SCHED_FIFO", "SCHED_RR"):
+        primitives["warnings"].append(
+            f"load average {load[0]:.1f} on {os.cpu_count()} cores before the run: other jobs share the machine "
+            "(run under `chrt -r 1` to shield the run, see docs/predict.md)")
+    for warning in primitives.get("warnings", []):
+        print(f"warning: {warning}")
+    table7(rows, args.reps * args.rounds, by_round)
+    table6(rows, predictions)
+
+    if args.out:
+        program["command"] = ["mpiexec", "-n", str(args.np), *bind, os.path.basename(program["binary"]),
+                              *map(str, sizes), "--reps", str(args.reps)]
+        gauss = {"kernel": "gauss_elimination", "params": {"ranks": args.np}, "rows": rows}
+        doc = {"schema": primitives["schema"], "provenance": primitives["provenance"], "quick": args.quick,
+               "validated": primitives.get("validated", False), "warnings": primitives.get("warnings", []),
+               "results": [gauss, *primitives["results"]], "program": program, "rounds": args.rounds,
+               "load_average": {"before": load[0], "after": load[1]},
+               "measured_samples_ms": {str(n): runs[n] for n in sizes},
+               "by_round": [{str(n): {"predicted_ms": p, "measured_ms": m} for n, (p, m) in r.items()}
+                            for r in by_round]}
+        with open(args.out, "w") as f:
+            json.dump(doc, f, indent=1)
+        print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

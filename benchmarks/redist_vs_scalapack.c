@@ -1,0 +1,445 @@
+/*
+ * redist_vs_scalapack.c — datamotion's dm_redist_pgemr2d against ScaLAPACK's
+ * pdgemr2d, side by side in one run, with an MPI_Alltoall of the same volume
+ * as the lower-bound reference.
+ *
+ *   mpirun -n 4 redist_vs_scalapack [--reps R] [--reps-large R] [N ...]
+ *
+ * For every matrix order N (default 1000 2000 4000 8000) and every case, an
+ * N x N matrix of doubles is block-cyclic on BLACS grids and on datamotion
+ * contexts with the same rank order (row-major, ranks 0 .. P-1):
+ *   block   on the r x c grid (r <= c, as square as P allows; 2x2 at 4 ranks,
+ *           1x2 at 2): blocks 36x36 -> 128x128;
+ *   grid-a  grid D -> P x 1, D from MPI_Dims_create (2x2 -> 4x1 at 4 ranks;
+ *           at 2 ranks D is 2x1, so 2x1 -> 1x2), blocks 64x64;
+ *   grid-b  grid 1 x P -> D (1x4 -> 2x2 at 4 ranks, 1x2 -> 2x1 at 2), blocks 64x64.
+ * Each repetition times, one after the other (interleaved), ScaLAPACK's
+ * Cpdgemr2d, dm_redist_pgemr2d (which builds its plan inside the call), and an
+ * MPI_Alltoall that moves N*N/P doubles per rank split evenly over the P
+ * peers. A warm-up round precedes the timed ones; a time is the slowest
+ * rank's, after a barrier; the table shows medians (and, below it, min..max).
+ * Every rank checks, element by element, that datamotion's result equals
+ * ScaLAPACK's and that both hold A's values; any difference aborts the run.
+ *
+ * --reps R        timed repetitions for N <= 4000 (default 5)
+ * --reps-large R  timed repetitions for N > 4000 (default 3)
+ *
+ * Debian ships no header for ScaLAPACK's C interface (BLACS's Cblacs_* and the
+ * redistribution's Cpdgemr2d, both in libscalapack-openmpi): the prototypes
+ * are declared below. Their integers are C int (Debian's build is LP64).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <datamotion/core.h>
+#include <datamotion/layout.h>
+#include <datamotion/redist.h>
+
+#include <mpi.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- ScaLAPACK's C interface (no header in Debian) ---- */
+void Cblacs_pinfo(int *mypnum, int *nprocs);
+void Cblacs_get(int icontxt, int what, int *val);
+void Cblacs_gridinit(int *icontxt, char *order, int nprow, int npcol);
+void Cblacs_gridinfo(int icontxt, int *nprow, int *npcol, int *myrow, int *mycol);
+void Cblacs_gridexit(int icontxt);
+void Cblacs_exit(int notdone);
+void Cpdgemr2d(int m, int n, double *a, int ia, int ja, int *desca, double *b, int ib, int jb, int *descb,
+               int gcontext);
+
+#define MAX_SIZES 32
+#define SENTINEL (-1.0)
+
+static int world_rank = 0, world_size = 1;
+
+static void die(const char *what) {
+    fprintf(stderr, "redist_vs_scalapack: rank %d: %s\n", world_rank, what);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static void check_dm(int status, const char *call) {
+    if (status != DM_OK) {
+        char line[1024];
+        snprintf(line, sizeof line, "%s failed: %s (%s)", call, dm_status_name(status), dm_last_error_message());
+        die(line);
+    }
+}
+
+/* A process grid known to both BLACS and datamotion, ranks in row-major order. */
+typedef struct {
+    int nprow, npcol;
+    int blacs;   /* BLACS context, -1 off the grid */
+    int dm;      /* datamotion context, -1 off the grid */
+    int myrow, mycol;
+} Grid;
+
+static Grid grid_make(int nprow, int npcol) {
+    Grid g = {nprow, npcol, -1, -1, -1, -1};
+    int ranks[64];
+    if (nprow * npcol > 64 || nprow * npcol > world_size) die("grid larger than the run");
+    for (int i = 0; i < nprow * npcol; ++i) ranks[i] = i;
+    int ctxt = 0;
+    char order[] = "Row";
+    Cblacs_get(0, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, order, nprow, npcol);
+    int dm_ctxt = -1;
+    check_dm(dm_redist_context(nprow, npcol, ranks, &dm_ctxt), "dm_redist_context");
+    if (world_rank < nprow * npcol) {
+        int pr, pc, r, c;
+        Cblacs_gridinfo(ctxt, &pr, &pc, &r, &c);
+        /* The two must agree on where this rank sits. */
+        int dr, dc;
+        check_dm(dm_redist_context_coords(dm_ctxt, world_rank, NULL, NULL, &dr, &dc), "dm_redist_context_coords");
+        if (pr != nprow || pc != npcol || r != dr || c != dc) die("BLACS and datamotion place this rank differently");
+        g.blacs = ctxt, g.dm = dm_ctxt, g.myrow = r, g.mycol = c;
+    }
+    return g;
+}
+
+static void grid_free(Grid *g) {
+    if (g->blacs >= 0) Cblacs_gridexit(g->blacs);
+    g->blacs = -1;
+}
+
+/* A distributed N x N matrix (column-major local storage), with a datamotion
+ * descriptor and a BLACS one (the same but for CTXT). */
+typedef struct {
+    int desc_dm[9], desc_blacs[9];
+    int64_t rows, cols, lld;
+    double *data;
+} Matrix;
+
+static Matrix matrix_make(const Grid *g, int n, int block) {
+    Matrix a;
+    memset(&a, 0, sizeof a);
+    a.desc_dm[1] = a.desc_blacs[1] = -1;
+    if (g->blacs < 0) return a;
+    a.rows = dm_numroc(n, block, g->myrow, 0, g->nprow);
+    a.cols = dm_numroc(n, block, g->mycol, 0, g->npcol);
+    a.lld = a.rows > 1 ? a.rows : 1;
+    check_dm(dm_descinit(a.desc_dm, n, n, block, block, 0, 0, g->dm, g->nprow, g->npcol, g->myrow, (int)a.lld),
+             "dm_descinit");
+    memcpy(a.desc_blacs, a.desc_dm, sizeof a.desc_dm);
+    a.desc_blacs[1] = g->blacs;
+    size_t count = (size_t)(a.lld * (a.cols > 0 ? a.cols : 1));
+    a.data = malloc(count * sizeof(double));
+    if (!a.data) die("out of memory");
+    return a;
+}
+
+static void matrix_free(Matrix *a) {
+    free(a->data);
+    a->data = NULL;
+}
+
+/* Global index of local index `l` along an axis of `block`-sized blocks dealt from coordinate 0. */
+static int64_t global_of(int64_t l, int block, int coord, int nprocs) {
+    return (l / block) * (int64_t)block * nprocs + (int64_t)coord * block + l % block;
+}
+
+/* The oracle: A(i, j) = i + j N, exact in a double for N up to 94 million. */
+static double value_at(int64_t i, int64_t j, int n) { return (double)i + (double)j * (double)n; }
+
+static void matrix_fill(Matrix *a, const Grid *g, int n, int block) {
+    for (int64_t lj = 0; lj < a->cols; ++lj) {
+        const int64_t j = global_of(lj, block, g->mycol, g->npcol);
+        for (int64_t li = 0; li < a->rows; ++li)
+            a->data[lj * a->lld + li] = value_at(global_of(li, block, g->myrow, g->nprow), j, n);
+    }
+}
+
+static void matrix_set(Matrix *a, double v) {
+    for (int64_t k = 0; k < a->lld * a->cols; ++k) a->data[k] = v;
+}
+
+/* Element by element on every rank: datamotion's B equals ScaLAPACK's, and
+ * ScaLAPACK's holds A's values. Aborts the run on any difference. */
+static void verify(const Matrix *dm, const Matrix *sl, const Grid *g, int n, int block, const char *label) {
+    long long bad_dm = 0, bad_sl = 0;
+    int64_t first_i = -1, first_j = -1;
+    double got = 0, want = 0;
+    for (int64_t lj = 0; lj < sl->cols; ++lj) {
+        const int64_t j = global_of(lj, block, g->mycol, g->npcol);
+        for (int64_t li = 0; li < sl->rows; ++li) {
+            const int64_t i = global_of(li, block, g->myrow, g->nprow);
+            const double s = sl->data[lj * sl->lld + li], d = dm->data[lj * dm->lld + li];
+            if (s != value_at(i, j, n)) ++bad_sl;
+            if (d != s) {
+                if (bad_dm == 0) first_i = i, first_j = j, got = d, want = s;
+                ++bad_dm;
+            }
+        }
+    }
+    long long mine[2] = {bad_dm, bad_sl}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (bad_dm)
+        fprintf(stderr,
+                "MISMATCH %s: rank %d: %lld elements of datamotion's result differ from pdgemr2d's; "
+                "first B(%lld, %lld) = %.17g, pdgemr2d has %.17g\n",
+                label, world_rank, bad_dm, (long long)first_i, (long long)first_j, got, want);
+    if (bad_sl)
+        fprintf(stderr, "MISMATCH %s: rank %d: %lld elements of pdgemr2d's result are not A's\n", label, world_rank,
+                bad_sl);
+    fflush(stderr);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (all[0] || all[1]) {
+        if (world_rank == 0)
+            fprintf(stderr, "FAILED %s: %lld wrong elements in datamotion's result, %lld in pdgemr2d's\n", label,
+                    all[0], all[1]);
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
+/* The string value of "key" in a flat JSON text, or `out` left as it is. */
+static void json_string_field(const char *json, const char *key, char *out, size_t size) {
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "\"%s\"", key);
+    const char *at = strstr(json, pattern);
+    if (!at) return;
+    at = strchr(at + strlen(pattern), '"');
+    if (!at) return;
+    const char *end = strchr(++at, '"');
+    if (!end) return;
+    size_t n = (size_t)(end - at) < size - 1 ? (size_t)(end - at) : size - 1;
+    memcpy(out, at, n);
+    out[n] = '\0';
+}
+
+/* ---- timing ---- */
+static double slowest(double seconds) {
+    double max = 0;
+    MPI_Allreduce(&seconds, &max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return max;
+}
+
+static int compare_double(const void *x, const void *y) {
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+typedef struct {
+    double median, min, max;
+} Stats;
+
+static Stats stats_of(double *t, int n) {
+    qsort(t, (size_t)n, sizeof *t, compare_double);
+    Stats s = {n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]), t[0], t[n - 1]};
+    return s;
+}
+
+/* ---- the cases ---- */
+typedef struct {
+    const char *name;
+    int pr_a, pc_a, block_a;
+    int pr_b, pc_b, block_b;
+} Case;
+
+static int make_cases(Case *cases) {
+    int dims[2] = {0, 0};
+    MPI_Dims_create(world_size, 2, dims); /* dims[0] >= dims[1] */
+    const int r = dims[1], c = dims[0];    /* r <= c */
+    int n = 0;
+    cases[n++] = (Case){"block", r, c, 36, r, c, 128};
+    if (dims[0] != world_size)
+        cases[n++] = (Case){"grid-a", dims[0], dims[1], 64, world_size, 1, 64};
+    else
+        cases[n++] = (Case){"grid-a", dims[0], dims[1], 64, 1, world_size, 64};
+    if (!(dims[0] == 1 && dims[1] == world_size)) cases[n++] = (Case){"grid-b", 1, world_size, 64, dims[0], dims[1], 64};
+    return n;
+}
+
+static void describe(const Case *c, char *out, size_t size) {
+    if (c->block_a != c->block_b)
+        snprintf(out, size, "%dx%d, block %d -> %d", c->pr_a, c->pc_a, c->block_a, c->block_b);
+    else
+        snprintf(out, size, "grid %dx%d -> %dx%d, block %d", c->pr_a, c->pc_a, c->pr_b, c->pc_b, c->block_a);
+}
+
+typedef struct {
+    int n;
+    char label[64];
+    Stats sl, dm, a2a;
+} Row;
+
+static void usage(void) {
+    if (world_rank == 0)
+        fprintf(stderr, "usage: redist_vs_scalapack [--reps R] [--reps-large R] [N ...]  (N: matrix orders)\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+
+    int sizes[MAX_SIZES], nsizes = 0, reps = 5, reps_large = 3;
+    for (int i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--reps-large") && i + 1 < argc)
+            reps_large = atoi(argv[++i]);
+        else if (argv[i][0] >= '0' && argv[i][0] <= '9' && nsizes < MAX_SIZES)
+            sizes[nsizes++] = atoi(argv[i]);
+        else
+            usage();
+    }
+    if (nsizes == 0) sizes[0] = 1000, sizes[1] = 2000, sizes[2] = 4000, sizes[3] = 8000, nsizes = 4;
+    if (reps < 1 || reps_large < 1) usage();
+    for (int i = 0; i < nsizes; ++i)
+        if (sizes[i] < 1 || (int64_t)sizes[i] * sizes[i] / world_size > INT32_MAX) usage();
+    if (world_size < 2) {
+        if (world_rank == 0) fprintf(stderr, "redist_vs_scalapack: run on 2 or more ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+
+    int blacs_rank = -1, blacs_size = 0;
+    Cblacs_pinfo(&blacs_rank, &blacs_size);
+    if (blacs_rank != world_rank || blacs_size != world_size) die("BLACS does not number the ranks as MPI_COMM_WORLD");
+
+    /* Machine facts. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    char library[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    MPI_Get_library_version(library, &length);
+    for (int i = 0; i < length; ++i)
+        if (library[i] == '\n' || library[i] == '\r') library[i] = ' ';
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    /* datamotion's build: version and the revision it was configured from. */
+    char provenance[8192] = "", revision[64] = "unknown", build_type[32] = "?";
+    check_dm(dm_provenance_json(MPI_COMM_WORLD, provenance, sizeof provenance, NULL), "dm_provenance_json");
+    json_string_field(provenance, "git_revision", revision, sizeof revision);
+    json_string_field(provenance, "build_type", build_type, sizeof build_type);
+    if (world_rank == 0) {
+        printf("# datamotion dm_redist_pgemr2d vs ScaLAPACK pdgemr2d (and MPI_Alltoall of the same volume)\n\n");
+        printf("- ranks: %d; cores online (sysconf): %ld; host: %s\n", world_size, cores, host);
+        if (world_size > cores)
+            printf("- OVERSUBSCRIBED: %d ranks share %ld cores; the MPI shared-memory transport then waits on\n"
+                   "  descheduled peers, so absolute times and ratios are distorted\n",
+                   world_size, cores);
+        FILE *load = fopen("/proc/loadavg", "r");
+        char loadavg[128] = "";
+        if (load) {
+            if (!fgets(loadavg, sizeof loadavg, load)) loadavg[0] = '\0';
+            fclose(load);
+            loadavg[strcspn(loadavg, "\n")] = '\0';
+            printf("- load average at start (other work on the machine skews every column): %s\n", loadavg);
+        }
+        printf("- MPI: %.*s\n", length, library);
+        printf("- datamotion %s (revision %s, %s build)\n", dm_version(), revision, build_type);
+        printf("- repetitions: %d (N <= 4000), %d (N > 4000), after one warm-up; times are the slowest rank's,\n"
+               "  medians in milliseconds; every result checked element by element against pdgemr2d's\n\n",
+               reps, reps_large);
+        fflush(stdout);
+    }
+
+    /* BLACS's pdgemr2d takes a context spanning every rank; a 1 x P one avoids the
+     * grid reshape (and its synchronisation) it would do inside each call otherwise. */
+    Grid all = grid_make(1, world_size);
+
+    Case cases[3];
+    const int ncases = make_cases(cases);
+    Row rows[MAX_SIZES * 3];
+    int nrows = 0;
+
+    /* The alltoall reference: N*N/P doubles per rank, N*N/P^2 to each peer. */
+    int64_t largest = 0;
+    for (int s = 0; s < nsizes; ++s)
+        if (sizes[s] > largest) largest = sizes[s];
+    const int64_t a2a_max = largest * largest / ((int64_t)world_size * world_size);
+    double *a2a_send = malloc((size_t)(a2a_max * world_size) * sizeof(double));
+    double *a2a_recv = malloc((size_t)(a2a_max * world_size) * sizeof(double));
+    if (!a2a_send || !a2a_recv) die("out of memory");
+    for (int64_t k = 0; k < a2a_max * world_size; ++k) a2a_send[k] = (double)k, a2a_recv[k] = 0;
+
+    for (int s = 0; s < nsizes; ++s) {
+        const int n = sizes[s], r = n > 4000 ? reps_large : reps;
+        const int a2a_count = (int)((int64_t)n * n / ((int64_t)world_size * world_size));
+        for (int c = 0; c < ncases; ++c) {
+            const Case *cs = &cases[c];
+            Grid ga = grid_make(cs->pr_a, cs->pc_a), gb = grid_make(cs->pr_b, cs->pc_b);
+            Matrix a = matrix_make(&ga, n, cs->block_a);
+            Matrix b_sl = matrix_make(&gb, n, cs->block_b), b_dm = matrix_make(&gb, n, cs->block_b);
+            if (a.data) matrix_fill(&a, &ga, n, cs->block_a);
+
+            Row *row = &rows[nrows++];
+            row->n = n;
+            describe(cs, row->label, sizeof row->label);
+            char label[128];
+            snprintf(label, sizeof label, "N = %d, %s", n, row->label);
+
+            double t_sl[64], t_dm[64], t_a2a[64];
+            if (r > 64) die("at most 64 repetitions");
+            for (int rep = -1; rep < r; ++rep) { /* rep -1: the warm-up */
+                if (b_sl.data) matrix_set(&b_sl, SENTINEL), matrix_set(&b_dm, SENTINEL);
+                double t0;
+
+                MPI_Barrier(MPI_COMM_WORLD);
+                t0 = MPI_Wtime();
+                Cpdgemr2d(n, n, a.data, 1, 1, a.desc_blacs, b_sl.data, 1, 1, b_sl.desc_blacs, all.blacs);
+                const double sl = slowest(MPI_Wtime() - t0);
+
+                MPI_Barrier(MPI_COMM_WORLD);
+                t0 = MPI_Wtime();
+                const int status =
+                    dm_redist_pgemr2d(n, n, a.data, 1, 1, a.desc_dm, b_dm.data, 1, 1, b_dm.desc_dm, MPI_COMM_WORLD);
+                const double dm = slowest(MPI_Wtime() - t0);
+                check_dm(status, "dm_redist_pgemr2d");
+
+                MPI_Barrier(MPI_COMM_WORLD);
+                t0 = MPI_Wtime();
+                MPI_Alltoall(a2a_send, a2a_count, MPI_DOUBLE, a2a_recv, a2a_count, MPI_DOUBLE, MPI_COMM_WORLD);
+                const double a2a = slowest(MPI_Wtime() - t0);
+
+                if (rep == -1 || rep == r - 1) verify(&b_dm, &b_sl, &gb, n, cs->block_b, label);
+                if (rep >= 0) t_sl[rep] = 1e3 * sl, t_dm[rep] = 1e3 * dm, t_a2a[rep] = 1e3 * a2a;
+            }
+            row->sl = stats_of(t_sl, r), row->dm = stats_of(t_dm, r), row->a2a = stats_of(t_a2a, r);
+            if (world_rank == 0) {
+                fprintf(stderr, "  done: %s (pdgemr2d %.1f ms, datamotion %.1f ms, alltoall %.1f ms)\n", label,
+                        row->sl.median, row->dm.median, row->a2a.median);
+                fflush(stderr);
+            }
+            matrix_free(&a), matrix_free(&b_sl), matrix_free(&b_dm);
+            grid_free(&ga), grid_free(&gb);
+        }
+    }
+
+    if (world_rank == 0) {
+        printf("| n | case | pdgemr2d ms | datamotion ms | alltoall ms | pdgemr2d/datamotion | datamotion/alltoall "
+               "| targets (n >= 4000: >= 3x, <= 1.5x) |\n");
+        printf("|---:|---|---:|---:|---:|---:|---:|---|\n");
+        for (int i = 0; i < nrows; ++i) {
+            const Row *w = &rows[i];
+            const double speedup = w->sl.median / w->dm.median, ratio = w->dm.median / w->a2a.median;
+            const char *verdict = w->n < 4000                       ? "-"
+                                  : speedup >= 3.0 && ratio <= 1.5 ? "met"
+                                  : speedup >= 3.0                 ? "speedup met, alltoall ratio missed"
+                                  : ratio <= 1.5                   ? "alltoall ratio met, speedup missed"
+                                                                   : "both missed";
+            printf("| %d | %s | %.1f | %.1f | %.1f | %.2fx | %.2fx | %s |\n", w->n, w->label, w->sl.median,
+                   w->dm.median, w->a2a.median, speedup, ratio, verdict);
+        }
+        printf("\nSpread (min .. max ms over the timed repetitions):\n\n");
+        printf("| n | case | pdgemr2d | datamotion | alltoall |\n|---:|---|---|---|---|\n");
+        for (int i = 0; i < nrows; ++i) {
+            const Row *w = &rows[i];
+            printf("| %d | %s | %.1f .. %.1f | %.1f .. %.1f | %.1f .. %.1f |\n", w->n, w->label, w->sl.min, w->sl.max,
+                   w->dm.min, w->dm.max, w->a2a.min, w->a2a.max);
+        }
+        fflush(stdout);
+    }
+
+    free(a2a_send), free(a2a_recv);
+    grid_free(&all);
+    Cblacs_exit(1); /* keep MPI up for MPI_Finalize */
+    MPI_Finalize();
+    return 0;
+}
