@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -300,6 +301,10 @@ void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::i
         method = static_cast<double>(most[1]) > kMaxInflightBytes ? DM_REDIST_SENDRECV
                  : alltoallw < nonblocking                        ? DM_REDIST_ALLTOALLW
                                                                   : DM_REDIST_NONBLOCKING;
+        if (method != DM_REDIST_SENDRECV) {  // the plan just built is the one to keep
+            method_ = method;
+            return;
+        }
         free_transfers();
     }
     method_ = method;
@@ -336,6 +341,7 @@ void RedistPlan::free_transfers() {
         for (Transfer &t : *list)
             if (t.type != MPI_DATATYPE_NULL) MPI_Type_free(&t.type);
     sends_.clear(), recvs_.clear();
+    self_ = SelfCopy{};
     phases_ = 0;
 }
 
@@ -377,18 +383,23 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
     };
     const MPI_Datatype element = dtype_mpi(dtype);
 
-    // One side: my runs under `mine` against `other`, turned into transfers.
-    auto side = [&](const Side &mine, const Side &other, std::vector<Transfer> &out, bool sending) {
-        if (mine.coords.empty()) return;  // not on this side's grid: nothing to move
+    // My runs under `mine` against `other`, per axis.
+    auto runs_of = [&](const Side &mine, const Side &other) {
         std::vector<std::vector<Run>> runs(static_cast<std::size_t>(n));
         for (int a = 0; a < n; ++a) {
             const bool split = scheduled && a == axis_;
             runs[a] = overlaps(mine.maps[a], mine.coords[a], mine.offset[a], other.maps[a], other.offset[a], counts[a],
                                split ? small_block_ : 0, split ? phase_of : PhaseOf{});
         }
+        return runs;
+    };
+    // One side's messages to (or from) the other ranks; what stays is copied.
+    auto transfers = [&](const Side &mine, const Side &other, const std::vector<std::vector<Run>> &runs,
+                         std::vector<Transfer> &out, bool sending) {
         for_each_product(group(runs), [&](const std::vector<int> &coords, int phase,
                                           const std::vector<std::vector<const Run *>> &product) {
             const int peer = other.rank_of(coords);
+            if (peer == me) return;
             if (by_phase && !scheduled) phase = sending ? (peer - me + size) % size : (me - peer + size) % size;
             out.push_back({peer, phase, MPI_DATATYPE_NULL, product_count(product)});
             out.back().type = product_datatype(product, mine.byte_strides, mine.origin, element);
@@ -397,8 +408,16 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
                   [](const Transfer &x, const Transfer &y) { return std::tie(x.phase, x.peer) < std::tie(y.phase, y.peer); });
     };
     try {
-        side(src, dst, sends_, true);
-        side(dst, src, recvs_, false);
+        std::vector<std::vector<Run>> out_runs, in_runs;
+        if (!src.coords.empty()) {
+            out_runs = runs_of(src, dst);
+            transfers(src, dst, out_runs, sends_, true);
+        }
+        if (!dst.coords.empty()) {
+            in_runs = runs_of(dst, src);
+            transfers(dst, src, in_runs, recvs_, false);
+        }
+        if (!src.coords.empty() && !dst.coords.empty()) plan_self(src, dst, out_runs, in_runs, dtype);
     } catch (...) {
         free_transfers();
         throw;
@@ -432,7 +451,68 @@ void RedistPlan::execute(const array::DistArray *src, array::DistArray *dst) con
     execute(src ? src->storage() : nullptr, dst ? dst->storage() : nullptr);
 }
 
+void RedistPlan::plan_self(const Side &src, const Side &dst, const std::vector<std::vector<Run>> &out_runs,
+                           const std::vector<std::vector<Run>> &in_runs, dm_dtype dtype) {
+    // The runs I send to my own destination coordinates and those I receive from
+    // my own source coordinates cover the same window positions in the same
+    // order; their common refinement pairs source and destination local indices.
+    SelfCopy copy;
+    for (std::size_t a = 0; a < out_runs.size(); ++a) {
+        std::vector<const Run *> out, in;
+        for (const Run &r : out_runs[a])
+            if (r.peer == dst.coords[a]) out.push_back(&r);
+        for (const Run &r : in_runs[a])
+            if (r.peer == src.coords[a]) in.push_back(&r);
+        std::vector<Segment> segments;
+        for (std::size_t i = 0, j = 0; i < out.size() && j < in.size();) {
+            const std::int64_t lo = std::max(out[i]->global, in[j]->global);
+            const std::int64_t hi = std::min(out[i]->global + out[i]->length, in[j]->global + in[j]->length);
+            if (lo < hi) {
+                const Segment s{out[i]->local + lo - out[i]->global, in[j]->local + lo - in[j]->global, hi - lo};
+                Segment *last = segments.empty() ? nullptr : &segments.back();
+                if (last && last->from + last->length == s.from && last->to + last->length == s.to)
+                    last->length += s.length;  // contiguous on both sides: one longer segment
+                else
+                    segments.push_back(s);
+            }
+            (out[i]->global + out[i]->length <= in[j]->global + in[j]->length) ? ++i : ++j;
+        }
+        if (segments.empty()) return;  // nothing stays on this rank
+        copy.axes.push_back(std::move(segments));
+    }
+    copy.from_strides = src.byte_strides, copy.to_strides = dst.byte_strides;
+    copy.from_origin = src.origin, copy.to_origin = dst.origin;
+    copy.elsize = static_cast<std::int64_t>(dtype_size(dtype));
+    self_ = std::move(copy);
+}
+
+void RedistPlan::copy_axis(std::size_t axis, const std::byte *from, std::byte *to) const {
+    const std::int64_t fs = self_.from_strides[axis], ts = self_.to_strides[axis];
+    const bool last = axis + 1 == self_.axes.size();
+    for (const Segment &s : self_.axes[axis]) {
+        const std::byte *f = from + s.from * fs;
+        std::byte *t = to + s.to * ts;
+        if (last && fs == self_.elsize && ts == self_.elsize) {
+            std::memcpy(t, f, static_cast<std::size_t>(s.length * self_.elsize));
+            continue;
+        }
+        for (std::int64_t k = 0; k < s.length; ++k, f += fs, t += ts) {
+            if (last)
+                std::memcpy(t, f, static_cast<std::size_t>(self_.elsize));
+            else
+                copy_axis(axis + 1, f, t);
+        }
+    }
+}
+
+void RedistPlan::copy_self(const void *from, void *to) const {
+    if (self_.axes.empty()) return;
+    copy_axis(0, static_cast<const std::byte *>(from) + self_.from_origin,
+              static_cast<std::byte *>(to) + self_.to_origin);
+}
+
 void RedistPlan::execute(const void *from, void *to) const {
+    copy_self(from, to);  // what stays here, while nothing is in flight yet
     if (method_ == DM_REDIST_ALLTOALLW)
         run_alltoallw(from, to);
     else

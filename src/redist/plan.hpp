@@ -6,6 +6,7 @@
 
 #include "array/dist_array.hpp"
 #include "layout/distribution.hpp"
+#include "redist/overlap.hpp"
 
 #include <mpi.h>
 
@@ -83,6 +84,21 @@ private:
               dm_redist_method method, const CostModel &cost);
     void build(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
                bool by_phase);
+    // The part of the data that stays on this rank, copied directly: per axis the
+    // segments (source local index, destination local index, length).
+    struct Segment {
+        std::int64_t from, to, length;
+    };
+    struct SelfCopy {
+        std::vector<std::vector<Segment>> axes;  // empty: nothing stays
+        std::vector<std::int64_t> from_strides, to_strides;
+        std::int64_t from_origin = 0, to_origin = 0, elsize = 0;
+    };
+    void plan_self(const Side &src, const Side &dst, const std::vector<std::vector<Run>> &out_runs,
+                   const std::vector<std::vector<Run>> &in_runs, dm_dtype dtype);
+    void copy_self(const void *from, void *to) const;
+    void copy_axis(std::size_t axis, const std::byte *from, std::byte *to) const;
+
     void plan_per_axis(const array::DistArray &src, const array::DistArray &dst, const CostModel &cost);
     void free_transfers();
     void run_alltoallw(const void *from, void *to) const;
@@ -93,7 +109,8 @@ private:
     array::DistArray::LayoutKey src_key_, dst_key_;
     bool holds_src_ = true, holds_dst_ = true;  // this rank is on the grid of src, of dst
     dm_redist_method method_ = DM_REDIST_AUTO;
-    std::vector<Transfer> sends_, recvs_;  // in phase order
+    std::vector<Transfer> sends_, recvs_;  // in phase order, without this rank itself
+    SelfCopy self_;
     int phases_ = 0;
     // Schedules: the axis whose block size changes by an integer factor (or -1),
     // with the phase of every block position of a superblock along it.
