@@ -9,7 +9,10 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <list>
+#include <memory>
 #include <mutex>
+#include <utility>
 #include <tuple>
 #include <vector>
 
@@ -32,6 +35,56 @@ Context context_of(int ctxt) {
     if (ctxt < 0 || ctxt >= static_cast<int>(contexts().size()))
         fail(DM_ERR_ARG, "gemr2d: context ", ctxt, " was not made by dm_redist_context");
     return contexts()[static_cast<std::size_t>(ctxt)];
+}
+
+// Recently used gemr2d plans of one communicator, most recent first; freed with
+// the communicator (an MPI attribute), so a plan never outlives its ranks.
+class PlanCache {
+public:
+    std::shared_ptr<const RedistPlan> find(const std::vector<std::int64_t> &key) {
+        for (auto it = entries_.begin(); it != entries_.end(); ++it)
+            if (it->first == key) {
+                auto plan = it->second;
+                entries_.splice(entries_.begin(), entries_, it);
+                return plan;
+            }
+        return nullptr;
+    }
+    void insert(std::vector<std::int64_t> key, std::shared_ptr<const RedistPlan> plan) {
+        for (auto it = entries_.begin(); it != entries_.end(); ++it)
+            if (it->first == key) {
+                entries_.erase(it);
+                break;
+            }
+        entries_.emplace_front(std::move(key), std::move(plan));
+        if (entries_.size() > kCapacity) entries_.pop_back();
+    }
+
+private:
+    static constexpr std::size_t kCapacity = 16;
+    std::list<std::pair<std::vector<std::int64_t>, std::shared_ptr<const RedistPlan>>> entries_;
+};
+
+int delete_cache(MPI_Comm, int, void *value, void *) {
+    delete static_cast<PlanCache *>(value);
+    return MPI_SUCCESS;
+}
+
+PlanCache &cache_of(MPI_Comm comm) {
+    static int keyval = MPI_KEYVAL_INVALID;
+    {
+        std::lock_guard<std::mutex> hold(contexts_lock);
+        if (keyval == MPI_KEYVAL_INVALID)
+            check_mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_cache, &keyval, nullptr),
+                      "MPI_Comm_create_keyval");
+    }
+    void *value = nullptr;
+    int found = 0;
+    check_mpi(MPI_Comm_get_attr(comm, keyval, &value, &found), "MPI_Comm_get_attr");
+    if (found) return *static_cast<PlanCache *>(value);
+    auto *cache = new PlanCache;
+    check_mpi(MPI_Comm_set_attr(comm, keyval, cache), "MPI_Comm_set_attr");
+    return *cache;
 }
 
 enum Field { kDtype, kCtxt, kM, kN, kMb, kNb, kRsrc, kCsrc, kLld };
@@ -128,8 +181,22 @@ void gemr2d(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const i
         check_matrix(db, descb, in_b, m, n, ib, jb, sb, b, "B");
     });
     if (m == 0 || n == 0) return;
-    RedistPlan plan(comm, sa, sb, {n, m}, dtype, DM_REDIST_AUTO);
-    plan.execute(a, b);
+    // A plan depends on the shared descriptions, the arguments and this rank's
+    // leading dimensions; programs repeat the same copy, so plans are cached on
+    // the communicator. Every rank must agree to reuse (one allreduce).
+    std::vector<std::int64_t> key = {dtype, m, n, ia, ja, ib, jb, in_a ? desca[kLld] : -1, in_b ? descb[kLld] : -1};
+    key.insert(key.end(), da.begin(), da.end());
+    key.push_back(-2);  // separates the two descriptions
+    key.insert(key.end(), db.begin(), db.end());
+    PlanCache &cache = cache_of(comm);
+    std::shared_ptr<const RedistPlan> plan = cache.find(key);
+    int hit = plan != nullptr, all_hit = 0;
+    check_mpi(MPI_Allreduce(&hit, &all_hit, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+    if (!all_hit) {
+        plan = std::make_shared<const RedistPlan>(comm, sa, sb, std::vector<std::int64_t>{n, m}, dtype, DM_REDIST_AUTO);
+        cache.insert(std::move(key), plan);
+    }
+    plan->execute(a, b);
 }
 
 }  // namespace

@@ -217,6 +217,12 @@ DM_TEST(gemr2d_copies_submatrices_between_grids_and_groups) {
         std::vector<double> a, b;
         if (coords[0][0] >= 0) a = local_matrix<double>(desc[0], coords[0][0], coords[0][1], dims[0][0], dims[0][1], a_value);
         if (coords[1][0] >= 0) b = local_matrix<double>(desc[1], coords[1][0], coords[1][1], dims[1][0], dims[1][1], sentinel);
+        // Twice: the second call reuses the cached plan, with new data in A.
+        for (double &v : a) v = -v;
+        CHECK_EQ(dm_redist_pgemr2d(m, n, a.empty() ? nullptr : a.data(), ia, ja, desc[0], b.empty() ? nullptr : b.data(),
+                                   ib, jb, desc[1], MPI_COMM_WORLD),
+                 DM_OK);
+        for (double &v : a) v = -v;
         CHECK_EQ(dm_redist_pgemr2d(m, n, a.empty() ? nullptr : a.data(), ia, ja, desc[0], b.empty() ? nullptr : b.data(),
                                    ib, jb, desc[1], MPI_COMM_WORLD),
                  DM_OK);
