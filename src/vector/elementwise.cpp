@@ -1,0 +1,243 @@
+// Elementwise functions (w): local loops over each rank's block, generated from one
+// template per arity. A destination may be the very same handle as any source: when the
+// destination's elements are wider than a source's the loop runs backwards, otherwise
+// forwards, so that every source element is read before its bytes are overwritten
+// (the sources are compiled without strict aliasing, see CMakeLists.txt).
+#include "vector/ops.hpp"
+#include "vector/state.hpp"
+
+#include <cvl.h>
+
+#include <climits>
+#include <cmath>
+#include <cstring>
+
+using namespace dm::vector;
+
+namespace {
+
+using cvl_b = cvl_bool_t;
+
+template <class D, class... S>
+constexpr bool backwards() {
+    constexpr bool wider = ((sizeof(D) > sizeof(S)) || ...);
+    constexpr bool narrower = ((sizeof(D) < sizeof(S)) || ...);
+    static_assert(!(wider && narrower), "no safe direction for this in-place combination");
+    return wider;
+}
+
+template <class D, class A, class F>
+void map1(const char *name, vec_p d, vec_p a, int len, F f) {
+    entry(name, [&](Context &c) {
+        require_length(len, "len");
+        c.require_vector<D>(d, len, "destination d");
+        c.require_vector<A>(a, len, "source s");
+        const int64_t n = c.block(len).count(c.rank);
+        D *out = c.local<D>(d);
+        const A *x = c.local<A>(a);
+        if constexpr (backwards<D, A>())
+            for (int64_t i = n; i-- > 0;) out[i] = f(x[i]);
+        else
+            for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+    });
+}
+
+template <class D, class A, class B, class F>
+void map2(const char *name, vec_p d, vec_p a, vec_p b, int len, F f) {
+    entry(name, [&](Context &c) {
+        require_length(len, "len");
+        c.require_vector<D>(d, len, "destination d");
+        c.require_vector<A>(a, len, "source s1");
+        c.require_vector<B>(b, len, "source s2");
+        const int64_t n = c.block(len).count(c.rank);
+        D *out = c.local<D>(d);
+        const A *x = c.local<A>(a);
+        const B *y = c.local<B>(b);
+        if constexpr (backwards<D, A, B>())
+            for (int64_t i = n; i-- > 0;) out[i] = f(x[i], y[i]);
+        else
+            for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+    });
+}
+
+template <class D, class A, class B, class C, class F>
+void map3(const char *name, vec_p d, vec_p a, vec_p b, vec_p e, int len, F f) {
+    entry(name, [&](Context &c) {
+        require_length(len, "len");
+        c.require_vector<D>(d, len, "destination d");
+        c.require_vector<A>(a, len, "source s1");
+        c.require_vector<B>(b, len, "source s2");
+        c.require_vector<C>(e, len, "source s3");
+        const int64_t n = c.block(len).count(c.rank);
+        D *out = c.local<D>(d);
+        const A *x = c.local<A>(a);
+        const B *y = c.local<B>(b);
+        const C *z = c.local<C>(e);
+        if constexpr (backwards<D, A, B, C>())
+            for (int64_t i = n; i-- > 0;) out[i] = f(x[i], y[i], z[i]);
+        else
+            for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i], z[i]);
+    });
+}
+
+template <class T>
+void copy(const char *name, vec_p d, vec_p s, int len) {
+    entry(name, [&](Context &c) {
+        require_length(len, "len");
+        c.require_vector<T>(d, len, "destination d");
+        c.require_vector<T>(s, len, "source s");
+        const int64_t n = c.block(len).count(c.rank);
+        if (n > 0 && d != s) std::memmove(c.local<T>(d), c.local<T>(s), static_cast<std::size_t>(n) * sizeof(T));
+    });
+}
+
+// C leaves these undefined; CVL on MPI defines them (docs/cvl.md).
+inline int int_div(int a, int b) {
+    if (b == 0) return 0;
+    if (b == -1) return wrap_sub(0, a);  // INT_MIN / -1 wraps to INT_MIN
+    return a / b;
+}
+inline int int_mod(int a, int b) {
+    if (b == 0) return a;
+    if (b == -1) return 0;
+    return a % b;
+}
+inline int shift_left(int a, int k) {
+    return k >= 0 && k < 32 ? static_cast<int>(static_cast<unsigned>(a) << k) : 0;
+}
+inline int shift_right(int a, int k) {
+    if (k >= 0 && k < 32) return a >= 0 ? a >> k : ~(~a >> k);  // arithmetic shift
+    return a < 0 ? -1 : 0;
+}
+
+// Double to int: NaN gives 0, values outside int saturate.
+inline int to_int(double x) {
+    if (!(x == x)) return 0;
+    if (x >= 2147483647.0) return INT_MAX;
+    if (x <= -2147483648.0) return INT_MIN;
+    return static_cast<int>(x);
+}
+
+// Round to nearest, ties to even (whatever the floating-point rounding mode).
+inline double round_half_even(double x) {
+    const double r = std::round(x);  // ties away from zero
+    if (std::fabs(x - std::trunc(x)) == 0.5) return 2.0 * std::round(x / 2.0);
+    return r;
+}
+
+inline std::uint64_t mix64(std::uint64_t z) {
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+}  // namespace
+
+#define CVL_BINARY(NAME, D, A, EXPR)                                                       \
+    void NAME(vec_p d, vec_p s1, vec_p s2, int len, vec_p) {                                 \
+        map2<D, A, A>(#NAME, d, s1, s2, len, [](A a, A b) -> D { return EXPR; }); \
+    }
+#define CVL_UNARY(NAME, D, A, EXPR) \
+    void NAME(vec_p d, vec_p s, int len, vec_p) { map1<D, A>(#NAME, d, s, len, [](A a) -> D { return EXPR; }); }
+
+extern "C" {
+
+CVL_BINARY(max_wuz, int, int, a > b ? a : b)
+CVL_BINARY(max_wud, double, double, a > b ? a : b)
+CVL_BINARY(min_wuz, int, int, a < b ? a : b)
+CVL_BINARY(min_wud, double, double, a < b ? a : b)
+CVL_BINARY(add_wuz, int, int, wrap_add(a, b))
+CVL_BINARY(add_wud, double, double, a + b)
+CVL_BINARY(sub_wuz, int, int, wrap_sub(a, b))
+CVL_BINARY(sub_wud, double, double, a - b)
+CVL_BINARY(mul_wuz, int, int, wrap_mul(a, b))
+CVL_BINARY(mul_wud, double, double, a * b)
+CVL_BINARY(div_wuz, int, int, int_div(a, b))
+CVL_BINARY(div_wud, double, double, a / b)
+CVL_BINARY(mod_wuz, int, int, int_mod(a, b))
+CVL_BINARY(lsh_wuz, int, int, shift_left(a, b))
+CVL_BINARY(rsh_wuz, int, int, shift_right(a, b))
+
+CVL_BINARY(grt_wuz, cvl_b, int, a > b)
+CVL_BINARY(grt_wud, cvl_b, double, a > b)
+CVL_BINARY(les_wuz, cvl_b, int, a < b)
+CVL_BINARY(les_wud, cvl_b, double, a < b)
+CVL_BINARY(geq_wuz, cvl_b, int, a >= b)
+CVL_BINARY(geq_wud, cvl_b, double, a >= b)
+CVL_BINARY(leq_wuz, cvl_b, int, a <= b)
+CVL_BINARY(leq_wud, cvl_b, double, a <= b)
+CVL_BINARY(eql_wuz, cvl_b, int, a == b)
+CVL_BINARY(eql_wud, cvl_b, double, a == b)
+CVL_BINARY(neq_wuz, cvl_b, int, a != b)
+CVL_BINARY(neq_wud, cvl_b, double, a != b)
+CVL_BINARY(eql_wub, cvl_b, cvl_b, (a != 0) == (b != 0))
+CVL_BINARY(neq_wub, cvl_b, cvl_b, (a != 0) != (b != 0))
+
+CVL_BINARY(and_wub, cvl_b, cvl_b, (a != 0) && (b != 0))
+CVL_BINARY(ior_wub, cvl_b, cvl_b, (a != 0) || (b != 0))
+CVL_BINARY(xor_wub, cvl_b, cvl_b, (a != 0) != (b != 0))
+CVL_BINARY(and_wuz, int, int, a &b)
+CVL_BINARY(ior_wuz, int, int, a | b)
+CVL_BINARY(xor_wuz, int, int, a ^ b)
+
+void sel_wuz(vec_p d, vec_p s1, vec_p s2, vec_p s3, int len, vec_p) {
+    map3<int, cvl_b, int, int>("sel_wuz", d, s1, s2, s3, len, [](cvl_b f, int a, int b) { return f ? a : b; });
+}
+void sel_wub(vec_p d, vec_p s1, vec_p s2, vec_p s3, int len, vec_p) {
+    map3<cvl_b, cvl_b, cvl_b, cvl_b>("sel_wub", d, s1, s2, s3, len,
+                                     [](cvl_b f, cvl_b a, cvl_b b) -> cvl_b { return (f ? a : b) != 0; });
+}
+void sel_wud(vec_p d, vec_p s1, vec_p s2, vec_p s3, int len, vec_p) {
+    map3<double, cvl_b, double, double>("sel_wud", d, s1, s2, s3, len,
+                                        [](cvl_b f, double a, double b) { return f ? a : b; });
+}
+
+CVL_UNARY(not_wub, cvl_b, cvl_b, a == 0)
+CVL_UNARY(not_wuz, int, int, ~a)
+CVL_UNARY(int_wud, int, double, to_int(a))
+CVL_UNARY(int_wub, int, cvl_b, a != 0)
+CVL_UNARY(dbl_wuz, double, int, static_cast<double>(a))
+CVL_UNARY(boo_wuz, cvl_b, int, a != 0)
+CVL_UNARY(flr_wud, int, double, to_int(std::floor(a)))
+CVL_UNARY(cei_wud, int, double, to_int(std::ceil(a)))
+CVL_UNARY(trn_wud, int, double, to_int(a))
+CVL_UNARY(rou_wud, int, double, to_int(round_half_even(a)))
+CVL_UNARY(exp_wud, double, double, std::exp(a))
+CVL_UNARY(log_wud, double, double, std::log(a))
+CVL_UNARY(sqt_wud, double, double, std::sqrt(a))
+CVL_UNARY(sin_wud, double, double, std::sin(a))
+CVL_UNARY(cos_wud, double, double, std::cos(a))
+CVL_UNARY(tan_wud, double, double, std::tan(a))
+CVL_UNARY(asn_wud, double, double, std::asin(a))
+CVL_UNARY(acs_wud, double, double, std::acos(a))
+CVL_UNARY(atn_wud, double, double, std::atan(a))
+CVL_UNARY(snh_wud, double, double, std::sinh(a))
+CVL_UNARY(csh_wud, double, double, std::cosh(a))
+CVL_UNARY(tnh_wud, double, double, std::tanh(a))
+
+void cpy_wuz(vec_p d, vec_p s, int len, vec_p) { copy<int>("cpy_wuz", d, s, len); }
+void cpy_wub(vec_p d, vec_p s, int len, vec_p) { copy<cvl_b>("cpy_wub", d, s, len); }
+void cpy_wud(vec_p d, vec_p s, int len, vec_p) { copy<double>("cpy_wud", d, s, len); }
+
+// d[i] uniform in [0, s[i]): the number for global element g depends only on the seed,
+// the number of rnd_wuz calls since rnd_foz, and g, so it is the same at any rank count.
+void rnd_wuz(vec_p d, vec_p s, int len, vec_p) {
+    entry("rnd_wuz", [&](Context &c) {
+        require_length(len, "len");
+        c.require_vector<int>(d, len, "destination d");
+        c.require_vector<int>(s, len, "source s");
+        const Block b = c.block(len);
+        const int64_t n = b.count(c.rank), g0 = b.begin(c.rank);
+        const std::uint64_t key = mix64(c.rnd_seed ^ mix64(c.rnd_calls++ + 0x5851f42d4c957f2dull));
+        int *out = c.local<int>(d);
+        const int *x = c.local<int>(s);
+        for (int64_t i = 0; i < n; ++i) {
+            const int bound = x[i];
+            const std::uint64_t h = mix64(key + static_cast<std::uint64_t>(g0 + i)) >> 32;
+            out[i] = bound > 0 ? static_cast<int>((h * static_cast<std::uint64_t>(bound)) >> 32) : 0;
+        }
+    });
+}
+
+}  // extern "C"

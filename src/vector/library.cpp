@@ -1,0 +1,371 @@
+// Library functions (l): index vectors, pack, rank (stable sort positions).
+#include "vector/permute.hpp"
+#include "vector/scan.hpp"
+#include "vector/segdes.hpp"
+
+#include <cvl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+using namespace dm::vector;
+
+namespace {
+
+using cvl_b = cvl_bool_t;
+
+inline int index_value(int init, int64_t k, int stride) {
+    return static_cast<int>(static_cast<unsigned>(init) +
+                            static_cast<unsigned>(static_cast<std::uint64_t>(k) * static_cast<unsigned>(stride)));
+}
+
+// ------------------------------------------------------------------- pack
+
+// Collective. Keeps the flagged elements of src (this rank's ns elements) in order as
+// the dest_len elements of dst. One MPI_Allgather of counts (so every rank knows where
+// every other rank's kept elements go, and both sides compute the message sizes) and
+// one MPI_Alltoallv straight into the destination block.
+template <class T>
+void pack(Context &c, const T *src, const cvl_b *flags, int64_t ns, T *dst, int64_t dest_len) {
+    int64_t kept = 0;
+    for (int64_t k = 0; k < ns; ++k) kept += flags[k] != 0;
+    int64_t *all = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(c.nranks));
+    if (c.nranks > 1)
+        check_mpi(MPI_Allgather(&kept, 1, MPI_INT64_T, all, 1, MPI_INT64_T, c.comm), "MPI_Allgather");
+    else
+        all[0] = kept;
+    int64_t base = 0, total = 0;
+    for (int r = 0; r < c.nranks; ++r) {
+        if (r < c.rank) base += all[r];
+        total += all[r];
+    }
+    if (total != dest_len)
+        dm::fail(DM_ERR_ARG, "the destination length ", dest_len, " differs from the number of true flags, ", total);
+    const Block db = c.block(dest_len);
+    const int64_t d0 = db.begin(c.rank), d1 = d0 + db.count(c.rank);
+    for (int r = 0; r < c.nranks; ++r) {
+        // my kept elements [base, base + kept) that land in r's destination block
+        const int64_t lo = std::max(base, db.begin(r)), hi = std::min(base + kept, db.begin(r) + db.count(r));
+        c.scount[r] = static_cast<int>(std::max<int64_t>(0, hi - lo));
+    }
+    int64_t at = 0;
+    for (int r = 0; r < c.nranks; at += all[r], ++r) {
+        // r's kept elements [at, at + all[r]) that land in my block
+        const int64_t lo = std::max(at, d0), hi = std::min(at + all[r], d1);
+        c.rcount[r] = static_cast<int>(std::max<int64_t>(0, hi - lo));
+    }
+    T *send = c.ws.get<T>(kSend, static_cast<std::size_t>(kept));
+    for (int64_t k = 0, at = 0; k < ns; ++k)
+        if (flags[k]) send[at++] = src[k];
+    exchange(c, send, c.scount, dst, c.rcount, sizeof(T));
+}
+
+template <class T>
+void pack_unsegmented(const char *name, vec_p d, vec_p s, vec_p f, int src_len, int dest_len) {
+    entry(name, [&](Context &c) {
+        require_length(src_len, "source length");
+        require_length(dest_len, "destination length");
+        c.require_vector<T>(d, dest_len, "destination d");
+        c.require_vector<T>(s, src_len, "source s");
+        c.require_vector<cvl_b>(f, src_len, "flag vector f");
+        pack<T>(c, c.local<T>(s), c.local<cvl_b>(f), c.block(src_len).count(c.rank), c.local<T>(d), dest_len);
+    });
+}
+
+template <class T>
+void pack_segmented(const char *name, vec_p d, vec_p s, vec_p f, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d,
+                    int m_d) {
+    entry(name, [&](Context &c) {
+        const Descriptor src(c, sd_s, n_s, m_s, "source descriptor");
+        const Descriptor dst(c, sd_d, n_d, m_d, "destination descriptor");
+        if (m_s != m_d)
+            dm::fail(DM_ERR_ARG, "source and destination have ", m_s, " and ", m_d, " segments, not the same number");
+        c.require_vector<T>(d, n_d, "destination d");
+        c.require_vector<T>(s, n_s, "source s");
+        c.require_vector<cvl_b>(f, n_s, "flag vector f");
+        // Packing keeps the order, so segment boundaries follow: the segmented pack is
+        // the unsegmented one (sd_d describes the per-segment counts).
+        pack<T>(c, c.local<T>(s), c.local<cvl_b>(f), src.elem_count(), c.local<T>(d), n_d);
+    });
+}
+
+// ------------------------------------------------------------------- rank
+
+template <class K>
+struct SortRec {
+    int64_t seg;  // segment number (0 unsegmented)
+    K key;
+    int64_t idx;  // global position in the unsorted vector
+};
+
+// A total order on keys: for doubles NaN is above every number (and equal to NaN).
+inline int key_compare(int a, int b) { return (a > b) - (a < b); }
+inline int key_compare(double a, double b) {
+    const bool na = std::isnan(a), nb = std::isnan(b);
+    if (na || nb) return na - nb;
+    return (a > b) - (a < b);
+}
+
+template <class K>
+struct SortLess {
+    bool descending;
+    bool operator()(const SortRec<K> &a, const SortRec<K> &b) const {
+        if (a.seg != b.seg) return a.seg < b.seg;
+        int c = key_compare(a.key, b.key);
+        if (descending) c = -c;
+        if (c != 0) return c < 0;
+        return a.idx < b.idx;
+    }
+};
+
+// Vectors up to this length are ranked by gathering all keys on every rank (one
+// collective); longer ones by a parallel sample sort. CVL_SORT_GATHER_MAX overrides it.
+int64_t sort_gather_max() {
+    static const int64_t value = [] {
+        const char *env = std::getenv("CVL_SORT_GATHER_MAX");
+        return env ? std::strtoll(env, nullptr, 10) : int64_t(1024);
+    }();
+    return value;
+}
+
+// Collective. pos[k] = the position of this rank's element k (global index e0 + k) in
+// the stable sort of the n records (seg, key, idx), for all ranks' records together.
+// Uses slots kSortA, kSortB, kSend, kRecv, kMisc.
+template <class K>
+void sort_positions(Context &c, const SortRec<K> *mine, int64_t cnt, int64_t n, bool descending, int64_t *pos) {
+    using Rec = SortRec<K>;
+    const SortLess<K> less{descending};
+    const Block nb = c.block(n);
+    const int64_t e0 = nb.begin(c.rank);
+    const MPI_Datatype rec_type = c.bytes_type(sizeof(Rec));
+    int *counts = c.ws.get<int>(kMisc, static_cast<std::size_t>(2 * c.nranks));
+    int *displs = counts + c.nranks;
+
+    if (c.nranks == 1 || n <= sort_gather_max()) {
+        // Every rank sorts all records.
+        Rec *all = c.ws.get<Rec>(kSortB, static_cast<std::size_t>(n));
+        if (c.nranks > 1) {
+            for (int r = 0; r < c.nranks; ++r) {
+                counts[r] = static_cast<int>(nb.count(r));
+                displs[r] = static_cast<int>(nb.begin(r));
+            }
+            check_mpi(MPI_Allgatherv(mine, counts[c.rank], rec_type, all, counts, displs, rec_type, c.comm),
+                      "MPI_Allgatherv");
+        } else {
+            std::memcpy(all, mine, static_cast<std::size_t>(cnt) * sizeof(Rec));
+        }
+        std::sort(all, all + n, less);
+        for (int64_t t = 0; t < n; ++t)
+            if (all[t].idx >= e0 && all[t].idx < e0 + cnt) pos[all[t].idx - e0] = t;
+        return;
+    }
+
+    // Sample sort. Local sort, then up to nranks regular samples per rank.
+    Rec *local = c.ws.get<Rec>(kSortA, static_cast<std::size_t>(cnt));
+    std::memcpy(local, mine, static_cast<std::size_t>(cnt) * sizeof(Rec));
+    std::sort(local, local + cnt, less);
+    int64_t nsamples = 0;
+    for (int r = 0; r < c.nranks; ++r) {
+        counts[r] = static_cast<int>(std::min<int64_t>(nb.count(r), c.nranks));
+        displs[r] = static_cast<int>(nsamples);
+        nsamples += counts[r];
+    }
+    const int64_t my_samples = counts[c.rank];
+    Rec *samples = c.ws.get<Rec>(kSortB, static_cast<std::size_t>(nsamples + my_samples));
+    Rec *picked = samples + nsamples;
+    for (int64_t t = 0; t < my_samples; ++t) picked[t] = local[(2 * t + 1) * cnt / (2 * my_samples)];
+    check_mpi(MPI_Allgatherv(picked, static_cast<int>(my_samples), rec_type, samples, counts, displs, rec_type, c.comm),
+              "MPI_Allgatherv");
+    std::sort(samples, samples + nsamples, less);
+    std::vector<Rec> splitters;
+    for (int q = 1; q < c.nranks; ++q) splitters.push_back(samples[q * nsamples / c.nranks]);
+
+    // Bucket q holds the records above splitter q-1 and up to splitter q.
+    int64_t prev = 0;
+    for (int q = 0; q < c.nranks; ++q) {
+        const int64_t end =
+            q + 1 < c.nranks ? std::upper_bound(local, local + cnt, splitters[q], less) - local : cnt;
+        c.scount[q] = static_cast<int>(end - prev);
+        prev = end;
+    }
+    exchange_counts(c, nullptr);
+    int64_t nbucket = 0;
+    for (int r = 0; r < c.nranks; ++r) nbucket += c.rcount[r];
+    Rec *bucket = c.ws.get<Rec>(kSortB, static_cast<std::size_t>(nbucket));
+    exchange(c, local, c.scount, bucket, c.rcount, sizeof(Rec));
+    // The bucket is one sorted run per source rank: merge them pairwise.
+    std::vector<int64_t> run(static_cast<std::size_t>(c.nranks) + 1, 0);
+    for (int r = 0; r < c.nranks; ++r) run[r + 1] = run[r] + c.rcount[r];
+    for (std::size_t width = 1; width < static_cast<std::size_t>(c.nranks); width *= 2)
+        for (std::size_t r = 0; r + width < static_cast<std::size_t>(c.nranks); r += 2 * width) {
+            const std::size_t end = std::min(r + 2 * width, static_cast<std::size_t>(c.nranks));
+            std::inplace_merge(bucket + run[r], bucket + run[r + width], bucket + run[end], less);
+        }
+    int64_t base = 0;
+    check_mpi(MPI_Exscan(&nbucket, &base, 1, MPI_INT64_T, MPI_SUM, c.comm), "MPI_Exscan");
+    if (c.rank == 0) base = 0;
+
+    // Send every position back to the rank holding the element: the counts are those
+    // of the bucket exchange, reversed.
+    struct Back {
+        int64_t idx, pos;
+    };
+    int64_t *cursor = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(c.nranks));
+    for (int r = 0, at = 0; r < c.nranks; at += c.rcount[r], ++r) cursor[r] = at;
+    Back *back = c.ws.get<Back>(kSend, static_cast<std::size_t>(nbucket));
+    for (int64_t t = 0; t < nbucket; ++t) back[cursor[nb.owner(bucket[t].idx)]++] = Back{bucket[t].idx, base + t};
+    Back *got = c.ws.get<Back>(kRecv, static_cast<std::size_t>(cnt));
+    exchange(c, back, c.rcount, got, c.scount, sizeof(Back));
+    for (int64_t t = 0; t < cnt; ++t) pos[got[t].idx - e0] = got[t].pos;
+}
+
+template <class K>
+void rank_unsegmented(const char *name, vec_p d, vec_p s, int len, bool descending) {
+    entry(name, [&](Context &c) {
+        require_length(len, "len");
+        c.require_vector<int>(d, len, "destination d");
+        c.require_vector<K>(s, len, "source s");
+        if (len == 0) return;
+        const Block b = c.block(len);
+        const int64_t cnt = b.count(c.rank), e0 = b.begin(c.rank);
+        const K *key = c.local<K>(s);
+        SortRec<K> *mine = c.ws.get<SortRec<K>>(kTarget, static_cast<std::size_t>(cnt));
+        for (int64_t k = 0; k < cnt; ++k) mine[k] = SortRec<K>{0, key[k], e0 + k};
+        int64_t *pos = c.ws.get<int64_t>(kPayload, static_cast<std::size_t>(cnt));
+        sort_positions<K>(c, mine, cnt, len, descending, pos);
+        int *out = c.local<int>(d);
+        for (int64_t k = 0; k < cnt; ++k) out[k] = static_cast<int>(pos[k]);
+    });
+}
+
+template <class K>
+void rank_segmented(const char *name, vec_p d, vec_p s, vec_p sd, int n, int m, bool descending) {
+    entry(name, [&](Context &c) {
+        const Descriptor desc(c, sd, n, m, "descriptor sd");
+        c.require_vector<int>(d, n, "destination d");
+        c.require_vector<K>(s, n, "source s");
+        if (n == 0) return;
+        const int64_t cnt = desc.elem_count(), e0 = desc.elem_begin();
+        int64_t nrec = 0;
+        const SegRecord *recs = desc.records(c, &nrec);
+        const K *key = c.local<K>(s);
+        SortRec<K> *mine = c.ws.get<SortRec<K>>(kTarget, static_cast<std::size_t>(cnt));
+        for (int64_t t = 0; t < nrec; ++t)
+            for (int64_t k = recs[t].lo; k < recs[t].hi; ++k) mine[k] = SortRec<K>{recs[t].j, key[k], e0 + k};
+        int64_t *pos = c.ws.get<int64_t>(kPayload, static_cast<std::size_t>(cnt));
+        sort_positions<K>(c, mine, cnt, n, descending, pos);
+        // Sorting by segment first keeps every segment in its place: the position
+        // within the segment is the global position less the segment's start.
+        recs = desc.records(c, &nrec);
+        int *out = c.local<int>(d);
+        for (int64_t t = 0; t < nrec; ++t)
+            for (int64_t k = recs[t].lo; k < recs[t].hi; ++k) out[k] = static_cast<int>(pos[k] - recs[t].start);
+    });
+}
+
+}  // namespace
+
+extern "C" {
+
+void ind_luz(vec_p d, int init, int stride, int count, vec_p) {
+    entry("ind_luz", [&](Context &c) {
+        require_length(count, "count");
+        c.require_vector<int>(d, count, "destination d");
+        const Block b = c.block(count);
+        const int64_t n = b.count(c.rank), e0 = b.begin(c.rank);
+        int *out = c.local<int>(d);
+        for (int64_t k = 0; k < n; ++k) out[k] = index_value(init, e0 + k, stride);
+    });
+}
+
+void ind_lez(vec_p d, vec_p init, vec_p stride, vec_p sd, int n, int m, vec_p) {
+    entry("ind_lez", [&](Context &c) {
+        const Descriptor desc(c, sd, n, m, "descriptor sd");
+        c.require_vector<int>(d, n, "destination d");
+        c.require_vector<int>(init, m, "init vector");
+        c.require_vector<int>(stride, m, "stride vector");
+        if (n == 0) return;
+        struct Line {
+            int init, stride;
+        };
+        int64_t nrec = 0;
+        const SegRecord *recs = desc.records(c, &nrec);
+        const int *a = c.local<int>(init), *b = c.local<int>(stride);
+        const Line *line = seg_to_elem<Line>(c, desc, recs, nrec, [&](int64_t t) { return Line{a[t], b[t]}; });
+        const int64_t e0 = desc.elem_begin();
+        int *out = c.local<int>(d);
+        for (int64_t t = 0; t < nrec; ++t)
+            for (int64_t k = recs[t].lo; k < recs[t].hi; ++k)
+                out[k] = index_value(line[t].init, e0 + k - recs[t].start, line[t].stride);
+    });
+}
+
+int pk1_luv(vec_p f, int len, vec_p) {
+    return entry("pk1_luv", 0, [&](Context &c) {
+        require_length(len, "len");
+        c.require_vector<cvl_b>(f, len, "flag vector f");
+        const cvl_b *flags = c.local<cvl_b>(f);
+        int64_t mine = 0, total = 0;
+        for (int64_t k = 0, n = c.block(len).count(c.rank); k < n; ++k) mine += flags[k] != 0;
+        total = mine;
+        if (c.nranks > 1)
+            check_mpi(MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, c.comm), "MPI_Allreduce");
+        return static_cast<int>(total);
+    });
+}
+
+void pk1_lev(vec_p d, vec_p f, vec_p sd, int n, int m, vec_p) {
+    entry("pk1_lev", [&](Context &c) {
+        const Descriptor desc(c, sd, n, m, "descriptor sd");
+        c.require_vector<int>(d, m, "destination d");
+        c.require_vector<cvl_b>(f, n, "flag vector f");
+        int *out = c.local<int>(d);
+        if (n == 0) {
+            for (int64_t t = 0; t < desc.seg_count(); ++t) out[t] = 0;
+            return;
+        }
+        const cvl_b *flags = c.local<cvl_b>(f);
+        reduce_segments<OpKind::add, int>(c, desc, [flags](int64_t i) { return flags[i] != 0 ? 1 : 0; }, out);
+    });
+}
+
+void pk2_luz(vec_p d, vec_p s, vec_p f, int src_len, int dest_len, vec_p) {
+    pack_unsegmented<int>("pk2_luz", d, s, f, src_len, dest_len);
+}
+void pk2_lub(vec_p d, vec_p s, vec_p f, int src_len, int dest_len, vec_p) {
+    pack_unsegmented<cvl_b>("pk2_lub", d, s, f, src_len, dest_len);
+}
+void pk2_lud(vec_p d, vec_p s, vec_p f, int src_len, int dest_len, vec_p) {
+    pack_unsegmented<double>("pk2_lud", d, s, f, src_len, dest_len);
+}
+void pk2_lez(vec_p d, vec_p s, vec_p f, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d, int m_d, vec_p) {
+    pack_segmented<int>("pk2_lez", d, s, f, sd_s, n_s, m_s, sd_d, n_d, m_d);
+}
+void pk2_leb(vec_p d, vec_p s, vec_p f, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d, int m_d, vec_p) {
+    pack_segmented<cvl_b>("pk2_leb", d, s, f, sd_s, n_s, m_s, sd_d, n_d, m_d);
+}
+void pk2_led(vec_p d, vec_p s, vec_p f, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d, int m_d, vec_p) {
+    pack_segmented<double>("pk2_led", d, s, f, sd_s, n_s, m_s, sd_d, n_d, m_d);
+}
+
+void rku_luz(vec_p d, vec_p s, int len, vec_p) { rank_unsegmented<int>("rku_luz", d, s, len, false); }
+void rkd_luz(vec_p d, vec_p s, int len, vec_p) { rank_unsegmented<int>("rkd_luz", d, s, len, true); }
+void rku_lud(vec_p d, vec_p s, int len, vec_p) { rank_unsegmented<double>("rku_lud", d, s, len, false); }
+void rkd_lud(vec_p d, vec_p s, int len, vec_p) { rank_unsegmented<double>("rkd_lud", d, s, len, true); }
+void rku_lez(vec_p d, vec_p s, vec_p sd, int n, int m, vec_p) {
+    rank_segmented<int>("rku_lez", d, s, sd, n, m, false);
+}
+void rkd_lez(vec_p d, vec_p s, vec_p sd, int n, int m, vec_p) {
+    rank_segmented<int>("rkd_lez", d, s, sd, n, m, true);
+}
+void rku_led(vec_p d, vec_p s, vec_p sd, int n, int m, vec_p) {
+    rank_segmented<double>("rku_led", d, s, sd, n, m, false);
+}
+void rkd_led(vec_p d, vec_p s, vec_p sd, int n, int m, vec_p) {
+    rank_segmented<double>("rkd_led", d, s, sd, n, m, true);
+}
+
+}  // extern "C"

@@ -1,0 +1,227 @@
+// Permutations (p): smp, bck, fpm, bfp, dpe, dfp; unsegmented and segmented; int,
+// cvl_bool and double.
+//
+// Segmented forms turn segment-relative indices into global ones and then run the
+// unsegmented engine. The start and length of each element's segment come from the
+// element's own descriptor when the index is relative to it (smp_pe?), otherwise from
+// the other descriptor's segment side through seg_to_elem (one more MPI_Alltoallv of
+// small records), or locally again when both descriptors are the same handle.
+#include "vector/permute.hpp"
+
+#include "vector/ops.hpp"
+#include "vector/segdes.hpp"
+
+#include <cvl.h>
+
+#include <cstring>
+#include <optional>
+
+using namespace dm::vector;
+
+namespace {
+
+using cvl_b = cvl_bool_t;
+using Opt = std::optional<vec_p>;  // an optional vector argument (flags, default)
+
+struct SegSpan {
+    int64_t start, len;
+};
+
+// Global targets for unsegmented indices: target[k] = idx[k] for elements whose flag is
+// set (all when flags is null), checked against [0, bound).
+int64_t *unsegmented_targets(Context &c, const int *idx, const cvl_b *flags, int64_t count, int64_t first,
+                             int64_t bound, LocalFault &fault) {
+    int64_t *target = c.ws.get<int64_t>(kTarget, static_cast<std::size_t>(count));
+    for (int64_t k = 0; k < count; ++k) {
+        if (flags && !flags[k]) {
+            target[k] = -1;
+            continue;
+        }
+        const int64_t v = idx[k];
+        if (v < 0 || v >= bound) {
+            fault.set("index ", v, " at position ", first + k, " is outside [0, ", bound, ")");
+            target[k] = -1;
+            continue;
+        }
+        target[k] = v;
+    }
+    return target;
+}
+
+// Global targets for segment-relative indices of the elements of `elems`: the index of
+// element k refers to segment j of `other` (the same segment number as k's segment).
+int64_t *segmented_targets(Context &c, const Descriptor &elems, const Descriptor &other, const int *idx,
+                           const cvl_b *flags, LocalFault &fault) {
+    int64_t nrec = 0;
+    const SegRecord *recs = elems.records(c, &nrec);
+    const bool same = elems.handle() == other.handle() && elems.n() == other.n();
+    const SegSpan *span = nullptr;
+    if (!same) {
+        const int64_t *start = other.seg_start(), *len = other.seg_len();
+        span = seg_to_elem<SegSpan>(c, elems, recs, nrec, [&](int64_t t) { return SegSpan{start[t], len[t]}; });
+    }
+    const int64_t e0 = elems.elem_begin();
+    int64_t *target = c.ws.get<int64_t>(kTarget, static_cast<std::size_t>(elems.elem_count()));
+    for (int64_t t = 0; t < nrec; ++t) {
+        const SegRecord &r = recs[t];
+        const SegSpan s = same ? SegSpan{r.start, r.len} : span[t];
+        for (int64_t k = r.lo; k < r.hi; ++k) {
+            if (flags && !flags[k]) {
+                target[k] = -1;
+                continue;
+            }
+            const int64_t v = idx[k];
+            if (v < 0 || v >= s.len) {
+                fault.set("index ", v, " at position ", e0 + k, " is outside segment ", r.j, " (length ", s.len, ")");
+                target[k] = -1;
+                continue;
+            }
+            target[k] = s.start + v;
+        }
+    }
+    return target;
+}
+
+template <class T>
+void copy_default(T *d, const T *v, int64_t count) {
+    if (count > 0 && d != v) std::memmove(d, v, static_cast<std::size_t>(count) * sizeof(T));
+}
+
+// ---- unsegmented
+
+// smp, fpm, dpe, dfp: scatter from s (len_src) into d (len_dest).
+template <class T>
+void scatter_unsegmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt v, int len_src, int len_dest) {
+    entry(name, [&](Context &c) {
+        require_length(len_src, "source length");
+        require_length(len_dest, "destination length");
+        c.require_vector<T>(d, len_dest, "destination d");
+        c.require_vector<T>(s, len_src, "source s");
+        c.require_vector<int>(i, len_src, "index vector i");
+        if (f) c.require_vector<cvl_b>(*f, len_src, "flag vector f");
+        if (v) c.require_vector<T>(*v, len_dest, "default vector v");
+        const Block sb = c.block(len_src), db = c.block(len_dest);
+        const int64_t ns = sb.count(c.rank), nd = db.count(c.rank);
+        T *dst = c.local<T>(d);
+        LocalFault fault;
+        const int64_t *target = unsegmented_targets(c, c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, ns,
+                                                    sb.begin(c.rank), len_dest, fault);
+        scatter<T>(c, target, c.local<T>(s), ns, dst, db, fault, [&] {
+            if (v) copy_default(dst, c.local<T>(*v), nd);
+        });
+    });
+}
+
+// bck, bfp: gather from s (len_src) into d (len_dest).
+template <class T>
+void gather_unsegmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, int len_src, int len_dest) {
+    entry(name, [&](Context &c) {
+        require_length(len_src, "source length");
+        require_length(len_dest, "destination length");
+        c.require_vector<T>(d, len_dest, "destination d");
+        c.require_vector<T>(s, len_src, "source s");
+        c.require_vector<int>(i, len_dest, "index vector i");
+        if (f) c.require_vector<cvl_b>(*f, len_dest, "flag vector f");
+        const Block sb = c.block(len_src), db = c.block(len_dest);
+        const int64_t nd = db.count(c.rank);
+        LocalFault fault;
+        const int64_t *target = unsegmented_targets(c, c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, nd,
+                                                    db.begin(c.rank), len_src, fault);
+        gather<T>(c, target, nd, c.local<T>(d), c.local<T>(s), sb, T(0), fault, [] {});
+    });
+}
+
+// ---- segmented
+
+template <class T>
+void scatter_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt v, vec_p sd_s, int n_s, int m_s,
+                       vec_p sd_d, int n_d, int m_d) {
+    entry(name, [&](Context &c) {
+        const Descriptor src(c, sd_s, n_s, m_s, "source descriptor");
+        const Descriptor dst_desc(c, sd_d, n_d, m_d, "destination descriptor");
+        if (m_s != m_d)
+            dm::fail(DM_ERR_ARG, "source and destination have ", m_s, " and ", m_d, " segments, not the same number");
+        c.require_vector<T>(d, n_d, "destination d");
+        c.require_vector<T>(s, n_s, "source s");
+        c.require_vector<int>(i, n_s, "index vector i");
+        if (f) c.require_vector<cvl_b>(*f, n_s, "flag vector f");
+        if (v) c.require_vector<T>(*v, n_d, "default vector v");
+        const Block db = c.block(n_d);
+        T *dst = c.local<T>(d);
+        LocalFault fault;
+        const int64_t *target =
+            segmented_targets(c, src, dst_desc, c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, fault);
+        scatter<T>(c, target, c.local<T>(s), src.elem_count(), dst, db, fault, [&] {
+            if (v) copy_default(dst, c.local<T>(*v), db.count(c.rank));
+        });
+    });
+}
+
+template <class T>
+void gather_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, vec_p sd_s, int n_s, int m_s, vec_p sd_d,
+                      int n_d, int m_d) {
+    entry(name, [&](Context &c) {
+        const Descriptor src(c, sd_s, n_s, m_s, "source descriptor");
+        const Descriptor dst_desc(c, sd_d, n_d, m_d, "destination descriptor");
+        if (m_s != m_d)
+            dm::fail(DM_ERR_ARG, "source and destination have ", m_s, " and ", m_d, " segments, not the same number");
+        c.require_vector<T>(d, n_d, "destination d");
+        c.require_vector<T>(s, n_s, "source s");
+        c.require_vector<int>(i, n_d, "index vector i");
+        if (f) c.require_vector<cvl_b>(*f, n_d, "flag vector f");
+        LocalFault fault;
+        const int64_t *target =
+            segmented_targets(c, dst_desc, src, c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, fault);
+        gather<T>(c, target, dst_desc.elem_count(), c.local<T>(d), c.local<T>(s), c.block(n_s), T(0), fault, [] {});
+    });
+}
+
+}  // namespace
+
+#define CVL_PERMUTE(S, T)                                                                                          \
+    void smp_pu##S(vec_p d, vec_p s, vec_p i, int len, vec_p) {                                                    \
+        scatter_unsegmented<T>("smp_pu" #S, d, s, i, std::nullopt, std::nullopt, len, len);                                              \
+    }                                                                                                              \
+    void smp_pe##S(vec_p d, vec_p s, vec_p i, vec_p sd, int n, int m, vec_p) {                                     \
+        scatter_segmented<T>("smp_pe" #S, d, s, i, std::nullopt, std::nullopt, sd, n, m, sd, n, m);                                      \
+    }                                                                                                              \
+    void bck_pu##S(vec_p d, vec_p s, vec_p i, int s_len, int d_len, vec_p) {                                       \
+        gather_unsegmented<T>("bck_pu" #S, d, s, i, std::nullopt, s_len, d_len);                                              \
+    }                                                                                                              \
+    void bck_pe##S(vec_p d, vec_p s, vec_p i, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d, int m_d, vec_p) { \
+        gather_segmented<T>("bck_pe" #S, d, s, i, std::nullopt, sd_s, n_s, m_s, sd_d, n_d, m_d);                              \
+    }                                                                                                              \
+    void fpm_pu##S(vec_p d, vec_p s, vec_p i, vec_p f, int len_src, int len_dest, vec_p) {                         \
+        scatter_unsegmented<T>("fpm_pu" #S, d, s, i, f, std::nullopt, len_src, len_dest);                                     \
+    }                                                                                                              \
+    void fpm_pe##S(vec_p d, vec_p s, vec_p i, vec_p f, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d, int m_d, \
+                   vec_p) {                                                                                        \
+        scatter_segmented<T>("fpm_pe" #S, d, s, i, f, std::nullopt, sd_s, n_s, m_s, sd_d, n_d, m_d);                          \
+    }                                                                                                              \
+    void bfp_pu##S(vec_p d, vec_p s, vec_p i, vec_p f, int len_src, int len_dest, vec_p) {                         \
+        gather_unsegmented<T>("bfp_pu" #S, d, s, i, f, len_src, len_dest);                                         \
+    }                                                                                                              \
+    void bfp_pe##S(vec_p d, vec_p s, vec_p i, vec_p f, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d, int m_d, \
+                   vec_p) {                                                                                        \
+        gather_segmented<T>("bfp_pe" #S, d, s, i, f, sd_s, n_s, m_s, sd_d, n_d, m_d);                              \
+    }                                                                                                              \
+    void dpe_pu##S(vec_p d, vec_p s, vec_p i, vec_p v, int len_src, int len_dest, vec_p) {                         \
+        scatter_unsegmented<T>("dpe_pu" #S, d, s, i, std::nullopt, v, len_src, len_dest);                                     \
+    }                                                                                                              \
+    void dpe_pe##S(vec_p d, vec_p s, vec_p i, vec_p v, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d, int m_d, \
+                   vec_p) {                                                                                        \
+        scatter_segmented<T>("dpe_pe" #S, d, s, i, std::nullopt, v, sd_s, n_s, m_s, sd_d, n_d, m_d);                          \
+    }                                                                                                              \
+    void dfp_pu##S(vec_p d, vec_p s, vec_p i, vec_p f, vec_p v, int len_src, int len_dest, vec_p) {                \
+        scatter_unsegmented<T>("dfp_pu" #S, d, s, i, f, v, len_src, len_dest);                                     \
+    }                                                                                                              \
+    void dfp_pe##S(vec_p d, vec_p s, vec_p i, vec_p f, vec_p v, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d, \
+                   int m_d, vec_p) {                                                                               \
+        scatter_segmented<T>("dfp_pe" #S, d, s, i, f, v, sd_s, n_s, m_s, sd_d, n_d, m_d);                          \
+    }
+
+extern "C" {
+CVL_PERMUTE(z, int)
+CVL_PERMUTE(b, cvl_bool)
+CVL_PERMUTE(d, double)
+}
