@@ -23,5 +23,6 @@ void bind_array(nb::module_ &m);
 void bind_shift(nb::module_ &m);
 void bind_bench(nb::module_ &m);
 void bind_redist(nb::module_ &m);
+void bind_vector(nb::module_ &m);
 
 }  // namespace dm::python

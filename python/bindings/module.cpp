@@ -53,6 +53,7 @@ NB_MODULE(_core, m) {
     bind_shift(m);
     bind_bench(m);
     bind_redist(m);
+    bind_vector(m);
 
     m.def("provenance_json", [](nb::handle comm) { return dm::provenance_json(comm_from_python(comm)); },
           nb::arg("comm"), "Collective on comm. Provenance of this run as a JSON object string.");

@@ -43,6 +43,8 @@ _EXPORTS = {
     "eoshift": "shift",
     "RedistPlan": "redist",
     "redistribute": "redist",
+    "Vector": "vector",
+    "Segments": "vector",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -6,10 +6,13 @@ Rank 0 prints; every section is checked against NumPy and the demo fails
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from mpi4py import MPI
 
 from . import _core
+from . import vector as cv
 from ._errors import Error
 from .array import DistArray
 from .bench import time_collective
@@ -171,6 +174,66 @@ def _redistribution(d: _Demo) -> None:
     d.check(np.array_equal(b.to_global(), matrix), "the matrix is the same after the change of grid and blocks")
 
 
+def _linefit(x: "cv.Vector", y: "cv.Vector"):
+    """NESL's linefit (the seed paper's Appendix A.1) with five plus-reductions."""
+    n = float(len(x))
+    xa = cv.reduce(x) / n
+    ya = cv.reduce(y) / n
+    dx = x - xa
+    stt = cv.reduce(dx * dx)
+    b = cv.reduce(dx * y) / stt
+    a = ya - xa * b
+    r = y - a - b * x
+    chi2 = cv.reduce(r * r)
+    sigma = np.sqrt((1.0 / n + xa * xa / stt) * chi2 / n)
+    sigb = np.sqrt((1.0 / stt) * chi2 / n)
+    return a, b, sigma, sigb
+
+
+def _select_kth(s: "cv.Vector", k: int):
+    """NESL's quickselect (Appendix A.2): the k-th smallest element of s."""
+    while True:
+        pivot = s[len(s) // 2]
+        les = cv.pack(s, s < pivot)
+        if k < len(les):
+            s = les
+            continue
+        grt = cv.pack(s, s > pivot)
+        if k >= len(s) - len(grt):
+            k -= len(s) - len(grt)
+            s = grt
+            continue
+        return pivot
+
+
+def _vectors(d: _Demo) -> None:
+    d.section("CVL vectors: NESL's line-fit and median")
+    comm = d.comm
+    n = 100_001
+    rng = np.random.default_rng(1994)  # the same data on every rank (hostless SPMD)
+    xs = rng.random(n) * 10.0
+    ys = 3.0 * xs + 2.0 + rng.normal(0.0, 0.5, n)
+    x, y = cv.Vector.from_numpy(xs), cv.Vector.from_numpy(ys)
+    d.say(f"  {n} points, block-distributed over {comm.size} ranks as datamotion.vector.Vector")
+
+    def timed(fn):
+        comm.Barrier()
+        start = time.perf_counter()
+        result = fn()
+        return result, comm.allreduce(time.perf_counter() - start, op=MPI.MAX)
+
+    (a, b, sigma, sigb), t_fit = timed(lambda: _linefit(x, y))
+    slope, intercept = np.polyfit(xs, ys, 1)
+    d.say(f"  line-fit (five plus-reductions): y = {b:.4f} x + {a:.4f} (sigma {sigma:.2e}, sigb {sigb:.2e}) "
+          f"in {t_fit * 1e3:.2f} ms")
+    d.check(bool(np.isclose(b, slope, rtol=1e-9) and np.isclose(a, intercept, rtol=1e-9)),
+            "slope and intercept match np.polyfit")
+
+    med, t_med = timed(lambda: _select_kth(x, n // 2))
+    d.say(f"  median by quickselect (scalar extract, compare, pack): {med:.6f} in {t_med * 1e3:.2f} ms")
+    d.check(med == np.median(xs), "the median matches np.median")
+
+
 def _profile(d: _Demo) -> None:
     d.section("Measuring the machine: a quick profile (datamotion bench for more)")
     comm = d.comm
@@ -225,6 +288,7 @@ def run_demo() -> int:
     _arrays(d)
     _pshift(d)
     _redistribution(d)
+    _vectors(d)
     _profile(d)
     _errors(d)
     d.section("Summary")
