@@ -413,22 +413,21 @@ def _op_name(v: Vector, op: str) -> str:
     return name
 
 
-def _int_vector(x, n: int, what: str) -> Vector:
+def _typed_vector(x, n: int, dtype, what: str) -> Vector:
     x = _as_vector(x)
-    if x.dtype != np.int32:
-        raise Error(_ERR_TYPE, f"{what} must hold int32 values")
+    if x.dtype != dtype:
+        raise Error(_ERR_TYPE, f"{what} must hold {np.dtype(dtype).name} values")
     if len(x) != n:
         raise Error(_ERR_ARG, f"{what} has {len(x)} elements, expected {n}")
     return x
+
+
+def _int_vector(x, n: int, what: str) -> Vector:
+    return _typed_vector(x, n, np.int32, what)
 
 
 def _bool_vector(x, n: int, what: str) -> Vector:
-    x = _as_vector(x)
-    if x.dtype != np.bool_:
-        raise Error(_ERR_TYPE, f"{what} must hold bool values")
-    if len(x) != n:
-        raise Error(_ERR_ARG, f"{what} has {len(x)} elements, expected {n}")
-    return x
+    return _typed_vector(x, n, np.bool_, what)
 
 
 def scan(v: Vector, op: str = "add", segments: Optional[Segments] = None) -> Vector:

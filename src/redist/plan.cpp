@@ -221,6 +221,7 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
                        const CostModel &cost)
     : comm_(src.grid().comm()), src_grid_(src.grid_ptr()), dst_grid_(dst.grid_ptr()), src_key_(src.layout_key()),
       dst_key_(dst.layout_key()) {
+    const Side src_side = Side::of(src), dst_side = Side::of(dst);
     collective(comm_, [&] {
         int relation = MPI_UNEQUAL;
         check_mpi(MPI_Comm_compare(src.grid().comm(), dst.grid().comm(), &relation), "MPI_Comm_compare");
@@ -230,8 +231,7 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
             fail(DM_ERR_TYPE, "redist: source is ", dtype_name(src.dtype()), " but destination is ",
                  dtype_name(dst.dtype()));
         if (src.shape() != dst.shape()) fail(DM_ERR_ARG, "redist: source and destination shapes differ");
-        if (method == DM_REDIST_PER_AXIS && (src.grid().dims() != dst.grid().dims() ||
-                                             Side::of(src).ranks != Side::of(dst).ranks))
+        if (method == DM_REDIST_PER_AXIS && (src.grid().dims() != dst.grid().dims() || src_side.ranks != dst_side.ranks))
             fail(DM_ERR_ARG, "redist: method 'per-axis' needs both arrays on grids of the same shape and rank order");
     });
     if (method == DM_REDIST_PER_AXIS) {
@@ -239,7 +239,7 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
         plan_per_axis(src, dst, cost);
         return;
     }
-    plan(Side::of(src), Side::of(dst), src.shape(), src.dtype(), method, cost);
+    plan(src_side, dst_side, src.shape(), src.dtype(), method, cost);
 }
 
 void RedistPlan::plan_per_axis(const array::DistArray &src, const array::DistArray &dst, const CostModel &cost) {

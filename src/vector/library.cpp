@@ -79,10 +79,8 @@ template <class T>
 void pack_segmented(const char *name, vec_p d, vec_p s, vec_p f, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d,
                     int m_d) {
     entry(name, [&](Context &c) {
-        const Descriptor src(c, sd_s, n_s, m_s, "source descriptor");
-        const Descriptor dst(c, sd_d, n_d, m_d, "destination descriptor");
-        if (m_s != m_d)
-            dm::fail(DM_ERR_ARG, "source and destination have ", m_s, " and ", m_d, " segments, not the same number");
+        const DescriptorPair pair(c, sd_s, n_s, m_s, sd_d, n_d, m_d);
+        const Descriptor &src = pair.src;  // pair.dst is checked; the pack needs only the source side
         c.require_vector<T>(d, n_d, "destination d");
         c.require_vector<T>(s, n_s, "source s");
         c.require_vector<cvl_b>(f, n_s, "flag vector f");

@@ -137,10 +137,8 @@ template <class T>
 void scatter_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt v, vec_p sd_s, int n_s, int m_s,
                        vec_p sd_d, int n_d, int m_d) {
     entry(name, [&](Context &c) {
-        const Descriptor src(c, sd_s, n_s, m_s, "source descriptor");
-        const Descriptor dst_desc(c, sd_d, n_d, m_d, "destination descriptor");
-        if (m_s != m_d)
-            dm::fail(DM_ERR_ARG, "source and destination have ", m_s, " and ", m_d, " segments, not the same number");
+        const DescriptorPair pair(c, sd_s, n_s, m_s, sd_d, n_d, m_d);
+        const Descriptor &src = pair.src, &dst_desc = pair.dst;
         c.require_vector<T>(d, n_d, "destination d");
         c.require_vector<T>(s, n_s, "source s");
         c.require_vector<int>(i, n_s, "index vector i");
@@ -161,10 +159,8 @@ template <class T>
 void gather_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, vec_p sd_s, int n_s, int m_s, vec_p sd_d,
                       int n_d, int m_d) {
     entry(name, [&](Context &c) {
-        const Descriptor src(c, sd_s, n_s, m_s, "source descriptor");
-        const Descriptor dst_desc(c, sd_d, n_d, m_d, "destination descriptor");
-        if (m_s != m_d)
-            dm::fail(DM_ERR_ARG, "source and destination have ", m_s, " and ", m_d, " segments, not the same number");
+        const DescriptorPair pair(c, sd_s, n_s, m_s, sd_d, n_d, m_d);
+        const Descriptor &src = pair.src, &dst_desc = pair.dst;
         c.require_vector<T>(d, n_d, "destination d");
         c.require_vector<T>(s, n_s, "source s");
         c.require_vector<int>(i, n_d, "index vector i");

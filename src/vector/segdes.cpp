@@ -163,6 +163,14 @@ void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m
 }
 
 }  // namespace
+
+DescriptorPair::DescriptorPair(const Context &c, Handle sd_s, int64_t n_s, int64_t m_s, Handle sd_d, int64_t n_d,
+                               int64_t m_d)
+    : src(c, sd_s, n_s, m_s, "source descriptor"), dst(c, sd_d, n_d, m_d, "destination descriptor") {
+    if (m_s != m_d)
+        dm::fail(DM_ERR_ARG, "source and destination have ", m_s, " and ", m_d, " segments, not the same number");
+}
+
 }  // namespace dm::vector
 
 using namespace dm::vector;

@@ -74,6 +74,13 @@ private:
     int64_t e0_, cnt_, s0_, scnt_;
 };
 
+// The source and destination descriptors of a segmented permutation or pack, which
+// need the same number of segments on both sides (DM_ERR_ARG otherwise).
+struct DescriptorPair {
+    DescriptorPair(const Context &c, Handle sd_s, int64_t n_s, int64_t m_s, Handle sd_d, int64_t n_d, int64_t m_d);
+    Descriptor src, dst;
+};
+
 // Collective. For every record of `d` on this rank, the payload of its segment, which
 // `payload(t)` gives on the rank holding that segment on the segment side (t is the
 // local index there). Returns an array in workspace slot kPayload, in record order.
