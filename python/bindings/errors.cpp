@@ -43,6 +43,23 @@ void bind_errors(nb::module_ &m) {
     "Collective on comm. Raises datamotion.Error (DM_ERR_MISMATCH) on every rank unless `values` "
     "is identical on all ranks.");
 
+    m.def("hot_path", [](nb::handle comm, const std::string &call, int code, std::optional<std::string> message) {
+        MPI_Comm c = comm_from_python(comm);
+        nb::gil_scoped_release release;
+        hot_path(c, call.c_str(), [&] {
+            if (message) fail(code, *message);
+        });
+    }, nb::arg("comm"), nb::arg("call"), nb::arg("code"), nb::arg("message").none(),
+    "The rule for a hot-path call's arguments: in checked mode as agree(); otherwise a message on a "
+    "communicator of more than one rank ends the job naming `call`, with no collective when all is well.");
+
+    m.def("checked_mode", &checked_mode, "Whether DATAMOTION_CHECK is on (read once, at first use).");
+
+    m.def("abort_job", [](const std::string &call, int code, const std::string &message) {
+        abort_job(call.c_str(), code, message);
+    }, nb::arg("call"), nb::arg("code"), nb::arg("message"),
+    "Ends the job with MPI_Abort after printing the rank, the call and the message on stderr.");
+
     m.def("status_name", &dm_status_name, nb::arg("status"));
 }
 

@@ -1,6 +1,9 @@
 #include "core/error.hpp"
 
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace dm {
@@ -81,6 +84,40 @@ void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const 
     check_mpi(MPI_Allreduce(both, out, 6, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
     for (int i = 0; i < 3; ++i)
         if (out[i] != -out[3 + i]) fail(DM_ERR_MISMATCH, what, " differs across ranks");
+}
+
+bool checked_mode() {
+    static const bool on = [] {
+        const char *v = std::getenv("DATAMOTION_CHECK");
+        return v && *v && std::strcmp(v, "0") != 0;
+    }();
+    return on;
+}
+
+void abort_job(const char *call, int code, const std::string &message) {
+    int rank = -1, size = 0, initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    const bool usable = initialized && !finalized;
+    if (usable) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+    }
+    std::fprintf(stderr, "datamotion: error on rank %d of %d: %s: %s [%s]; ending the job, since the other ranks "
+                 "cannot be told (DATAMOTION_CHECK=1 turns argument mistakes into errors on every rank)\n",
+                 rank, size, call, message.c_str(), dm_status_name(code));
+    std::fflush(stderr);
+    if (usable) MPI_Abort(MPI_COMM_WORLD, code > 0 ? code : 1);
+    std::abort();
+}
+
+void fail_uncommunicable(const char *call, int code, const std::string &message) {
+    int size = 1, initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized) MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size <= 1) throw Error(code, message);
+    abort_job(call, code, message);
 }
 
 int record_current_exception() noexcept {

@@ -72,6 +72,42 @@ void collective(MPI_Comm comm, F &&check) {
 // independent 64-bit hashes.
 void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const std::string &what);
 
+// Checked mode: DATAMOTION_CHECK=1 (or any value but "" and "0") in the environment
+// when the library is first used. Every call then verifies, collectively, that the
+// arguments which must agree across ranks do agree, hot paths included. Read once.
+bool checked_mode();
+
+// Ends the whole job: prints "datamotion: error on rank R of P: <call>: <message>"
+// on stderr and calls MPI_Abort(MPI_COMM_WORLD). For mistakes that the other ranks
+// cannot be told about: they are already inside the call's messages, or this rank
+// does not know the communicator (a NULL or freed handle).
+[[noreturn]] void abort_job(const char *call, int code, const std::string &message);
+
+// A mistake found by a collective call in a rank-local argument. With one rank in
+// MPI_COMM_WORLD nobody can be left waiting, so it is an ordinary error; otherwise
+// the job ends naming the call (abort_job).
+[[noreturn]] void fail_uncommunicable(const char *call, int code, const std::string &message);
+
+// The rule for the arguments of a hot-path call (execute, exchange) on comm: no
+// extra collective by default. `check` runs on every rank; in checked mode its
+// outcome is agreed (the same error on every rank); otherwise a failure ends the
+// job naming the call, because the other ranks may already be exchanging.
+template <class F>
+void hot_path(MPI_Comm comm, const char *call, F &&check) {
+    if (checked_mode()) {
+        collective(comm, check);
+        return;
+    }
+    try {
+        check();
+    } catch (const Error &e) {
+        int size = 1;
+        MPI_Comm_size(comm, &size);
+        if (size == 1) throw;
+        fail_uncommunicable(call, e.code(), e.what());
+    }
+}
+
 // For C entry points: DM_ERR_ARG naming a pointer argument that is NULL.
 template <class T>
 void require_pointer(const T *p, const char *name) {
