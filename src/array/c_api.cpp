@@ -1,5 +1,6 @@
 // extern "C" entry points of the array layer.
 #include "array/dist_array.hpp"
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "array/handle.hpp"
 
@@ -26,21 +27,21 @@ int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape
         dm::require_pointer(array, "dm_array_create: array");
         *array = nullptr;
         auto &g = dm::layout::grid_of(grid);
-        // Read at most one entry past the largest rank; the constructor checks the rest collectively.
-        int n = std::clamp(ndims, 0, DM_MAX_DIMS + 1);
-        std::vector<int64_t> s(static_cast<size_t>(n), 0);
+        // Nothing is read from the arrays before ndims is known to be valid everywhere.
+        dm::collective(g.comm(), [&] {
+            if (ndims < 1 || ndims > DM_MAX_DIMS)
+                fail(DM_ERR_ARG, "dm_array_create: ndims must be in [1, ", DM_MAX_DIMS, "], got ", ndims);
+            if (!shape) fail(DM_ERR_ARG, "dm_array_create: shape is NULL");
+        });
+        std::vector<int64_t> s(shape, shape + ndims);
         std::vector<dm_dist> d;
         std::vector<int> gh;
-        if (shape) std::copy(shape, shape + n, s.begin());
-        if (dists) d.assign(dists, dists + n);
-        if (ghost) gh.assign(ghost, ghost + n);
-        dm::collective(g.comm(), [&] {
-            if (!shape && n > 0) fail(DM_ERR_ARG, "dm_array_create: shape is NULL");
-        });
+        if (dists) d.assign(dists, dists + ndims);
+        if (ghost) gh.assign(ghost, ghost + ndims);
         auto handle = std::make_unique<dm_array_s>();
         handle->grid.grid = grid->grid;
         handle->grid.borrowed = true;
-        handle->array = std::make_unique<dm::array::DistArray>(grid->grid, dtype, s, d, gh);
+        handle->array = std::make_unique<dm::array::DistArray>(grid->grid, dm::enum_value(dtype), s, d, gh);
         *array = handle.release();
     });
 }

@@ -1,18 +1,24 @@
 #include "array/dist_array.hpp"
 
+#include "core/checked.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <optional>
+#include <string>
 
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
-#include <string>
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
 
 namespace dm::array {
 namespace {
@@ -28,24 +34,39 @@ struct FreeDeleter {
 };
 using Scratch = std::unique_ptr<std::byte[], FreeDeleter>;
 
+// This machine's physical memory in bytes (INT64_MAX where it cannot be asked):
+// storage larger than that can never be filled, however the allocator answers.
+std::int64_t physical_memory() {
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) return checked_mul(pages, page).value_or(INT64_MAX);
+#endif
+    return INT64_MAX;
+}
+
 // Memory that is written before it is read: no zero fill. Large buffers are
 // aligned to huge pages and, on Linux, asked to use them, as NumPy does: a fresh
-// buffer of many megabytes otherwise costs a page fault every 4 KiB.
-Scratch scratch(std::int64_t elements, std::size_t elsize) {
+// buffer of many megabytes otherwise costs a page fault every 4 KiB. Failure is
+// DM_ERR_MEMORY naming `what`.
+Scratch scratch(std::int64_t elements, std::size_t elsize, const char *what) {
     constexpr std::size_t kHuge = std::size_t{2} << 20;
-    const std::size_t bytes = std::max<std::size_t>(1, static_cast<std::size_t>(elements) * elsize);
+    const auto exact = checked_mul(elements, static_cast<std::int64_t>(elsize), PTRDIFF_MAX);
+    if (!exact) fail(DM_ERR_MEMORY, what, ": ", elements, " elements of ", elsize, " bytes exceed the address space");
+    const std::size_t bytes = std::max<std::size_t>(1, static_cast<std::size_t>(*exact));
     void *p = nullptr;
     if (bytes >= 2 * kHuge) {
-        if (posix_memalign(&p, kHuge, bytes) != 0) throw std::bad_alloc();
+        if (posix_memalign(&p, kHuge, bytes) != 0) p = nullptr;
 #ifdef MADV_HUGEPAGE
-        madvise(p, bytes, MADV_HUGEPAGE);  // advice only: failure changes nothing
+        else madvise(p, bytes, MADV_HUGEPAGE);  // advice only: failure changes nothing
 #endif
-    } else if (!(p = std::malloc(bytes))) {
-        throw std::bad_alloc();
+    } else {
+        p = std::malloc(bytes);
     }
+    if (!p) fail(DM_ERR_MEMORY, what, ": cannot allocate a buffer of ", bytes, " bytes");
     return Scratch(static_cast<std::byte *>(p));
 }
 
+// Products of extents already checked not to overflow (at construction).
 std::int64_t product(const std::vector<std::int64_t> &v) {
     std::int64_t p = 1;
     for (auto x : v) p *= x;
@@ -72,15 +93,19 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
             fail(DM_ERR_ARG, "distributed array: ", dists.size(), " distributions for ", n, " axes");
         if (!ghost_.empty() && static_cast<int>(ghost_.size()) != n)
             fail(DM_ERR_ARG, "distributed array: ", ghost_.size(), " ghost widths for ", n, " axes");
-        std::int64_t total = 1;
+        std::optional<std::int64_t> total = 1;
         for (int a = 0; a < n; ++a) {
             if (shape_[a] < 0) fail(DM_ERR_ARG, "distributed array: extent of axis ", a, " is negative (", shape_[a], ")");
-            if (shape_[a] > 0 && total > INT64_MAX / shape_[a]) fail(DM_ERR_ARG, "distributed array: global size overflows 64 bits");
-            total *= shape_[a];
+            if (!(total = checked_mul(*total, shape_[a])))
+                fail(DM_ERR_ARG, "distributed array: global size overflows 64 bits");
             if (!dists.empty()) layout::validate(dists[a], grid_->dims()[a], "axis " + std::to_string(a));
             if (!ghost_.empty() && ghost_[a] < 0)
                 fail(DM_ERR_ARG, "distributed array: ghost width of axis ", a, " is negative (", ghost_[a], ")");
         }
+        // Byte offsets into the global array (scatter, gather) are 64-bit too.
+        if (!checked_mul(*total, static_cast<std::int64_t>(elsize_)))
+            fail(DM_ERR_MEMORY, "distributed array: ", *total, " elements of ", elsize_, " bytes (", dtype_name(dtype_),
+                 ") are more than 2^63 - 1 bytes, too large for any memory");
     });
     dists.resize(static_cast<size_t>(n), dm_dist{DM_DIST_BLOCK, 0, 0});
     ghost_.resize(static_cast<size_t>(n), 0);
@@ -96,12 +121,8 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
     require_same(comm, dist_args, "distribution");
     require_same(comm, std::vector<std::int64_t>(ghost_.begin(), ghost_.end()), "ghost width");
 
-    for (int a = 0; a < n; ++a) {
-        maps_.emplace_back(dists[a], shape_[a], grid_->dims()[a]);
-        local_shape_.push_back(maps_[a].extent(grid_->coords()[a]));
-        storage_shape_.push_back(local_shape_[a] + 2 * std::int64_t{ghost_[a]});
-    }
-    collective(comm, [&] { storage_.assign(static_cast<size_t>(product(storage_shape_)) * elsize_, std::byte{0}); });
+    for (int a = 0; a < n; ++a) maps_.emplace_back(dists[a], shape_[a], grid_->dims()[a]);
+    collective(comm, [&] { allocate_storage(); });
     const auto strides = row_major_strides(storage_shape_);
     std::int64_t offset = 0;
     for (int a = 0; a < n; ++a) offset += ghost_[a] * strides[a];
@@ -110,6 +131,33 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
     for (const auto &m : maps_) {
         dm_dist d = m.resolved();
         key_.dists.insert(key_.dists.end(), {d.kind, d.block, d.src});
+    }
+}
+
+void DistArray::allocate_storage() {
+    const int n = ndims(), me = grid_->rank();
+    for (int a = 0; a < n; ++a) {
+        const std::int64_t owned = maps_[a].extent(grid_->coords()[a]);
+        const auto extent = checked_add(owned, 2 * std::int64_t{ghost_[a]}, INT_MAX);
+        if (!extent)
+            fail(DM_ERR_ARG, "distributed array: axis ", a, " of rank ", me, "'s storage would hold ", owned,
+                 " elements and 2 x ", ghost_[a], " ghosts, more than ", INT_MAX,
+                 " (the largest extent an MPI datatype describes)");
+        local_shape_.push_back(owned);
+        storage_shape_.push_back(*extent);
+    }
+    const auto elements = checked_product(storage_shape_);
+    const std::int64_t bytes = elements ? checked_mul(*elements, static_cast<std::int64_t>(elsize_)).value_or(-1) : -1;
+    if (bytes < 0 || bytes > PTRDIFF_MAX)
+        fail(DM_ERR_MEMORY, "distributed array: rank ", me, "'s local storage (ghosts included) is more bytes than ",
+             "this process can address");
+    if (bytes > physical_memory())
+        fail(DM_ERR_MEMORY, "distributed array: rank ", me, "'s local storage (ghosts included) needs ", bytes,
+             " bytes, more than this machine's memory (", physical_memory(), " bytes)");
+    try {
+        storage_.assign(static_cast<std::size_t>(bytes), std::byte{0});
+    } catch (const std::bad_alloc &) {
+        fail(DM_ERR_MEMORY, "distributed array: cannot allocate ", bytes, " bytes of local storage on rank ", me);
     }
 }
 
@@ -210,8 +258,8 @@ void DistArray::scatter(const void *global, int root, const Check &caller_check)
         counts = element_counts();
         displs.assign(counts.size(), 0);
         for (size_t q = 1; q < counts.size(); ++q) displs[q] = displs[q - 1] + counts[q - 1];
-        if (me == root) packed = scratch(global_size(), elsize_);
-        if (!contiguous) received = scratch(local_size(), elsize_);
+        if (me == root) packed = scratch(global_size(), elsize_, "scatter");
+        if (!contiguous) received = scratch(local_size(), elsize_, "scatter");
     });
     const auto *src = static_cast<const std::byte *>(global);
     if (root == DM_ALL_RANKS) {
@@ -251,8 +299,8 @@ void DistArray::gather(void *global, int root, const Check &caller_check) const 
         counts = element_counts();
         displs.assign(counts.size(), 0);
         for (size_t q = 1; q < counts.size(); ++q) displs[q] = displs[q - 1] + counts[q - 1];
-        if (receives) packed = scratch(global_size(), elsize_);
-        if (!contiguous) mine = scratch(local_size(), elsize_);
+        if (receives) packed = scratch(global_size(), elsize_, "gather");
+        if (!contiguous) mine = scratch(local_size(), elsize_, "gather");
     });
     const std::byte *send = contiguous ? storage_.data() : mine.get();
     if (!contiguous)

@@ -18,7 +18,8 @@ class DistArray {
 public:
     // Collective on the grid's communicator. Every argument is checked and must
     // agree across ranks; an empty `dists` means Block on every axis, an empty
-    // `ghost` means no ghost region. The storage is zero-filled.
+    // `ghost` means no ghost region. The storage is zero-filled. Sizes that cannot
+    // be allocated (see allocate_storage) fail on every rank before any is.
     DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype, std::vector<std::int64_t> shape,
               std::vector<dm_dist> dists, std::vector<int> ghost);
 
@@ -78,6 +79,11 @@ private:
     void check_call(const void *global, int root, const char *what, const Check &caller_check,
                     const Check &prepare) const;
     std::vector<int> element_counts() const;  // owned elements of every rank (throws if > INT_MAX)
+    // Sizes the local storage from the axis maps and zero-fills it. Every byte count
+    // is checked first: DM_ERR_ARG for a storage axis longer than an MPI datatype
+    // can describe, DM_ERR_MEMORY for more than this process can address or this
+    // machine holds, or when the allocation fails.
+    void allocate_storage();
 
     std::shared_ptr<const layout::ProcessGrid> grid_;
     dm_dtype dtype_ = DM_FLOAT64;

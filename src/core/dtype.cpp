@@ -1,5 +1,6 @@
 #include "core/dtype.hpp"
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 
 #include <cstdint>
@@ -61,12 +62,19 @@ MPI_Datatype dtype_mpi(dm_dtype dtype) {
 }  // namespace dm
 
 extern "C" {
-size_t dm_dtype_size(dm_dtype dtype) { return dm::dtype_valid(dtype) ? dm::dtype_size(dtype) : 0; }
-const char *dm_dtype_name(dm_dtype dtype) { return dm::dtype_name(dtype); }
+// The dtype arguments are read as integers: a C caller may pass any value.
+size_t dm_dtype_size(dm_dtype dtype) {
+    const int code = dm::enum_value(dtype);
+    return dm::dtype_valid(code) ? dm::dtype_size(static_cast<dm_dtype>(code)) : 0;
+}
+const char *dm_dtype_name(dm_dtype dtype) {
+    const int code = dm::enum_value(dtype);
+    return dm::dtype_valid(code) ? dm::dtype_name(static_cast<dm_dtype>(code)) : "invalid";
+}
 int dm_dtype_mpi(dm_dtype dtype, MPI_Datatype *out) {
     return dm::c_boundary([&] {
         if (!out) dm::fail(DM_ERR_ARG, "dm_dtype_mpi: out is NULL");
-        *out = dm::dtype_mpi(dtype);
+        *out = dm::dtype_mpi(dm::checked_dtype(dm::enum_value(dtype)));
     });
 }
 }

@@ -1,4 +1,5 @@
 // extern "C" entry points of the layout layer.
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "layout/distribution.hpp"
 #include "layout/handle.hpp"
@@ -32,7 +33,7 @@ int dm_grid_create(MPI_Comm comm, int ndims, const int dims[], const int periods
         if (dims) std::copy(dims, dims + n, d.begin());
         if (periods) p.assign(periods, periods + n);
         auto handle = std::make_unique<dm_grid_s>();
-        handle->grid = std::make_shared<dm::layout::ProcessGrid>(comm, d, p, order);
+        handle->grid = std::make_shared<dm::layout::ProcessGrid>(comm, d, p, dm::enum_value(order));
         *grid = handle.release();
     });
 }

@@ -12,11 +12,14 @@ namespace dm::layout {
 // ScaLAPACK's NUMROC with 0-based coordinates.
 std::int64_t numroc(std::int64_t n, std::int64_t block, int coord, int src, int nprocs);
 
-// Throws DM_ERR_ARG for an unknown kind, a block size < 1 or src outside [0, nprocs).
-// `where` names the argument in the message (e.g. "axis 1").
+// Throws DM_ERR_ARG for an unknown kind (read as an integer: any value a C caller
+// passes is reported, not loaded as the enum), a block size < 1 or src outside
+// [0, nprocs). `where` names the argument in the message (e.g. "axis 1").
 void validate(const dm_dist &dist, int nprocs, const std::string &where);
 
 // A distribution of one axis of n elements over nprocs coordinates, resolved.
+// Any n in [0, INT64_MAX] is valid: every index computation below stays within
+// [0, n], so none overflows.
 class AxisMap {
 public:
     AxisMap() = default;
@@ -28,10 +31,10 @@ public:
     int src() const { return src_; }
     dm_dist resolved() const;  // kind kept, block and src filled in
 
-    int owner(std::int64_t g) const { return static_cast<int>((g / block_ + src_) % nprocs_); }
+    int owner(std::int64_t g) const { return static_cast<int>(((g / block_) % nprocs_ + src_) % nprocs_); }
     std::int64_t local_index(std::int64_t g) const { return (g / block_ / nprocs_) * block_ + g % block_; }
     std::int64_t global_index(int coord, std::int64_t l) const {
-        std::int64_t shifted = (coord - src_ + nprocs_) % nprocs_;
+        const std::int64_t shifted = (std::int64_t{coord} - src_ + nprocs_) % nprocs_;  // int would overflow
         return ((l / block_) * nprocs_ + shifted) * block_ + l % block_;
     }
     std::int64_t extent(int coord) const { return numroc(n_, block_, coord, src_, nprocs_); }

@@ -1,10 +1,14 @@
 #include "layout/grid.hpp"
 
+#include "core/checked.hpp"
 #include "core/error.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <numeric>
+#include <optional>
+#include <string>
 
 namespace dm::layout {
 namespace {
@@ -64,9 +68,8 @@ std::vector<int> rank_assignment(const std::vector<int> &dims, dm_grid_order ord
     return rank_of_cell;
 }
 
-ProcessGrid::ProcessGrid(MPI_Comm comm, std::vector<int> dims, std::vector<int> periods,
-                         dm_grid_order order)
-    : dims_(std::move(dims)), periods_(std::move(periods)), order_(order) {
+ProcessGrid::ProcessGrid(MPI_Comm comm, std::vector<int> dims, std::vector<int> periods, int order)
+    : dims_(std::move(dims)), periods_(std::move(periods)) {
     require_mpi_initialized();
     if (comm == MPI_COMM_NULL) fail(DM_ERR_ARG, "process grid: communicator is MPI_COMM_NULL");
     check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
@@ -82,29 +85,35 @@ ProcessGrid::ProcessGrid(MPI_Comm comm, std::vector<int> dims, std::vector<int> 
                 fail(DM_ERR_ARG, "process grid: ", periods_.size(), " periodic flags for ", n, " axes");
             for (int a = 0; a < n; ++a)
                 if (dims_[a] < 0) fail(DM_ERR_ARG, "process grid: extent of axis ", a, " is negative (", dims_[a], ")");
-            if (order_ != DM_ORDER_SEND && order_ != DM_ORDER_NEWS && order_ != DM_ORDER_SHUFFLE)
-                fail(DM_ERR_ARG, "process grid: unknown order ", static_cast<int>(order_));
+            if (order != DM_ORDER_SEND && order != DM_ORDER_NEWS && order != DM_ORDER_SHUFFLE)
+                fail(DM_ERR_ARG, "process grid: unknown order ", order);
         });
+        order_ = static_cast<dm_grid_order>(order);
         std::vector<std::int64_t> args(dims_.begin(), dims_.end());
         args.push_back(order_);
         for (int p : periods_) args.push_back(p != 0);
         require_same(comm_, args, "process grid arguments (dims, order, periods)");
 
         collective(comm_, [&] {
-            std::int64_t fixed = 1;
-            for (int d : dims_) fixed *= (d > 0 ? d : 1);
-            if (fixed == 0 || size_ % fixed != 0)
-                fail(DM_ERR_ARG, "process grid: dims product ", fixed, " does not divide the ",
-                     size_, " ranks of the communicator");
+            // Products of up to seven int extents, stopped at INT_MAX (no communicator is larger).
+            auto product = [&](int zero_as) {
+                std::optional<std::int64_t> p = 1;
+                for (int d : dims_)
+                    if (p) p = checked_mul(*p, d > 0 ? d : zero_as, INT_MAX);
+                return p;
+            };
+            const auto fixed = product(1);
+            if (!fixed || size_ % *fixed != 0)
+                fail(DM_ERR_ARG, "process grid: dims product ", fixed ? std::to_string(*fixed) : "beyond INT_MAX",
+                     " does not divide the ", size_, " ranks of the communicator");
             // Only with extents left to choose: some MPIs reject fully given dims
             // whose product is wrong, which the check below reports more clearly.
             if (std::find(dims_.begin(), dims_.end(), 0) != dims_.end())
                 check_mpi(MPI_Dims_create(size_, ndims(), dims_.data()), "MPI_Dims_create");
-            std::int64_t product = 1;
-            for (int d : dims_) product *= d;
-            if (product != size_)
-                fail(DM_ERR_ARG, "process grid: dims product ", product, " differs from the ", size_,
-                     " ranks of the communicator");
+            const auto all = product(0);
+            if (all != size_)
+                fail(DM_ERR_ARG, "process grid: dims product ", all ? std::to_string(*all) : "beyond INT_MAX",
+                     " differs from the ", size_, " ranks of the communicator");
         });
         periods_.resize(dims_.size(), 0);
         for (int &p : periods_) p = p != 0;

@@ -10,8 +10,9 @@ namespace dm::layout {
 class ProcessGrid {
 public:
     // Collective on comm. dims entries of 0 are chosen as by MPI_Dims_create;
-    // an empty periods vector means no axis is periodic.
-    ProcessGrid(MPI_Comm comm, std::vector<int> dims, std::vector<int> periods, dm_grid_order order);
+    // an empty periods vector means no axis is periodic. `order` is a dm_grid_order
+    // value, taken as an integer so that any value a caller passes is checked.
+    ProcessGrid(MPI_Comm comm, std::vector<int> dims, std::vector<int> periods, int order);
     ~ProcessGrid();
     ProcessGrid(const ProcessGrid &) = delete;
     ProcessGrid &operator=(const ProcessGrid &) = delete;

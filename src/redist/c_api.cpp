@@ -1,5 +1,6 @@
 // extern "C" entry points of the redistribution capability.
 #include "array/handle.hpp"
+#include "core/checked.hpp"
 #include "core/error.hpp"
 #include "redist/plan.hpp"
 
@@ -26,7 +27,7 @@ int dm_redist_setup(dm_array src, dm_array dst, dm_redist_method method, dm_redi
         *plan = nullptr;
         auto handle = std::make_unique<dm_redist_s>();
         handle->plan = std::make_unique<dm::redist::RedistPlan>(dm::array::array_of(src), dm::array::array_of(dst),
-                                                                method);
+                                                                dm::enum_value(method));
         *plan = handle.release();
     });
 }
@@ -38,7 +39,8 @@ int dm_redist_setup_groups(MPI_Comm comm, dm_array src, dm_array dst, dm_redist_
         dm::require_mpi_initialized();
         auto handle = std::make_unique<dm_redist_s>();
         handle->plan = std::make_unique<dm::redist::RedistPlan>(comm, src ? &dm::array::array_of(src) : nullptr,
-                                                                dst ? &dm::array::array_of(dst) : nullptr, method);
+                                                                dst ? &dm::array::array_of(dst) : nullptr,
+                                                                dm::enum_value(method));
         *plan = handle.release();
     });
 }

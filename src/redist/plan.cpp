@@ -161,8 +161,8 @@ Side side_from(const std::vector<std::int64_t> &d, const array::DistArray *a) {
 
 }  // namespace
 
-RedistPlan::RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::DistArray *dst,
-                       dm_redist_method method, const CostModel &cost)
+RedistPlan::RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::DistArray *dst, int method,
+                       const CostModel &cost)
     : comm_(comm), holds_src_(src != nullptr), holds_dst_(dst != nullptr) {
     if (src) src_grid_ = src->grid_ptr(), src_key_ = src->layout_key();
     if (dst) dst_grid_ = dst->grid_ptr(), dst_key_ = dst->layout_key();
@@ -217,7 +217,7 @@ Side Side::of(const array::DistArray &a) {
     return s;
 }
 
-RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst, dm_redist_method method,
+RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst, int method,
                        const CostModel &cost)
     : comm_(src.grid().comm()), src_grid_(src.grid_ptr()), dst_grid_(dst.grid_ptr()), src_key_(src.layout_key()),
       dst_key_(dst.layout_key()) {
@@ -271,18 +271,19 @@ RedistPlan::RedistPlan(MPI_Comm comm, const Side &src, const Side &dst, std::vec
 }
 
 void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
-                      dm_redist_method method, const CostModel &cost) {
+                      int method_code, const CostModel &cost) {
     axis_ = factor_axis(src, dst);
     collective(comm_, [&] {
-        if (method < DM_REDIST_AUTO || method > DM_REDIST_PER_AXIS)
-            fail(DM_ERR_ARG, "redist: unknown method ", static_cast<int>(method));
-        if (method == DM_REDIST_PER_AXIS)
+        if (method_code < DM_REDIST_AUTO || method_code > DM_REDIST_PER_AXIS)
+            fail(DM_ERR_ARG, "redist: unknown method ", method_code);
+        if (method_code == DM_REDIST_PER_AXIS)
             fail(DM_ERR_ARG, "redist: method 'per-axis' is for arrays on grids of the same ranks, not windows or groups");
-        if ((method == DM_REDIST_SIMPLE || method == DM_REDIST_RANDOM) && axis_ < 0)
-            fail(DM_ERR_ARG, "redist: method '", method_name(method),
+        if ((method_code == DM_REDIST_SIMPLE || method_code == DM_REDIST_RANDOM) && axis_ < 0)
+            fail(DM_ERR_ARG, "redist: method '", method_name(static_cast<dm_redist_method>(method_code)),
                  "' needs one axis whose block size changes by an integer factor, the others unchanged");
     });
-    require_same(comm_, {static_cast<std::int64_t>(method)}, "redist method");
+    require_same(comm_, {method_code}, "redist method");
+    auto method = static_cast<dm_redist_method>(method_code);  // valid from here on
 
     if (method == DM_REDIST_AUTO) {
         // Volumes of the one-message-per-peer plan decide; every rank sees the maxima.

@@ -46,12 +46,13 @@ struct CostModel {
 
 class RedistPlan {
 public:
-    // Collective over the arrays' ranks; every check agrees across them.
-    RedistPlan(const array::DistArray &src, const array::DistArray &dst, dm_redist_method method,
+    // Collective over the arrays' ranks; every check agrees across them. `method`
+    // is a dm_redist_method value, taken as an integer so that any value is checked.
+    RedistPlan(const array::DistArray &src, const array::DistArray &dst, int method,
                const CostModel &cost = {});
     // Collective on comm: between arrays on grids over any groups of comm's ranks.
     // A rank passes null for an array it does not hold (it is not on that grid).
-    RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::DistArray *dst, dm_redist_method method,
+    RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::DistArray *dst, int method,
                const CostModel &cost = {});
     // Collective on comm, for callers that checked the sides themselves (same
     // window counts on every axis; every rank of comm calls).
@@ -81,7 +82,7 @@ private:
     };
 
     void plan(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
-              dm_redist_method method, const CostModel &cost);
+              int method_code, const CostModel &cost);
     void build(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
                bool by_phase);
     // The part of the data that stays on this rank, copied directly: per axis the

@@ -2,6 +2,7 @@
 // process grids described by contexts in place of BLACS.
 #include <datamotion/redist.h>
 
+#include "core/checked.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "redist/plan.hpp"
@@ -145,16 +146,19 @@ void check_matrix(const std::vector<std::int64_t> &d, const int *desc, bool memb
     if (!data && local_rows > 0 && local_cols > 0) fail(DM_ERR_ARG, "gemr2d: ", which, " is NULL");
 }
 
-void gemr2d(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const int *desca, void *b, int ib, int jb,
+// dtype_code: a dm_dtype value, taken as an integer so that any value is checked.
+void gemr2d(int dtype_code, int m, int n, const void *a, int ia, int ja, const int *desca, void *b, int ib, int jb,
             const int *descb, MPI_Comm comm) {
     require_mpi_initialized();
     int me = 0;
     check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
     std::vector<std::int64_t> da, db;
     std::size_t elsize = 0;
+    dm_dtype dtype = DM_FLOAT64;
     collective(comm, [&] {
         require_pointer(desca, "gemr2d: desca");
         require_pointer(descb, "gemr2d: descb");
+        dtype = checked_dtype(dtype_code);
         elsize = dtype_size(dtype);
         if (m < 0 || n < 0) fail(DM_ERR_ARG, "gemr2d: m and n must be non-negative (", m, ", ", n, ")");
     });
@@ -238,7 +242,8 @@ int dm_redist_context_coords(int ctxt, int rank, int *nprow, int *npcol, int *my
 
 int dm_redist_gemr2d(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const int desca[9], void *b, int ib,
                      int jb, const int descb[9], MPI_Comm comm) {
-    return dm::c_boundary([&] { dm::redist::gemr2d(dtype, m, n, a, ia, ja, desca, b, ib, jb, descb, comm); });
+    return dm::c_boundary(
+        [&] { dm::redist::gemr2d(dm::enum_value(dtype), m, n, a, ia, ja, desca, b, ib, jb, descb, comm); });
 }
 
 int dm_redist_pgemr2d(int m, int n, const double *a, int ia, int ja, const int desca[9], double *b, int ib, int jb,

@@ -47,7 +47,7 @@ void for_each_piece(const std::vector<layout::AxisMap> &maps, const layout::Proc
             } else {
                 const std::int64_t w = ghost[a];
                 first_local[a] = side[a] < 0 ? -w : extent[a];
-                runs[a] = source_runs(maps[a], g0 + first_local[a], w, grid.periods()[a] != 0);
+                runs[a] = source_runs(maps[a], g0, first_local[a], w, grid.periods()[a] != 0);
             }
             empty = runs[a].empty();
         }

@@ -2,6 +2,7 @@
 
 #include "shift/runs.hpp"
 
+#include "core/checked.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 
@@ -10,9 +11,6 @@
 #include <string>
 
 namespace dm::shift {
-namespace {
-
-}  // namespace
 
 PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_spec> specs)
     : grid_(prototype.grid_ptr()),
@@ -33,13 +31,15 @@ PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_s
         if (tags > tag_upper_bound(comm))
             fail(DM_ERR_ARG, "pshift: too many shifts (", specs.size(), ") for the MPI tag range");
         for (size_t k = 0; k < specs.size(); ++k) {
-            const auto &s = specs[k];
+            auto &s = specs[k];
             const std::string where = "pshift: shift " + std::to_string(k) + ": ";
-            if (s.kind != DM_CSHIFT && s.kind != DM_EOSHIFT)
-                fail(DM_ERR_ARG, where, "unknown kind ", static_cast<int>(s.kind));
+            // Kinds as integers: a C caller may pass any value in these enum fields.
+            const int kind = enum_value(s.kind), boundary = enum_value(s.boundary);
+            if (kind != DM_CSHIFT && kind != DM_EOSHIFT) fail(DM_ERR_ARG, where, "unknown kind ", kind);
             if (s.axis < 0 || s.axis >= n) fail(DM_ERR_ARG, where, "axis ", s.axis, " out of range [0, ", n, ")");
-            if (s.kind == DM_EOSHIFT && (s.boundary < DM_BOUNDARY_ZERO || s.boundary > DM_BOUNDARY_ARRAY))
-                fail(DM_ERR_ARG, where, "unknown boundary kind ", static_cast<int>(s.boundary));
+            if (kind == DM_EOSHIFT && (boundary < DM_BOUNDARY_ZERO || boundary > DM_BOUNDARY_ARRAY))
+                fail(DM_ERR_ARG, where, "unknown boundary kind ", boundary);
+            if (kind == DM_CSHIFT) s.boundary = DM_BOUNDARY_ZERO;  // ignored: whatever was passed is never read
             dm_dist d = maps_[s.axis].resolved();
             if (d.kind != DM_DIST_BLOCK && grid_->dims()[s.axis] > 1)
                 fail(DM_ERR_UNSUPPORTED, where, "axis ", s.axis,
@@ -100,7 +100,7 @@ void PShiftPlan::plan(Shift &shift, int tag_base) {
     auto runs_of = [&](int p) {
         const std::int64_t extent = map.extent(p);
         if (extent == 0) return std::vector<SourceRun>{};
-        return source_runs(map, map.global_index(p, 0) + spec.shift, extent, spec.kind == DM_CSHIFT);
+        return source_runs(map, map.global_index(p, 0), spec.shift, extent, spec.kind == DM_CSHIFT);
     };
     // What this rank receives, copies or fills: its own runs.
     const auto mine = runs_of(me);

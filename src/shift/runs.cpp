@@ -1,28 +1,47 @@
 #include "shift/runs.hpp"
 
+#include "core/checked.hpp"
+
 #include <algorithm>
 
 namespace dm::shift {
 
-std::vector<SourceRun> source_runs(const layout::AxisMap &map, std::int64_t first, std::int64_t count, bool periodic) {
+std::vector<SourceRun> source_runs(const layout::AxisMap &map, std::int64_t start, std::int64_t offset,
+                                   std::int64_t count, bool periodic) {
     std::vector<SourceRun> runs;
     const std::int64_t n = map.length();
-    if (n == 0) return runs;
-    for (std::int64_t pos = 0; pos < count;) {
-        std::int64_t g = first + pos;
-        if (periodic) g = ((g % n) + n) % n;
-        if (g < 0 || g >= n) {  // past an end of a non-periodic axis
-            const std::int64_t length = g < 0 ? std::min(count - pos, -g) : count - pos;
-            runs.push_back({pos, length, -1, 0});
-            pos += length;
-            continue;
-        }
+    if (n == 0 || count <= 0) return runs;
+    // Appends the run of positions from `pos` whose sources start at index g in [0, n),
+    // up to the end of its owner's block, and returns its length (at most n - g).
+    auto owned_run = [&](std::int64_t pos, std::int64_t g) {
         const int q = map.owner(g);
         const std::int64_t block_end = map.global_index(q, map.extent(q) - 1) + 1;  // end of q's block
         const std::int64_t length = std::min(count - pos, block_end - g);
         runs.push_back({pos, length, q, map.local_index(g)});
-        pos += length;
+        return length;
+    };
+    std::int64_t pos = 0;
+    if (periodic) {  // reduced first, so that no index leaves [0, n) whatever start and offset are
+        std::int64_t g = add_mod(floor_mod(start, n), floor_mod(offset, n), n);
+        while (pos < count) {
+            const std::int64_t length = owned_run(pos, g);
+            pos += length;
+            g = length == n - g ? 0 : g + length;
+        }
+        return runs;
     }
+    // Saturated: exact, or so far past an end that every position is past it too.
+    const std::int64_t first = saturating_add(start, offset);
+    if (first < 0) {  // positions before index 0 (-first is safe: first > -count >= -INT64_MAX)
+        pos = first > -count ? -first : count;
+        runs.push_back({0, pos, -1, 0});
+    }
+    for (std::int64_t g = std::max<std::int64_t>(first, 0); pos < count && g < n;) {
+        const std::int64_t length = owned_run(pos, g);
+        pos += length;
+        g += length;
+    }
+    if (pos < count) runs.push_back({pos, count - pos, -1, 0});  // positions past index n - 1
     return runs;
 }
 

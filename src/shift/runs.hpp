@@ -15,10 +15,13 @@ struct SourceRun {
     std::int64_t local;           // local index of the first source on `coord`
 };
 
-// The runs of global positions first .. first + count - 1 along an axis mapped by
-// `map` (Block: owned indices contiguous). On a periodic axis positions wrap
-// around (any number of times); on others those outside [0, n) form runs with
-// coord -1. An empty axis gives no runs.
-std::vector<SourceRun> source_runs(const layout::AxisMap &map, std::int64_t first, std::int64_t count, bool periodic);
+// The runs of `count` positions along an axis mapped by `map` (Block: owned
+// indices contiguous) whose sources are the global indices start + offset,
+// start + offset + 1, ... Any start and offset are valid: the sum is never formed
+// where it could overflow. On a periodic axis indices wrap around (any number of
+// times); on others those outside [0, n) form runs with coord -1. An empty axis
+// gives no runs.
+std::vector<SourceRun> source_runs(const layout::AxisMap &map, std::int64_t start, std::int64_t offset,
+                                   std::int64_t count, bool periodic);
 
 }  // namespace dm::shift

@@ -1,10 +1,15 @@
 // Array: scatter and gather through the C API, checked element by element
 // against the global index each element came from.
+#include "c_enums.h"
 #include "harness.hpp"
 
 #include <datamotion/datamotion.h>
 
+#include <climits>
+#include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -135,8 +140,9 @@ DM_TEST(bad_arrays_fail_everywhere) {
         if (message.find(text) == std::string::npos) dmtest::report(__FILE__, __LINE__, message + " lacks " + text);
         CHECK(array == nullptr);
     };
-    expect(dm_array_create(grid, DM_FLOAT64, 3, shape, nullptr, nullptr, &array), "differs from process grid rank");
-    expect(dm_array_create(grid, static_cast<dm_dtype>(42), 2, shape, nullptr, nullptr, &array), "unsupported element type");
+    std::int64_t shape3[3] = {5, 6, 7};
+    expect(dm_array_create(grid, DM_FLOAT64, 3, shape3, nullptr, nullptr, &array), "differs from process grid rank");
+    expect(dmtest_array_create(grid, 42, 2, shape, DM_DIST_BLOCK, &array), "unsupported element type");
     dm_dist zero[2] = {dm_dist_block_cyclic(0, 0), dm_dist_block()};
     expect(dm_array_create(grid, DM_INT32, 2, shape, zero, nullptr, &array), "block size must be positive");
     int negative[2] = {0, -1};
@@ -158,4 +164,105 @@ DM_TEST(bad_arrays_fail_everywhere) {
     dm_array_free(&array);
     dm_grid_free(&grid);
     CHECK_EQ(dm_array_scatter(nullptr, nullptr, 0), DM_ERR_STATE);
+}
+
+namespace {
+
+// A failed dm_array_create: `status` everywhere, `text` in the message, the same
+// message on every rank, and no array.
+void expect_create_fails(int status, int expected, const char *text, dm_array array) {
+    CHECK_EQ(status, expected);
+    const std::string message = dm_last_error_message();
+    if (message.find(text) == std::string::npos) dmtest::report(__FILE__, __LINE__, message + " lacks " + text);
+    const std::int64_t mine = static_cast<std::int64_t>(std::hash<std::string>{}(message) >> 1);
+    std::int64_t low = 0, high = 0;
+    MPI_Allreduce(&mine, &low, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &high, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    if (low != high) dmtest::report(__FILE__, __LINE__, "ranks disagree on the message: " + message);
+    CHECK(array == nullptr);
+}
+
+}  // namespace
+
+// Sizes no machine can hold fail on every rank before anything is allocated, with
+// the reason; the library stays usable.
+DM_TEST(arrays_too_large_for_memory_fail_everywhere) {
+    dm_grid line = nullptr, plane = nullptr;
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 1, nullptr, nullptr, DM_ORDER_NEWS, &line), DM_OK);
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 2, nullptr, nullptr, DM_ORDER_NEWS, &plane), DM_OK);
+    dm_array array = nullptr;
+    const std::int64_t two62 = std::int64_t{1} << 62;
+    // 2^62 float64: 2^65 bytes, past 64-bit byte offsets.
+    expect_create_fails(dm_array_create(line, DM_FLOAT64, 1, &two62, nullptr, nullptr, &array), DM_ERR_MEMORY,
+                        "too large for any memory", array);
+    const std::int64_t largest = INT64_MAX;
+    expect_create_fails(dm_array_create(line, DM_BOOL, 1, &largest, nullptr, nullptr, &array), DM_ERR_ARG,
+                        "largest extent an MPI datatype describes", array);
+    const std::int64_t overflowing[2] = {two62, 4};
+    expect_create_fails(dm_array_create(plane, DM_BOOL, 2, overflowing, nullptr, nullptr, &array), DM_ERR_ARG,
+                        "global size overflows 64 bits", array);
+    // 2^59 int64 (2^62 bytes): at 8 ranks or fewer, more per rank than any machine holds.
+    const std::int64_t square[2] = {std::int64_t{1} << 30, std::int64_t{1} << 29};
+    expect_create_fails(dm_array_create(plane, DM_INT64, 2, square, nullptr, nullptr, &array), DM_ERR_MEMORY,
+                        "local storage (ghosts included)", array);
+    // Ghosts: 8 elements and 2 x 2^30 ghosts are more than an MPI datatype describes (not 16 GiB tried).
+    const std::int64_t eight = 8;
+    const int wide = 1 << 30, widest[2] = {INT_MAX, INT_MAX};
+    expect_create_fails(dm_array_create(line, DM_FLOAT64, 1, &eight, nullptr, &wide, &array), DM_ERR_ARG,
+                        "largest extent an MPI datatype describes", array);
+    const std::int64_t small[2] = {3, 3};
+    expect_create_fails(dm_array_create(plane, DM_BOOL, 2, small, nullptr, widest, &array), DM_ERR_ARG,
+                        "2 x 2147483647 ghosts", array);
+    // Still usable: a reasonable array with ghosts is created and freed.
+    const int ghost[2] = {2, 1};
+    CHECK_EQ(dm_array_create(plane, DM_FLOAT64, 2, small, nullptr, ghost, &array), DM_OK);
+    std::int64_t storage[2] = {0, 0}, local[2] = {0, 0};
+    dm_array_storage(array, nullptr, storage);
+    dm_array_local(array, nullptr, local, nullptr);
+    CHECK_EQ(storage[0], local[0] + 4);
+    CHECK_EQ(storage[1], local[1] + 2);
+    dm_array_free(&array);
+    dm_grid_free(&plane);
+    dm_grid_free(&line);
+}
+
+// ndims is checked, on every rank, before shape, dists or ghost are read: a
+// 1-element shape with ndims 8 or -1 reads nothing past its end (ASan checks).
+DM_TEST(bad_ndims_is_reported_before_anything_is_read) {
+    dm_grid grid = nullptr;
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 1, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_OK);
+    auto shape = std::make_unique<std::int64_t[]>(1);
+    auto ghost = std::make_unique<int[]>(1);
+    shape[0] = 4;
+    ghost[0] = 0;
+    dm_array array = nullptr;
+    for (int ndims : {0, -1, DM_MAX_DIMS + 1, INT_MAX, INT_MIN})
+        expect_create_fails(dm_array_create(grid, DM_INT32, ndims, shape.get(), nullptr, ghost.get(), &array),
+                            DM_ERR_ARG, "ndims must be in [1, 7]", array);
+    expect_create_fails(dm_array_create(grid, DM_INT32, 1, nullptr, nullptr, nullptr, &array), DM_ERR_ARG,
+                        "shape is NULL", array);
+    dm_grid_free(&grid);
+}
+
+// Element types and distribution kinds out of their enums' range, as a C caller
+// may pass them: a clear error on every rank, never a load of an invalid enum.
+DM_TEST(out_of_range_enums_fail_everywhere) {
+    dm_grid grid = nullptr;
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 1, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_OK);
+    const std::int64_t n = 6;
+    dm_array array = nullptr;
+    for (int dtype : {DM_NUM_DTYPES, 8, -1, INT_MAX, INT_MIN})
+        expect_create_fails(dmtest_array_create(grid, dtype, 1, &n, DM_DIST_BLOCK, &array), DM_ERR_TYPE,
+                            "unsupported element type", array);
+    for (int kind : {3, 4, 7, -1, INT_MAX})
+        expect_create_fails(dmtest_array_create(grid, DM_FLOAT64, 1, &n, kind, &array), DM_ERR_ARG,
+                            "unknown distribution kind", array);
+    // A kind that differs across ranks (valid on rank 0 only) fails everywhere too.
+    const int kind = dmtest::world_rank() == 0 ? DM_DIST_CYCLIC : 99;
+    if (dmtest::world_size() > 1)
+        expect_create_fails(dmtest_array_create(grid, DM_FLOAT64, 1, &n, kind, &array), DM_ERR_ARG,
+                            "unknown distribution kind 99", array);
+    CHECK_EQ(dmtest_array_create(grid, DM_FLOAT64, 1, &n, DM_DIST_CYCLIC, &array), DM_OK);
+    dm_array_free(&array);
+    dm_grid_free(&grid);
 }

@@ -1,4 +1,5 @@
 // Layout: numroc, index maps, rank orders, process grids.
+#include "c_enums.h"
 #include "harness.hpp"
 
 #include "layout/distribution.hpp"
@@ -7,6 +8,8 @@
 #include <datamotion/datamotion.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <random>
 #include <string>
 
@@ -63,6 +66,57 @@ DM_TEST(c_index_functions_reject_bad_input) {
     CHECK_EQ(dm_descinit(desc, 100, 50, 8, 8, 0, 0, -1, 2, 2, 0, 52), DM_OK);
     CHECK_EQ(desc[8], 52);
     CHECK_EQ(dm_descinit(desc, 100, 50, 8, 8, 0, 0, -1, 2, 2, 0, 10), DM_ERR_ARG);
+}
+
+// An axis of any length up to INT64_MAX: positive block sizes, extents that add up
+// to the length, and index maps that invert each other at both ends.
+DM_TEST(axes_of_int64_max_elements_map_every_index) {
+    const std::int64_t n = INT64_MAX;
+    for (int nprocs : {1, 2, 3, 7, 8, 1000003, INT32_MAX}) {
+        for (const dm_dist &dist : {dm_dist_block(), dm_dist_cyclic(), dm_dist_block_cyclic(1, nprocs - 1),
+                                    dm_dist_block_cyclic(INT64_MAX / 3, nprocs / 2), dm_dist_block_cyclic(n, 0)}) {
+            AxisMap map(dist, n, nprocs);
+            CHECK(map.block() >= 1);
+            for (int p : {0, nprocs / 2, nprocs - 1}) CHECK(map.extent(p) >= 0 && map.extent(p) <= n);
+            if (nprocs <= 8) {
+                std::int64_t total = 0;  // partial sums of extents never pass n
+                for (int p = 0; p < nprocs; ++p) total += map.extent(p);
+                CHECK_EQ(total, n);
+            }
+            for (std::int64_t g : {std::int64_t{0}, std::int64_t{1}, n / 2, n - 2, n - 1}) {
+                const int p = map.owner(g);
+                CHECK(p >= 0 && p < nprocs);
+                const std::int64_t l = map.local_index(g);
+                CHECK(l >= 0 && l < map.extent(p));
+                if (map.global_index(p, l) != g)
+                    dmtest::report(__FILE__, __LINE__,
+                                   "index " + std::to_string(g) + " on " + std::to_string(nprocs) + " coordinates, kind " +
+                                       std::to_string(dist.kind) + ", block " + std::to_string(dist.block) + ", src " +
+                                       std::to_string(dist.src) + ": global_index(owner, local) = " +
+                                       std::to_string(map.global_index(p, l)));
+            }
+        }
+    }
+    int coord = -1;
+    std::int64_t local = -1, extent = -1, g = -1;
+    CHECK_EQ(dm_dist_to_local(dm_dist_block(), n, 3, n - 1, &coord, &local), DM_OK);
+    CHECK_EQ(coord, 2);
+    CHECK_EQ(dm_dist_local_extent(dm_dist_block(), n, 3, 2, &extent), DM_OK);
+    CHECK_EQ(local, extent - 1);
+    CHECK_EQ(dm_dist_to_global(dm_dist_block(), n, 3, 2, local, &g), DM_OK);
+    CHECK_EQ(g, n - 1);
+    CHECK_EQ(dm_numroc(n, 1, 0, 0, 1), n);
+}
+
+DM_TEST(unknown_distribution_kinds_are_reported) {
+    int coord = 0;
+    std::int64_t local = 0;
+    for (int kind : {3, 8, -1, 1 << 30}) {  // out of the enum's range, as a C caller may pass
+        CHECK_EQ(dmtest_dist_to_local(kind, 10, 2, 3, &coord, &local), DM_ERR_ARG);
+        CHECK(std::string(dm_last_error_message()).find("unknown distribution kind " + std::to_string(kind)) !=
+              std::string::npos);
+    }
+    CHECK_EQ(dmtest_dist_to_local(DM_DIST_CYCLIC, 10, 2, 3, &coord, &local), DM_OK);
 }
 
 DM_TEST(rank_orders_are_bijections) {
@@ -145,7 +199,13 @@ DM_TEST(grid_bad_dims_fail_everywhere) {
     CHECK(grid == nullptr);
     CHECK(std::string(dm_last_error_message()).find("ranks of the communicator") != std::string::npos);
     CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 0, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_ERR_ARG);
-    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 1, nullptr, nullptr, static_cast<dm_grid_order>(9), &grid), DM_ERR_ARG);
+    for (int order : {9, -1, 1 << 30}) {  // out of the enum's range, as a C caller may pass
+        CHECK_EQ(dmtest_grid_create(MPI_COMM_WORLD, 1, order, &grid), DM_ERR_ARG);
+        CHECK(std::string(dm_last_error_message()).find("unknown order " + std::to_string(order)) != std::string::npos);
+    }
+    int huge[DM_MAX_DIMS] = {1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30, 1 << 30};  // product past 2^63
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, DM_MAX_DIMS, huge, nullptr, DM_ORDER_NEWS, &grid), DM_ERR_ARG);
+    CHECK(std::string(dm_last_error_message()).find("dims product beyond INT_MAX") != std::string::npos);
     if (size > 1) {
         int mine[1] = {dmtest::world_rank() == 0 ? 0 : size};  // 0 (choose) vs explicit: differ
         CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 1, mine, nullptr, DM_ORDER_NEWS, &grid), DM_ERR_MISMATCH);

@@ -1,5 +1,6 @@
 // Redistribution through the C API: random layouts, every method, round trips
 // checked element for element against the global array.
+#include "c_enums.h"
 #include "harness.hpp"
 
 #include <datamotion/datamotion.h>
@@ -138,7 +139,10 @@ DM_TEST(bad_redistributions_fail_on_every_rank) {
     CHECK_EQ(dm_redist_setup(a, b, DM_REDIST_AUTO, &plan), DM_ERR_ARG);
     CHECK(std::string(dm_last_error_message()).find("shapes differ") != std::string::npos);
     CHECK_EQ(dm_redist_setup(a, c, DM_REDIST_AUTO, &plan), DM_ERR_TYPE);
-    CHECK_EQ(dm_redist_setup(a, d, static_cast<dm_redist_method>(17), &plan), DM_ERR_ARG);
+    for (int method : {17, -1, 1 << 30}) {  // passed as a C caller may
+        CHECK_EQ(dmtest_redist_setup(a, d, method, &plan), DM_ERR_ARG);
+        CHECK(std::string(dm_last_error_message()).find("unknown method " + std::to_string(method)) != std::string::npos);
+    }
     dm_dist two = dm_dist_block_cyclic(2, 0), three = dm_dist_block_cyclic(3, 0);
     dm_array e = nullptr, f = nullptr;
     dm_array_create(grid, DM_FLOAT64, 1, &n, &two, nullptr, &e);

@@ -1,8 +1,11 @@
 // PSHIFT through the C API, checked against a serial shift of the global array.
+#include "c_enums.h"
 #include "harness.hpp"
 
 #include <datamotion/datamotion.h>
 
+#include <climits>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,14 +26,16 @@ std::vector<double> serial_shift(const std::vector<double> &x, const std::vector
         if (static_cast<int>(a) > spec.axis) inner *= shape[a];
     }
     std::vector<double> r(x.size());
+    if (n == 0) return r;
+    // Any int64 distance: CSHIFT reads (i + shift) mod n, that is numpy.roll(x, -shift);
+    // EOSHIFT by n or more either way reads only the boundary.
+    const std::int64_t reduced = spec.shift % n < 0 ? spec.shift % n + n : spec.shift % n;
+    const bool all_boundary = spec.kind == DM_EOSHIFT && (spec.shift >= n || spec.shift <= -n);
     for (std::int64_t o = 0; o < outer; ++o)
         for (std::int64_t i = 0; i < n; ++i)
             for (std::int64_t j = 0; j < inner; ++j) {
-                std::int64_t src = i + spec.shift;
-                double v = boundary;
-                if (spec.kind == DM_CSHIFT) src = ((src % n) + n) % n;
-                if (src >= 0 && src < n) v = x[(o * n + src) * inner + j];
-                r[(o * n + i) * inner + j] = v;
+                const std::int64_t src = spec.kind == DM_CSHIFT ? (i + reduced) % n : all_boundary ? -1 : i + spec.shift;
+                r[(o * n + i) * inner + j] = src >= 0 && src < n ? x[(o * n + src) * inner + j] : boundary;
             }
     return r;
 }
@@ -93,6 +98,81 @@ DM_TEST(random_polyshifts_match_a_serial_shift) {
     }
 }
 
+// Distances at the int64 limits and around the axis length, on 1-d and 2-d arrays
+// with and without ghosts: every one equals the serial oracle (numpy.roll for CSHIFT).
+DM_TEST(shifts_at_the_int64_limits_match_a_serial_shift) {
+    const std::int64_t distances[] = {INT64_MIN, INT64_MIN + 1, -(std::int64_t{1} << 62), -13, -12, -11, -1, 0, 1,
+                                      11, 12, 13, std::int64_t{1} << 62, INT64_MAX - 1, INT64_MAX};
+    const std::vector<std::vector<std::int64_t>> shapes = {{12}, {13}, {1}, {0}, {5, 12}, {12, 3}};
+    for (const auto &shape : shapes) {
+        const int ndims = static_cast<int>(shape.size());
+        std::int64_t total = 1;
+        for (auto e : shape) total *= e;
+        std::vector<double> x(static_cast<size_t>(total));
+        for (std::int64_t i = 0; i < total; ++i) x[i] = static_cast<double>(i) + 1;
+        dm_grid grid = nullptr;
+        CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, ndims, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_OK);
+        for (int ghost_width : {0, 1}) {
+            const std::vector<int> ghost(static_cast<size_t>(ndims), ghost_width);
+            dm_array src = nullptr, dst = nullptr;
+            CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), nullptr, ghost.data(), &src), DM_OK);
+            CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), nullptr, ghost.data(), &dst), DM_OK);
+            CHECK_EQ(dm_array_scatter(src, x.data(), DM_ALL_RANKS), DM_OK);
+            const double seven = 7;
+            const void *boundary[1] = {&seven};
+            for (int axis = 0; axis < ndims; ++axis)
+                for (dm_shift_kind kind : {DM_CSHIFT, DM_EOSHIFT})
+                    for (std::int64_t distance : distances) {
+                        const dm_shift_spec spec{kind, axis, distance, DM_BOUNDARY_SCALAR};
+                        dm_pshift plan = nullptr;
+                        CHECK_EQ(dm_pshift_setup(src, 1, &spec, &plan), DM_OK);
+                        CHECK_EQ(dm_pshift_execute(plan, &dst, &src, boundary), DM_OK);
+                        std::vector<double> got(x.size(), -1.0);
+                        CHECK_EQ(dm_array_gather(dst, got.data(), DM_ALL_RANKS), DM_OK);
+                        if (got != serial_shift(x, shape, spec, seven))
+                            dmtest::report(__FILE__, __LINE__,
+                                           std::string(kind == DM_CSHIFT ? "cshift" : "eoshift") + " by " +
+                                               std::to_string(distance) + " along axis " + std::to_string(axis) +
+                                               " of " + std::to_string(shape[axis]));
+                        dm_pshift_free(&plan);
+                    }
+            dm_array_free(&dst);
+            dm_array_free(&src);
+        }
+        dm_grid_free(&grid);
+    }
+}
+
+// Shift and boundary kinds out of their enums' range, as a C caller may pass them.
+DM_TEST(unknown_shift_kinds_fail_everywhere) {
+    dm_grid grid = nullptr;
+    dm_grid_create(MPI_COMM_WORLD, 1, nullptr, nullptr, DM_ORDER_NEWS, &grid);
+    const std::int64_t n = 10;
+    dm_array a = nullptr;
+    dm_array_create(grid, DM_INT32, 1, &n, nullptr, nullptr, &a);
+    dm_pshift plan = nullptr;
+    for (int kind : {2, 5, -1, INT_MAX}) {
+        CHECK_EQ(dmtest_pshift_setup(a, kind, 0, 1, DM_BOUNDARY_ZERO, &plan), DM_ERR_ARG);
+        CHECK(std::string(dm_last_error_message()).find("unknown kind " + std::to_string(kind)) != std::string::npos);
+    }
+    for (int boundary : {4, 9, -1, INT_MIN}) {
+        CHECK_EQ(dmtest_pshift_setup(a, DM_EOSHIFT, 0, 1, boundary, &plan), DM_ERR_ARG);
+        CHECK(std::string(dm_last_error_message()).find("unknown boundary kind " + std::to_string(boundary)) !=
+              std::string::npos);
+    }
+    CHECK(plan == nullptr);
+    // A circular shift ignores its boundary field, whatever it holds.
+    CHECK_EQ(dmtest_pshift_setup(a, DM_CSHIFT, 0, 1, 12345, &plan), DM_OK);
+    dm_array list[1] = {a};
+    dm_array out = nullptr;
+    dm_array_create(grid, DM_INT32, 1, &n, nullptr, nullptr, &out);
+    CHECK_EQ(dm_pshift_execute(plan, &out, list, nullptr), DM_OK);
+    dm_pshift_free(&plan);
+    dm_array_free(&out);
+    dm_array_free(&a);
+    dm_grid_free(&grid);
+}
+
 DM_TEST(plan_misuse_fails_cleanly) {
     dm_grid grid = nullptr;
     dm_grid_create(MPI_COMM_WORLD, 1, nullptr, nullptr, DM_ORDER_NEWS, &grid);
@@ -117,21 +197,21 @@ DM_TEST(plan_misuse_fails_cleanly) {
     dm_grid_free(&grid);
 }
 
-DM_TEST(halo_fills_periodic_faces_through_the_c_api) {
-    dm_grid grid = nullptr;
-    int periods[2] = {1, 1};
-    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 2, nullptr, periods, DM_ORDER_NEWS, &grid), DM_OK);
-    const std::int64_t shape[2] = {6, 5};
-    const int ghost[2] = {1, 1};
+namespace {
+
+// Every storage element of a periodic 2-d array, ghosts included, holds the global
+// element at its position (ghosts wider than the axis wrap around more than once).
+void check_periodic_halo(dm_grid grid, const std::int64_t shape[2], const int ghost[2], dm_halo *halo_out,
+                         dm_array *array_out) {
     dm_array a = nullptr;
     CHECK_EQ(dm_array_create(grid, DM_INT64, 2, shape, nullptr, ghost, &a), DM_OK);
-    std::vector<std::int64_t> x(30);
-    for (int i = 0; i < 30; ++i) x[i] = 100 + i;
+    const std::int64_t total = shape[0] * shape[1];
+    std::vector<std::int64_t> x(static_cast<size_t>(total));
+    for (std::int64_t i = 0; i < total; ++i) x[i] = 100 + i;
     CHECK_EQ(dm_array_scatter(a, x.data(), DM_ALL_RANKS), DM_OK);
     dm_halo halo = nullptr;
     CHECK_EQ(dm_halo_setup(a, 1, &halo), DM_OK);
     CHECK_EQ(dm_halo_exchange(halo, a), DM_OK);
-    // Every storage element, ghosts included, holds the periodic global element at its position.
     void *data = nullptr;
     std::int64_t ext[2], storage[2];
     int coords[2], dims[2];
@@ -147,10 +227,33 @@ DM_TEST(halo_fills_periodic_faces_through_the_c_api) {
         const auto *s = static_cast<const std::int64_t *>(data);
         for (std::int64_t i = 0; i < storage[0]; ++i)
             for (std::int64_t j = 0; j < storage[1]; ++j) {
-                std::int64_t gi = ((g0[0] + i - 1) % 6 + 6) % 6, gj = ((g0[1] + j - 1) % 5 + 5) % 5;
-                CHECK_EQ(s[i * storage[1] + j], x[gi * 5 + gj]);
+                const std::int64_t gi = ((g0[0] + i - ghost[0]) % shape[0] + shape[0]) % shape[0];
+                const std::int64_t gj = ((g0[1] + j - ghost[1]) % shape[1] + shape[1]) % shape[1];
+                CHECK_EQ(s[i * storage[1] + j], x[gi * shape[1] + gj]);
             }
     }
+    *halo_out = halo;
+    *array_out = a;
+}
+
+}  // namespace
+
+DM_TEST(halo_fills_periodic_faces_through_the_c_api) {
+    dm_grid grid = nullptr;
+    int periods[2] = {1, 1};
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 2, nullptr, periods, DM_ORDER_NEWS, &grid), DM_OK);
+    dm_halo wide_halo = nullptr;
+    dm_array wide = nullptr;
+    const std::int64_t small[2] = {2, 3};
+    const int wide_ghost[2] = {5, 7};
+    check_periodic_halo(grid, small, wide_ghost, &wide_halo, &wide);
+    dm_halo_free(&wide_halo);
+    dm_array_free(&wide);
+    const std::int64_t shape[2] = {6, 5};
+    const int ghost[2] = {1, 1};
+    dm_halo halo = nullptr;
+    dm_array a = nullptr;
+    check_periodic_halo(grid, shape, ghost, &halo, &a);
     CHECK_EQ(dm_halo_free(&halo), DM_OK);
     CHECK(halo == nullptr);
     CHECK_EQ(dm_halo_exchange(halo, a), DM_ERR_STATE);
