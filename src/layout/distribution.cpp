@@ -6,7 +6,7 @@
 namespace dm::layout {
 
 std::int64_t numroc(std::int64_t n, std::int64_t block, int coord, int src, int nprocs) {
-    std::int64_t mydist = (nprocs + coord - src) % nprocs;  // distance from the source coordinate
+    std::int64_t mydist = (std::int64_t{nprocs} + coord - src) % nprocs;  // distance from the source coordinate
     std::int64_t nblocks = n / block;
     std::int64_t count = (nblocks / nprocs) * block;
     std::int64_t extra = nblocks % nprocs;
