@@ -136,28 +136,29 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
 
 void DistArray::allocate_storage() {
     const int n = ndims(), me = grid_->rank();
+    std::optional<std::int64_t> elements = 1;
     for (int a = 0; a < n; ++a) {
-        const std::int64_t owned = maps_[a].extent(grid_->coords()[a]);
-        const auto extent = checked_add(owned, 2 * std::int64_t{ghost_[a]}, INT_MAX);
-        if (!extent)
-            fail(DM_ERR_ARG, "distributed array: axis ", a, " of rank ", me, "'s storage would hold ", owned,
-                 " elements and 2 x ", ghost_[a], " ghosts, more than ", INT_MAX,
-                 " (the largest extent an MPI datatype describes)");
-        local_shape_.push_back(owned);
-        storage_shape_.push_back(*extent);
+        local_shape_.push_back(maps_[a].extent(grid_->coords()[a]));
+        const auto extent = checked_add(local_shape_[a], 2 * std::int64_t{ghost_[a]});
+        storage_shape_.push_back(extent.value_or(INT64_MAX));
+        if (elements) elements = extent ? checked_mul(*elements, *extent) : std::nullopt;
     }
-    const auto elements = checked_product(storage_shape_);
-    const std::int64_t bytes = elements ? checked_mul(*elements, static_cast<std::int64_t>(elsize_)).value_or(-1) : -1;
-    if (bytes < 0 || bytes > PTRDIFF_MAX)
+    const auto bytes = elements ? checked_mul(*elements, static_cast<std::int64_t>(elsize_), PTRDIFF_MAX) : std::nullopt;
+    if (!bytes)
         fail(DM_ERR_MEMORY, "distributed array: rank ", me, "'s local storage (ghosts included) is more bytes than ",
              "this process can address");
-    if (bytes > physical_memory())
-        fail(DM_ERR_MEMORY, "distributed array: rank ", me, "'s local storage (ghosts included) needs ", bytes,
+    if (*bytes > physical_memory())
+        fail(DM_ERR_MEMORY, "distributed array: rank ", me, "'s local storage (ghosts included) needs ", *bytes,
              " bytes, more than this machine's memory (", physical_memory(), " bytes)");
+    for (int a = 0; a < n; ++a)
+        if (storage_shape_[a] > INT_MAX)
+            fail(DM_ERR_ARG, "distributed array: axis ", a, " of rank ", me, "'s storage would hold ", local_shape_[a],
+                 " elements and 2 x ", ghost_[a], " ghosts, more than ", INT_MAX,
+                 " (the largest extent an MPI datatype describes)");
     try {
-        storage_.assign(static_cast<std::size_t>(bytes), std::byte{0});
+        storage_.assign(static_cast<std::size_t>(*bytes), std::byte{0});
     } catch (const std::bad_alloc &) {
-        fail(DM_ERR_MEMORY, "distributed array: cannot allocate ", bytes, " bytes of local storage on rank ", me);
+        fail(DM_ERR_MEMORY, "distributed array: cannot allocate ", *bytes, " bytes of local storage on rank ", me);
     }
 }
 

@@ -80,9 +80,9 @@ private:
                     const Check &prepare) const;
     std::vector<int> element_counts() const;  // owned elements of every rank (throws if > INT_MAX)
     // Sizes the local storage from the axis maps and zero-fills it. Every byte count
-    // is checked first: DM_ERR_ARG for a storage axis longer than an MPI datatype
-    // can describe, DM_ERR_MEMORY for more than this process can address or this
-    // machine holds, or when the allocation fails.
+    // is checked first: DM_ERR_MEMORY for more than this process can address or this
+    // machine holds (or when the allocation fails), then DM_ERR_ARG for a storage
+    // axis longer than an MPI datatype can describe.
     void allocate_storage();
 
     std::shared_ptr<const layout::ProcessGrid> grid_;

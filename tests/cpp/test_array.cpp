@@ -196,8 +196,8 @@ DM_TEST(arrays_too_large_for_memory_fail_everywhere) {
     expect_create_fails(dm_array_create(line, DM_FLOAT64, 1, &two62, nullptr, nullptr, &array), DM_ERR_MEMORY,
                         "too large for any memory", array);
     const std::int64_t largest = INT64_MAX;
-    expect_create_fails(dm_array_create(line, DM_BOOL, 1, &largest, nullptr, nullptr, &array), DM_ERR_ARG,
-                        "largest extent an MPI datatype describes", array);
+    expect_create_fails(dm_array_create(line, DM_BOOL, 1, &largest, nullptr, nullptr, &array), DM_ERR_MEMORY,
+                        "local storage (ghosts included)", array);
     const std::int64_t overflowing[2] = {two62, 4};
     expect_create_fails(dm_array_create(plane, DM_BOOL, 2, overflowing, nullptr, nullptr, &array), DM_ERR_ARG,
                         "global size overflows 64 bits", array);
@@ -205,14 +205,15 @@ DM_TEST(arrays_too_large_for_memory_fail_everywhere) {
     const std::int64_t square[2] = {std::int64_t{1} << 30, std::int64_t{1} << 29};
     expect_create_fails(dm_array_create(plane, DM_INT64, 2, square, nullptr, nullptr, &array), DM_ERR_MEMORY,
                         "local storage (ghosts included)", array);
-    // Ghosts: 8 elements and 2 x 2^30 ghosts are more than an MPI datatype describes (not 16 GiB tried).
+    // Ghosts: 8 elements and 2 x 2^30 ghosts (2 GiB of bool) are more than an MPI
+    // datatype describes: refused before anything is allocated.
     const std::int64_t eight = 8;
     const int wide = 1 << 30, widest[2] = {INT_MAX, INT_MAX};
-    expect_create_fails(dm_array_create(line, DM_FLOAT64, 1, &eight, nullptr, &wide, &array), DM_ERR_ARG,
-                        "largest extent an MPI datatype describes", array);
+    expect_create_fails(dm_array_create(line, DM_BOOL, 1, &eight, nullptr, &wide, &array), DM_ERR_ARG,
+                        "and 2 x 1073741824 ghosts, more than 2147483647", array);
     const std::int64_t small[2] = {3, 3};
-    expect_create_fails(dm_array_create(plane, DM_BOOL, 2, small, nullptr, widest, &array), DM_ERR_ARG,
-                        "2 x 2147483647 ghosts", array);
+    expect_create_fails(dm_array_create(plane, DM_BOOL, 2, small, nullptr, widest, &array), DM_ERR_MEMORY,
+                        "more bytes than this process can address", array);
     // Still usable: a reasonable array with ghosts is created and freed.
     const int ghost[2] = {2, 1};
     CHECK_EQ(dm_array_create(plane, DM_FLOAT64, 2, small, nullptr, ghost, &array), DM_OK);
