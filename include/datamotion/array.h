@@ -28,6 +28,13 @@ typedef struct dm_array_s *dm_array;
  * (ndims entries, ndims equal to the grid's). `dists` may be NULL (DM_DIST_BLOCK
  * on every axis); `ghost` may be NULL (no ghost region). All arguments must
  * agree across ranks. The array holds a reference to the grid.
+ * Sizes are checked before anything is allocated, with the same error on every
+ * rank: DM_ERR_ARG for a global element count past 2^63 - 1 or a local storage
+ * axis (owned elements plus 2 x ghost) longer than INT_MAX (the largest extent
+ * an MPI datatype describes); DM_ERR_MEMORY for a global size past 2^63 - 1
+ * bytes, a rank's storage larger than its address space or its machine's
+ * memory, or an allocation that fails on any rank. ndims is checked before
+ * shape, dists or ghost are read.
  */
 DM_API int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[],
                     const dm_dist dists[], const int ghost[], dm_array *array);

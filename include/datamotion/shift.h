@@ -43,8 +43,8 @@ typedef enum dm_boundary_kind {
 typedef struct dm_shift_spec {
     dm_shift_kind kind;
     int axis;                  /**< 0 <= axis < ndims */
-    int64_t shift;             /**< any distance; positive reads from higher indices */
-    dm_boundary_kind boundary; /**< for DM_EOSHIFT */
+    int64_t shift;             /**< any int64 distance (INT64_MIN included); positive reads from higher indices */
+    dm_boundary_kind boundary; /**< for DM_EOSHIFT; not read for DM_CSHIFT */
 } dm_shift_spec;
 
 /** Opaque handle to a polyshift plan. */
