@@ -85,7 +85,7 @@ void c_to_vector(const char *name, vec_p d, const T *s, int len) {
 extern "C" {
 
 vec_p alo_foz(int size) {
-    return entry("alo_foz", CVL_SCRATCH_NULL, {{"size", size}},
+    return deferred_entry("alo_foz", CVL_SCRATCH_NULL, {{"size", size}},
                  [&](Context &c) { return c.arena.allocate(size, c.nranks); });
 }
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <new>
 
-static_assert(CVL_OK == DM_OK && CVL_ERR_ARG == DM_ERR_ARG && CVL_ERR_MEMORY == DM_ERR_MEMORY &&
+static_assert(CVL_OK == DM_OK && CVL_ERR_ARG == DM_ERR_ARG && CVL_ERR_MISMATCH == DM_ERR_MISMATCH && CVL_ERR_MEMORY == DM_ERR_MEMORY &&
                   CVL_ERR_STATE == DM_ERR_STATE && CVL_ERR_INTERNAL == DM_ERR_INTERNAL,
               "cvl.h error codes follow datamotion's status codes");
 static_assert(sizeof(vec_p) == sizeof(dm::vector::Handle) && sizeof(cvl_bool) == 1, "cvl.h types");
@@ -212,13 +212,22 @@ void Context::begin_call(const char *name, Args arguments) {
     raise_mismatch(*this, out + kSignatureWords, out);
 }
 
+void Context::defer_call(const char *name, Args arguments) {
+    ++calls;
+    std::uint64_t h = static_cast<std::uint64_t>(deferred) ^ name_hash(name);
+    for (const Arg &a : arguments) h = (h ^ static_cast<std::uint64_t>(a.value)) * 1099511628211ull;
+    deferred = static_cast<int64_t>(h >> 1);
+}
+
 void Context::signature(int64_t *out) const {
     out[0] = static_cast<int64_t>(name_hash(call));
     out[1] = calls;
-    for (int k = 0; k < kMaxArgs; ++k) out[2 + k] = k < nargs ? args[k].value : 0;
+    out[2] = deferred;
+    for (int k = 0; k < kMaxArgs; ++k) out[3 + k] = k < nargs ? args[k].value : 0;
 }
 
 void raise_mismatch(Context &c, const int64_t *lo, const int64_t *hi) {
+    c.deferred = 0;  // compared: start again
     if (lo[1] != hi[1]) {
         c.calls = hi[1];  // agree again from here on
         fail(DM_ERR_MISMATCH, "the ranks have made different numbers of CVL calls (", lo[1], " to ", hi[1],
@@ -227,10 +236,13 @@ void raise_mismatch(Context &c, const int64_t *lo, const int64_t *hi) {
     if (lo[0] != hi[0])
         fail(DM_ERR_MISMATCH, "the ranks are in different CVL calls: every rank must make every call, in the same "
                               "order");
+    if (lo[2] != hi[2])
+        fail(DM_ERR_MISMATCH, "the vector memory allocations (alo_foz) since the previous comparison differ across "
+                              "ranks");
     for (int k = 0; k < c.nargs; ++k)
-        if (lo[2 + k] != hi[2 + k])
-            fail(DM_ERR_MISMATCH, "argument ", c.args[k].name, " differs across ranks (from ", lo[2 + k], " to ",
-                 hi[2 + k], "): every rank must pass the same value");
+        if (lo[3 + k] != hi[3 + k])
+            fail(DM_ERR_MISMATCH, "argument ", c.args[k].name, " differs across ranks (from ", lo[3 + k], " to ",
+                 hi[3 + k], "): every rank must pass the same value");
 }
 
 void require_same_signature(Context &c, const int64_t *rows, std::size_t stride) {

@@ -136,8 +136,9 @@ struct Arg {
 using Args = std::initializer_list<Arg>;
 constexpr int kMaxArgs = 12;
 // A call's signature, the words ranks compare: the call's name (hashed), how many
-// calls this rank has made, then the arguments (unused ones 0).
-constexpr int kSignatureWords = 2 + kMaxArgs;
+// calls this rank has made, a hash of the deferred calls since the last comparison,
+// then the arguments (unused ones 0).
+constexpr int kSignatureWords = 3 + kMaxArgs;
 
 enum class OpKind : int { add, mul, min, max, and_, ior, xor_, count };
 enum class ElemKind : int { int_, dbl, bool_, count };
@@ -167,9 +168,14 @@ public:
     Arg args[kMaxArgs] = {};
     int nargs = 0;
     int64_t calls = 0;
+    int64_t deferred = 0;  // hash of the deferred calls' names and arguments
     // Starts call `name`: records its arguments and, in checked mode, verifies that
     // they agree across ranks (one MPI_Allreduce; DM_ERR_MISMATCH on every rank).
     void begin_call(const char *name, Args arguments);
+    // Starts a call whose arguments are compared later, with the next call that
+    // compares signatures (alo_foz: an allocation never waits for other ranks, even in
+    // checked mode, so that one made on some ranks only is reported, not hung on).
+    void defer_call(const char *name, Args arguments);
     // Writes this rank's signature of the current call (kSignatureWords words).
     void signature(int64_t *out) const;
     // rnd_foz / rnd_wuz
@@ -287,6 +293,15 @@ template <class R, class F>
 R entry(const char *name, R fallback, Args args, F &&body) noexcept {
     return local_entry(name, fallback, [&](Context &c) {
         c.begin_call(name, args);
+        return body(c);
+    });
+}
+
+// entry() for a call that is compared with the next one (Context::defer_call).
+template <class R, class F>
+R deferred_entry(const char *name, R fallback, Args args, F &&body) noexcept {
+    return local_entry(name, fallback, [&](Context &c) {
+        c.defer_call(name, args);
         return body(c);
     });
 }
