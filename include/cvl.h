@@ -34,8 +34,9 @@
  *   "CVL error: ..." on rank 0's stderr, and is kept for CVL_error() and
  *   CVL_error_message(). The environment variable CVL_ERRORS, read by CVL_init,
  *   selects "print" (default), "quiet" or "abort" (print, then MPI_Abort). Failures
- *   the ranks might not share (memory exhausted inside a collective call, an MPI
- *   error) print a message and call MPI_Abort instead.
+ *   the ranks might not share (vector memory that cannot grow with more than one
+ *   rank, memory exhausted inside a collective call, an MPI error) print "CVL fatal
+ *   error on rank R of P: <call>: <message>" and call MPI_Abort instead.
  */
 #ifndef CVL_H
 #define CVL_H
@@ -100,6 +101,8 @@ CVL_API void CVL_quit(void);
 /** Error codes returned by CVL_error(); the same values as datamotion's DM_ERR_*. */
 #define CVL_OK 0
 #define CVL_ERR_ARG 1      /* an argument is invalid: length, handle, index, lengths */
+#define CVL_ERR_MISMATCH 3 /* ranks passed different arguments to one call, or a call
+                              was made on some ranks only */
 #define CVL_ERR_MEMORY 5   /* vector memory could not be allocated */
 #define CVL_ERR_STATE 6    /* called before CVL_init or after CVL_quit */
 #define CVL_ERR_INTERNAL 8 /* a bug in the library: please report it */
@@ -123,8 +126,10 @@ CVL_API int CVL_rank(void);
 CVL_API int CVL_nranks(void);
 
 /* ------------------------------------------------- facilities (f) */
-/* Vector memory, sizes, handle arithmetic: local (alo_foz is collective when the
- * arena must grow; it returns CVL_SCRATCH_NULL on failure). fre_fov frees the block
+/* Vector memory, sizes, handle arithmetic: local (alo_foz never communicates, also
+ * when the arena grows, but every rank must make it in the same order; it returns
+ * CVL_SCRATCH_NULL on failure; with more than one rank, memory that cannot grow ends
+ * the job). fre_fov frees the block
  * alo_foz returned (fre_fov(CVL_SCRATCH_NULL) does nothing). add_fov(v, a) = v + a
  * units; sub_fov gives the distance |v1 - v2| in units; cmp_fov returns -1, 0 or 1 like
  * strcmp. Timers and rnd_foz (seeds rnd_wuz): local. */

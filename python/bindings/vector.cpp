@@ -32,6 +32,27 @@ void raise_cvl_error() {
     throw dm::Error(code, message);
 }
 
+// Stops CVL inside MPI_Finalize: MPI deletes MPI_COMM_SELF's attributes first thing
+// there, on every rank, so the collective CVL_quit never runs on one rank alone (as an
+// atexit handler would when one rank exits early).
+int quit_at_finalize(MPI_Comm, int, void *, void *) {
+    if (g_running) {
+        g_running = false;
+        CVL_quit();
+    }
+    return MPI_SUCCESS;
+}
+
+void stop_at_finalize() {
+    static bool hooked = false;
+    if (hooked) return;
+    int key = MPI_KEYVAL_INVALID;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &quit_at_finalize, &key, nullptr) != MPI_SUCCESS ||
+        MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr) != MPI_SUCCESS)
+        fail(DM_ERR_MPI, "cannot hook CVL's stop on MPI_Finalize");
+    hooked = true;
+}
+
 void require_running() {
     if (!g_running) fail(DM_ERR_STATE, "CVL is not running: call datamotion.vector.init() first");
 }
@@ -198,8 +219,10 @@ void bind_vector(nb::module_ &m) {
         if (quiet) unsetenv("CVL_ERRORS");
         raise_cvl_error();
         g_running = true;
+        stop_at_finalize();
         return ++g_generation;
-    }, "Collective on MPI_COMM_WORLD. Starts CVL (MPI stays the caller's) and returns the run's generation.");
+    }, "Collective on MPI_COMM_WORLD. Starts CVL (MPI stays the caller's), to be stopped by cvl_quit() or "
+       "inside MPI_Finalize, and returns the run's generation.");
     m.def("cvl_quit", [] {
         if (!g_running) return;
         g_running = false;
@@ -214,7 +237,7 @@ void bind_vector(nb::module_ &m) {
         vec_p v = call([&] { return alo_foz(units); });
         if (v == CVL_SCRATCH_NULL) fail(DM_ERR_MEMORY, "alo_foz: cannot allocate ", units, " units");
         return v;
-    }, nb::arg("units"), "Collective when vector memory grows. alo_foz(units).");
+    }, nb::arg("units"), "Local (every rank, in the same order; compared with the next call). alo_foz(units).");
     m.def("cvl_free", [](vec_p v, int generation) {
         // Vectors that outlive the library (garbage collected at exit) are forgotten.
         if (!g_running || generation != g_generation) return;

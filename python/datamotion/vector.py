@@ -23,7 +23,18 @@ reference counting does at the same point on every rank of an SPMD program.
 Errors (an index out of range, lengths that do not match) raise
 :class:`datamotion.Error` on every rank with the same code and message.
 
-The library is started on first use (MPI stays mpi4py's) and stopped at exit.
+The library is started on first use (MPI stays mpi4py's) and stopped inside
+``MPI_Finalize`` (which every rank enters), never by an exit handler that could run
+on one rank alone.
+
+When ranks disagree (see docs/cvl.md, "When ranks disagree"): every call carries
+the arguments that must agree (lengths, indices, scalars, handles, the number of
+calls made). Permutations, unsegmented reductions, ``extract`` and ``pack``
+compare them in the exchange they make anyway and raise :class:`datamotion.Error`
+``DM_ERR_MISMATCH`` on every rank. In checked mode (``DATAMOTION_CHECK=1``) every
+call compares them first, and ``from_numpy`` also compares a hash of the array;
+otherwise local operations given different lengths compute what each rank's
+arguments say.
 
 Segmented forms: ``scan``, ``reduce``, ``permute``, ``bpermute``, ``pack``,
 ``rank``, ``distribute`` (one value per segment) and ``extract``/``replace``
@@ -33,7 +44,6 @@ form only.
 
 from __future__ import annotations
 
-import atexit
 import numbers
 from typing import Optional, Sequence, Union
 
@@ -54,20 +64,15 @@ _KINDS = {np.dtype(np.int32): "z", np.dtype(np.float64): "d", np.dtype(np.bool_)
 _DTYPES = {k: d for d, k in _KINDS.items()}
 _OPS = {"add": "add", "mul": "mul", "min": "min", "max": "max", "and": "and", "or": "ior", "xor": "xor"}
 _OP_KINDS = {"add": "zd", "mul": "zd", "min": "zd", "max": "zd", "and": "zb", "ior": "zb", "xor": "zb"}
-_atexit_registered = False
 
 
 def _start() -> int:
-    """Starts CVL if it is not running (collective on COMM_WORLD); returns its generation."""
-    global _atexit_registered
+    """Starts CVL if it is not running (collective on COMM_WORLD); returns its generation.
+    It stops inside MPI_Finalize (collective), not at exit on one rank."""
     generation = _core.cvl_generation()
     if generation:
         return generation
-    generation = _core.cvl_init()
-    if not _atexit_registered:
-        atexit.register(_core.cvl_quit)  # runs before mpi4py finalises MPI
-        _atexit_registered = True
-    return generation
+    return _core.cvl_init()
 
 
 def _dtype_of_scalar(value) -> np.dtype:
@@ -105,7 +110,14 @@ class Vector:
     __slots__ = ("_handle", "_n", "_kind", "_generation", "__weakref__")
 
     def __init__(self, n: int, dtype=np.float64):
-        """An uninitialised vector of ``n`` elements of ``dtype`` (int32, float64 or bool)."""
+        """An uninitialised vector of ``n`` elements of ``dtype`` (int32, float64 or bool).
+
+        Collective in CVL's sense: every rank creates it, in the same order, so that
+        the ranks' vector memory stays the same. It never waits for the other ranks
+        (memory grows locally); a vector created on some ranks only is reported as
+        ``DM_ERR_MISMATCH`` on every rank by the next call that compares arguments
+        (the next permutation, reduction, ``extract`` or ``pack``; in checked mode
+        the next call of any kind)."""
         dt = np.dtype(dtype)
         if dt not in _KINDS:
             raise Error(_ERR_TYPE, f"CVL vectors hold int32, float64 or bool elements, not {dt}")
@@ -128,7 +140,9 @@ class Vector:
 
     @classmethod
     def from_numpy(cls, array) -> "Vector":
-        """Local. A vector holding the 1-d ``array`` (the same on every rank).
+        """Local. A vector holding the 1-d ``array`` (the same on every rank; in
+        checked mode its length and a hash of its contents are compared across ranks,
+        ``DM_ERR_MISMATCH`` on every rank if they differ).
 
         Integer arrays become int32 (values must fit), floating ones float64,
         bool stays bool.
@@ -148,7 +162,13 @@ class Vector:
             raise Error(_ERR_TYPE, f"CVL vectors hold int32, float64 or bool elements, not {a.dtype}")
         a = np.ascontiguousarray(a, dtype=dt)
         v = cls(a.size, dt)
-        _core.cvl_c2v(v._handle, a)
+        try:
+            _core.cvl_c2v(v._handle, a)
+        except BaseException:
+            # Free now, at the same point on every rank: the traceback would keep the
+            # vector alive until a garbage collection whose timing may differ by rank.
+            v.__del__()
+            raise
         return v
 
     def to_numpy(self) -> np.ndarray:

@@ -28,7 +28,7 @@ constexpr bool backwards() {
 
 template <class D, class A, class F>
 void map1(const char *name, vec_p d, vec_p a, int len, F f) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", a}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<D>(d, len, "destination d");
         c.require_vector<A>(a, len, "source s");
@@ -44,7 +44,7 @@ void map1(const char *name, vec_p d, vec_p a, int len, F f) {
 
 template <class D, class A, class B, class F>
 void map2(const char *name, vec_p d, vec_p a, vec_p b, int len, F f) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s1", a}, {"s2", b}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<D>(d, len, "destination d");
         c.require_vector<A>(a, len, "source s1");
@@ -62,7 +62,7 @@ void map2(const char *name, vec_p d, vec_p a, vec_p b, int len, F f) {
 
 template <class D, class A, class B, class C, class F>
 void map3(const char *name, vec_p d, vec_p a, vec_p b, vec_p e, int len, F f) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s1", a}, {"s2", b}, {"s3", e}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<D>(d, len, "destination d");
         c.require_vector<A>(a, len, "source s1");
@@ -82,7 +82,7 @@ void map3(const char *name, vec_p d, vec_p a, vec_p b, vec_p e, int len, F f) {
 
 template <class T>
 void copy(const char *name, vec_p d, vec_p s, int len) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", s}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<T>(d, len, "destination d");
         c.require_vector<T>(s, len, "source s");
@@ -223,7 +223,7 @@ void cpy_wud(vec_p d, vec_p s, int len, vec_p) { copy<double>("cpy_wud", d, s, l
 // d[i] uniform in [0, s[i]): the number for global element g depends only on the seed,
 // the number of rnd_wuz calls since rnd_foz, and g, so it is the same at any rank count.
 void rnd_wuz(vec_p d, vec_p s, int len, vec_p) {
-    entry("rnd_wuz", [&](Context &c) {
+    entry("rnd_wuz", {{"d", d}, {"s", s}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<int>(d, len, "destination d");
         c.require_vector<int>(s, len, "source s");

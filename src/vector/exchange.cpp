@@ -21,13 +21,46 @@ void exchange_counts(Context &c, const LocalFault *fault) {
         c.rcount[0] = c.scount[0];
         return;
     }
-    for (int r = 0; r < c.nranks; ++r) c.hdr_send[r] = bad ? -1 : c.scount[r];
-    check_mpi(MPI_Alltoall(c.hdr_send.data(), 1, MPI_INT64_T, c.hdr_recv.data(), 1, MPI_INT64_T, c.comm),
+    // Per peer: the count (-1 for a fault), then the call's signature, so that ranks
+    // which passed different arguments fail here, before any data moves.
+    constexpr std::size_t stride = 1 + kSignatureWords;
+    for (int r = 0; r < c.nranks; ++r) {
+        int64_t *h = c.hdr_send.data() + static_cast<std::size_t>(r) * stride;
+        h[0] = bad ? -1 : c.scount[r];
+        c.signature(h + 1);
+    }
+    check_mpi(MPI_Alltoall(c.hdr_send.data(), static_cast<int>(stride), MPI_INT64_T, c.hdr_recv.data(),
+                           static_cast<int>(stride), MPI_INT64_T, c.comm),
               "MPI_Alltoall");
+    require_same_signature(c, c.hdr_recv.data() + 1, stride);
     // Every failing rank sent -1 to every rank, so all ranks see the same failing set.
     for (int r = 0; r < c.nranks; ++r)
-        if (c.hdr_recv[r] < 0) raise_fault(c, r, fault ? *fault : LocalFault{});
-    for (int r = 0; r < c.nranks; ++r) c.rcount[r] = static_cast<int>(c.hdr_recv[r]);
+        if (c.hdr_recv[static_cast<std::size_t>(r) * stride] < 0) raise_fault(c, r, fault ? *fault : LocalFault{});
+    for (int r = 0; r < c.nranks; ++r) c.rcount[r] = static_cast<int>(c.hdr_recv[static_cast<std::size_t>(r) * stride]);
+}
+
+const int64_t *gather_checked(Context &c, const int64_t *payload, int words, const LocalFault &fault) {
+    const std::size_t p = static_cast<std::size_t>(c.nranks), w = static_cast<std::size_t>(words);
+    const std::size_t stride = 1 + kSignatureWords + w;
+    int64_t *rows = c.ws.get<int64_t>(kMisc, p * stride + stride + p * w);
+    int64_t *mine = rows + p * stride, *out = mine + stride;
+    if (c.nranks == 1) {
+        if (fault.bad) throw dm::Error(DM_ERR_ARG, fault.message);
+        std::copy(payload, payload + w, out);
+        return out;
+    }
+    mine[0] = fault.bad;
+    c.signature(mine + 1);
+    std::copy(payload, payload + w, mine + 1 + kSignatureWords);
+    check_mpi(MPI_Allgather(mine, static_cast<int>(stride), MPI_INT64_T, rows, static_cast<int>(stride), MPI_INT64_T,
+                            c.comm),
+              "MPI_Allgather");
+    require_same_signature(c, rows + 1, stride);
+    for (int r = 0; r < c.nranks; ++r)
+        if (rows[static_cast<std::size_t>(r) * stride]) raise_fault(c, r, fault);
+    for (std::size_t r = 0; r < p; ++r)
+        std::copy(rows + r * stride + 1 + kSignatureWords, rows + (r + 1) * stride, out + r * w);
+    return out;
 }
 
 void exchange(Context &c, const void *send, const std::vector<int> &scount, void *recv,

@@ -32,11 +32,7 @@ template <class T>
 void pack(Context &c, const T *src, const cvl_b *flags, int64_t ns, T *dst, int64_t dest_len) {
     int64_t kept = 0;
     for (int64_t k = 0; k < ns; ++k) kept += flags[k] != 0;
-    int64_t *all = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(c.nranks));
-    if (c.nranks > 1)
-        check_mpi(MPI_Allgather(&kept, 1, MPI_INT64_T, all, 1, MPI_INT64_T, c.comm), "MPI_Allgather");
-    else
-        all[0] = kept;
+    const int64_t *all = gather_checked(c, &kept, 1, LocalFault{});
     int64_t base = 0, total = 0;
     for (int r = 0; r < c.nranks; ++r) {
         if (r < c.rank) base += all[r];
@@ -65,12 +61,16 @@ void pack(Context &c, const T *src, const cvl_b *flags, int64_t ns, T *dst, int6
 
 template <class T>
 void pack_unsegmented(const char *name, vec_p d, vec_p s, vec_p f, int src_len, int dest_len) {
-    entry(name, [&](Context &c) {
-        require_length(src_len, "source length");
-        require_length(dest_len, "destination length");
-        c.require_vector<T>(d, dest_len, "destination d");
-        c.require_vector<T>(s, src_len, "source s");
-        c.require_vector<cvl_b>(f, src_len, "flag vector f");
+    entry(name, {{"d", d}, {"s", s}, {"f", f}, {"src_len", src_len}, {"dest_len", dest_len}}, [&](Context &c) {
+        LocalFault fault;
+        const bool ok = local_checks(c, fault, [&] {
+            require_length(src_len, "source length");
+            require_length(dest_len, "destination length");
+            c.require_vector<T>(d, dest_len, "destination d");
+            c.require_vector<T>(s, src_len, "source s");
+            c.require_vector<cvl_b>(f, src_len, "flag vector f");
+        });
+        if (!ok) gather_checked(c, nullptr, 0, fault);  // throws on every rank
         pack<T>(c, c.local<T>(s), c.local<cvl_b>(f), c.block(src_len).count(c.rank), c.local<T>(d), dest_len);
     });
 }
@@ -78,7 +78,9 @@ void pack_unsegmented(const char *name, vec_p d, vec_p s, vec_p f, int src_len, 
 template <class T>
 void pack_segmented(const char *name, vec_p d, vec_p s, vec_p f, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d,
                     int m_d) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", s}, {"f", f}, {"sd_s", sd_s}, {"n_s", n_s}, {"m_s", m_s}, {"sd_d", sd_d}, {"n_d", n_d},
+                 {"m_d", m_d}},
+          [&](Context &c) {
         const DescriptorPair pair(c, sd_s, n_s, m_s, sd_d, n_d, m_d);
         const Descriptor &src = pair.src;  // pair.dst is checked; the pack needs only the source side
         c.require_vector<T>(d, n_d, "destination d");
@@ -222,7 +224,7 @@ void sort_positions(Context &c, const SortRec<K> *mine, int64_t cnt, int64_t n, 
 
 template <class K>
 void rank_unsegmented(const char *name, vec_p d, vec_p s, int len, bool descending) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", s}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<int>(d, len, "destination d");
         c.require_vector<K>(s, len, "source s");
@@ -241,7 +243,7 @@ void rank_unsegmented(const char *name, vec_p d, vec_p s, int len, bool descendi
 
 template <class K>
 void rank_segmented(const char *name, vec_p d, vec_p s, vec_p sd, int n, int m, bool descending) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", s}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<int>(d, n, "destination d");
         c.require_vector<K>(s, n, "source s");
@@ -269,7 +271,7 @@ void rank_segmented(const char *name, vec_p d, vec_p s, vec_p sd, int n, int m, 
 extern "C" {
 
 void ind_luz(vec_p d, int init, int stride, int count, vec_p) {
-    entry("ind_luz", [&](Context &c) {
+    entry("ind_luz", {{"d", d}, {"init", init}, {"stride", stride}, {"count", count}}, [&](Context &c) {
         require_length(count, "count");
         c.require_vector<int>(d, count, "destination d");
         const Block b = c.block(count);
@@ -280,7 +282,7 @@ void ind_luz(vec_p d, int init, int stride, int count, vec_p) {
 }
 
 void ind_lez(vec_p d, vec_p init, vec_p stride, vec_p sd, int n, int m, vec_p) {
-    entry("ind_lez", [&](Context &c) {
+    entry("ind_lez", {{"d", d}, {"init", init}, {"stride", stride}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<int>(d, n, "destination d");
         c.require_vector<int>(init, m, "init vector");
@@ -302,21 +304,26 @@ void ind_lez(vec_p d, vec_p init, vec_p stride, vec_p sd, int n, int m, vec_p) {
 }
 
 int pk1_luv(vec_p f, int len, vec_p) {
-    return entry("pk1_luv", 0, [&](Context &c) {
-        require_length(len, "len");
-        c.require_vector<cvl_b>(f, len, "flag vector f");
-        const cvl_b *flags = c.local<cvl_b>(f);
-        int64_t mine = 0, total = 0;
-        for (int64_t k = 0, n = c.block(len).count(c.rank); k < n; ++k) mine += flags[k] != 0;
-        total = mine;
-        if (c.nranks > 1)
-            check_mpi(MPI_Allreduce(&mine, &total, 1, MPI_INT64_T, MPI_SUM, c.comm), "MPI_Allreduce");
+    return entry("pk1_luv", 0, {{"f", f}, {"len", len}}, [&](Context &c) {
+        LocalFault fault;
+        int64_t mine = 0;
+        if (local_checks(c, fault, [&] {
+                require_length(len, "len");
+                c.require_vector<cvl_b>(f, len, "flag vector f");
+            })) {
+            const cvl_b *flags = c.local<cvl_b>(f);
+            for (int64_t k = 0, n = c.block(len).count(c.rank); k < n; ++k) mine += flags[k] != 0;
+        }
+        // The counts travel with the call's signature: one MPI_Allgather.
+        const int64_t *all = gather_checked(c, &mine, 1, fault);
+        int64_t total = 0;
+        for (int r = 0; r < c.nranks; ++r) total += all[r];
         return static_cast<int>(total);
     });
 }
 
 void pk1_lev(vec_p d, vec_p f, vec_p sd, int n, int m, vec_p) {
-    entry("pk1_lev", [&](Context &c) {
+    entry("pk1_lev", {{"d", d}, {"f", f}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<int>(d, m, "destination d");
         c.require_vector<cvl_b>(f, n, "flag vector f");

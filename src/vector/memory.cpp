@@ -13,6 +13,14 @@ using namespace dm::vector;
 
 namespace {
 
+// A 63-bit FNV-1a hash of n bytes.
+int64_t bytes_hash(const void *p, std::size_t n) {
+    std::uint64_t h = 1469598103934665603ull;
+    const auto *b = static_cast<const unsigned char *>(p);
+    for (std::size_t k = 0; k < n; ++k) h = (h ^ b[k]) * 1099511628211ull;
+    return static_cast<int64_t>(h >> 1);
+}
+
 template <class T>
 MPI_Datatype mpi_type() {
     if constexpr (std::is_same_v<T, int>) return MPI_INT;
@@ -22,7 +30,7 @@ MPI_Datatype mpi_type() {
 
 template <class T>
 int size_of(const char *name, int n) {
-    return entry(name, 0, [&](Context &c) {
+    return local_entry(name, 0, [&](Context &c) {
         require_length(n, "length");
         return static_cast<int>(c.units<T>(n));
     });
@@ -33,7 +41,7 @@ int size_of(const char *name, int n) {
 // receiving into a buffer of the library's.
 template <class T>
 void vector_to_c(const char *name, T *d, vec_p s, int len) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"s", s}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<T>(s, len, "source s");
         if (len == 0) return;
@@ -57,10 +65,12 @@ void vector_to_c(const char *name, T *d, vec_p s, int len) {
     });
 }
 
-// Every rank copies its block out of the same whole C array.
+// Every rank copies its block out of the same whole C array. Checked mode compares a
+// hash of the whole array across ranks, not only its length.
 template <class T>
 void c_to_vector(const char *name, vec_p d, const T *s, int len) {
-    entry(name, [&](Context &c) {
+    const int64_t contents = checked_mode() && s && len > 0 ? bytes_hash(s, static_cast<std::size_t>(len) * sizeof(T)) : 0;
+    entry(name, {{"d", d}, {"len", len}, {"C array s (hash of its contents)", contents}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<T>(d, len, "destination d");
         if (len == 0) return;
@@ -75,11 +85,15 @@ void c_to_vector(const char *name, vec_p d, const T *s, int len) {
 extern "C" {
 
 vec_p alo_foz(int size) {
-    return entry("alo_foz", CVL_SCRATCH_NULL, [&](Context &c) { return c.arena.allocate(size, c.comm); });
+    return deferred_entry("alo_foz", CVL_SCRATCH_NULL, {{"size", size}},
+                 [&](Context &c) { return c.arena.allocate(size, c.nranks); });
 }
 
 void fre_fov(vec_p v) {
-    entry("fre_fov", [&](Context &c) { c.arena.release(v); });
+    local_entry("fre_fov", 0, [&](Context &c) {
+        c.arena.release(v);
+        return 0;
+    });
 }
 
 int siz_fob(int n) { return size_of<cvl_bool>("siz_fob", n); }
@@ -111,7 +125,7 @@ cvl_bool eql_fov(vec_p v1, vec_p v2) { return v1 == v2; }
 int cmp_fov(vec_p v1, vec_p v2) { return (v1 > v2) - (v1 < v2); }
 
 void mov_fov(vec_p d, vec_p s, int size, vec_p) {
-    entry("mov_fov", [&](Context &c) {
+    entry("mov_fov", {{"d", d}, {"s", s}, {"size", size}}, [&](Context &c) {
         require_length(size, "size");
         c.arena.require(d, size, "destination d");
         c.arena.require(s, size, "source s");
@@ -145,7 +159,7 @@ double tdf_fos(cvl_timer_t *t1, cvl_timer_t *t2) {
 }
 
 void rnd_foz(int seed) {
-    entry("rnd_foz", [&](Context &c) {
+    entry("rnd_foz", {{"seed", seed}}, [&](Context &c) {
         c.rnd_seed = static_cast<std::uint64_t>(static_cast<unsigned>(seed));
         c.rnd_calls = 0;
     });

@@ -92,18 +92,23 @@ void copy_default(T *d, const T *v, int64_t count) {
 // smp, fpm, dpe, dfp: scatter from s (len_src) into d (len_dest).
 template <class T>
 void scatter_unsegmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt v, int len_src, int len_dest) {
-    entry(name, [&](Context &c) {
-        require_length(len_src, "source length");
-        require_length(len_dest, "destination length");
-        c.require_vector<T>(d, len_dest, "destination d");
-        c.require_vector<T>(s, len_src, "source s");
-        c.require_vector<int>(i, len_src, "index vector i");
-        if (f) c.require_vector<cvl_b>(*f, len_src, "flag vector f");
-        if (v) c.require_vector<T>(*v, len_dest, "default vector v");
+    entry(name, {{"d", d}, {"s", s}, {"i", i}, {"f", f.value_or(0)}, {"v", v.value_or(0)}, {"len_src", len_src},
+                 {"len_dest", len_dest}},
+          [&](Context &c) {
+        LocalFault fault;
+        if (!local_checks(c, fault, [&] {
+                require_length(len_src, "source length");
+                require_length(len_dest, "destination length");
+                c.require_vector<T>(d, len_dest, "destination d");
+                c.require_vector<T>(s, len_src, "source s");
+                c.require_vector<int>(i, len_src, "index vector i");
+                if (f) c.require_vector<cvl_b>(*f, len_src, "flag vector f");
+                if (v) c.require_vector<T>(*v, len_dest, "default vector v");
+            }))
+            fail_in_count_exchange(c, fault);
         const Block sb = c.block(len_src), db = c.block(len_dest);
         const int64_t ns = sb.count(c.rank), nd = db.count(c.rank);
         T *dst = c.local<T>(d);
-        LocalFault fault;
         const int64_t *target = unsegmented_targets(c, c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, ns,
                                                     sb.begin(c.rank), len_dest, fault);
         scatter<T>(c, target, c.local<T>(s), ns, dst, db, fault, [&] {
@@ -115,16 +120,20 @@ void scatter_unsegmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt
 // bck, bfp: gather from s (len_src) into d (len_dest).
 template <class T>
 void gather_unsegmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, int len_src, int len_dest) {
-    entry(name, [&](Context &c) {
-        require_length(len_src, "source length");
-        require_length(len_dest, "destination length");
-        c.require_vector<T>(d, len_dest, "destination d");
-        c.require_vector<T>(s, len_src, "source s");
-        c.require_vector<int>(i, len_dest, "index vector i");
-        if (f) c.require_vector<cvl_b>(*f, len_dest, "flag vector f");
+    entry(name, {{"d", d}, {"s", s}, {"i", i}, {"f", f.value_or(0)}, {"len_src", len_src}, {"len_dest", len_dest}},
+          [&](Context &c) {
+        LocalFault fault;
+        if (!local_checks(c, fault, [&] {
+                require_length(len_src, "source length");
+                require_length(len_dest, "destination length");
+                c.require_vector<T>(d, len_dest, "destination d");
+                c.require_vector<T>(s, len_src, "source s");
+                c.require_vector<int>(i, len_dest, "index vector i");
+                if (f) c.require_vector<cvl_b>(*f, len_dest, "flag vector f");
+            }))
+            fail_in_count_exchange(c, fault);
         const Block sb = c.block(len_src), db = c.block(len_dest);
         const int64_t nd = db.count(c.rank);
-        LocalFault fault;
         const int64_t *target = unsegmented_targets(c, c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, nd,
                                                     db.begin(c.rank), len_src, fault);
         gather<T>(c, target, nd, c.local<T>(d), c.local<T>(s), sb, T(0), fault, [] {});
@@ -136,7 +145,9 @@ void gather_unsegmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, int 
 template <class T>
 void scatter_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt v, vec_p sd_s, int n_s, int m_s,
                        vec_p sd_d, int n_d, int m_d) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", s}, {"i", i}, {"f", f.value_or(0)}, {"v", v.value_or(0)}, {"sd_s", sd_s},
+                 {"n_s", n_s}, {"m_s", m_s}, {"sd_d", sd_d}, {"n_d", n_d}, {"m_d", m_d}},
+          [&](Context &c) {
         const DescriptorPair pair(c, sd_s, n_s, m_s, sd_d, n_d, m_d);
         const Descriptor &src = pair.src, &dst_desc = pair.dst;
         c.require_vector<T>(d, n_d, "destination d");
@@ -158,7 +169,9 @@ void scatter_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt v
 template <class T>
 void gather_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, vec_p sd_s, int n_s, int m_s, vec_p sd_d,
                       int n_d, int m_d) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", s}, {"i", i}, {"f", f.value_or(0)}, {"sd_s", sd_s}, {"n_s", n_s}, {"m_s", m_s},
+                 {"sd_d", sd_d}, {"n_d", n_d}, {"m_d", m_d}},
+          [&](Context &c) {
         const DescriptorPair pair(c, sd_s, n_s, m_s, sd_d, n_d, m_d);
         const Descriptor &src = pair.src, &dst_desc = pair.dst;
         c.require_vector<T>(d, n_d, "destination d");

@@ -4,13 +4,15 @@
 
 #include <cvl.h>
 
+#include <cstring>
+
 using namespace dm::vector;
 
 namespace {
 
 template <OpKind K, class T>
 void scan_unsegmented(const char *name, vec_p d, vec_p s, int len) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", s}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<T>(d, len, "destination d");
         c.require_vector<T>(s, len, "source s");
@@ -23,7 +25,7 @@ void scan_unsegmented(const char *name, vec_p d, vec_p s, int len) {
 
 template <OpKind K, class T>
 void scan_segmented(const char *name, vec_p d, vec_p s, vec_p sd, int n, int m) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", s}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<T>(d, n, "destination d");
         c.require_vector<T>(s, n, "source s");
@@ -39,23 +41,36 @@ void scan_segmented(const char *name, vec_p d, vec_p s, vec_p sd, int n, int m) 
 template <OpKind K, class T>
 T reduce_unsegmented(const char *name, vec_p s, int len) {
     using O = Op<K, T>;
-    return entry(name, O::empty(), [&](Context &c) {
-        require_length(len, "len");
-        c.require_vector<T>(s, len, "source s");
+    return entry(name, O::empty(), {{"s", s}, {"len", len}}, [&](Context &c) {
+        // Each rank's partial result travels with the call's signature (one
+        // MPI_Allgather) and every rank folds them in rank order: lengths or handles
+        // that differ by rank fail on every rank instead of giving a wrong answer.
+        LocalFault fault;
+        T part = O::id();
+        if (local_checks(c, fault, [&] {
+                require_length(len, "len");
+                c.require_vector<T>(s, len, "source s");
+            })) {
+            const T *x = c.local<T>(s);
+            part = fold<K, T>(0, c.block(len).count(c.rank), [x](int64_t i) { return x[i]; });
+        }
+        int64_t word = 0;
+        std::memcpy(&word, &part, sizeof(T));
+        const int64_t *all = gather_checked(c, &word, 1, fault);
         if (len == 0) return O::empty();
-        const T *x = c.local<T>(s);
-        Pair<T> mine{fold<K, T>(0, c.block(len).count(c.rank), [x](int64_t i) { return x[i]; }), 0}, all = mine;
-        if (c.nranks > 1)
-            check_mpi(MPI_Allreduce(&mine, &all, 1, c.pair_type(elem_kind<T>()), c.pair_op(K, elem_kind<T>()),
-                                    c.comm),
-                      "MPI_Allreduce");
-        return all.value;
+        T acc = O::id();
+        for (int r = 0; r < c.nranks; ++r) {
+            T v;
+            std::memcpy(&v, &all[r], sizeof(T));
+            acc = O::apply(acc, v);
+        }
+        return acc;
     });
 }
 
 template <OpKind K, class T>
 void reduce_segmented(const char *name, vec_p d, vec_p s, vec_p sd, int n, int m) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", s}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<T>(d, m, "destination d");
         c.require_vector<T>(s, n, "source s");

@@ -178,7 +178,7 @@ using namespace dm::vector;
 extern "C" {
 
 int siz_fos(int n, int m) {
-    return entry("siz_fos", 0, [&](Context &c) {
+    return local_entry("siz_fos", 0, [&](Context &c) {
         require_length(n, "n");
         require_length(m, "m");
         const int64_t units = descriptor_units(c, n, m);
@@ -188,11 +188,11 @@ int siz_fos(int n, int m) {
 }
 
 void mke_fov(vec_p sd, vec_p l, int n, int m, vec_p) {
-    entry("mke_fov", [&](Context &c) { make_descriptor(c, sd, l, n, m); });
+    entry("mke_fov", {{"sd", sd}, {"l", l}, {"n", n}, {"m", m}}, [&](Context &c) { make_descriptor(c, sd, l, n, m); });
 }
 
 void len_fos(vec_p l, vec_p sd, int n, int m, vec_p) {
-    entry("len_fos", [&](Context &c) {
+    entry("len_fos", {{"l", l}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         Descriptor d(c, sd, n, m, "descriptor sd");
         c.require_vector<int>(l, m, "lengths l");
         int *out = c.local<int>(l);
@@ -202,7 +202,7 @@ void len_fos(vec_p l, vec_p sd, int n, int m, vec_p) {
 }
 
 void cpy_wus(vec_p d, vec_p s, int n, int m, vec_p) {
-    entry("cpy_wus", [&](Context &c) {
+    entry("cpy_wus", {{"d", d}, {"s", s}, {"n", n}, {"m", m}}, [&](Context &c) {
         Descriptor src(c, s, n, m, "descriptor s");
         const int64_t units = descriptor_units(c, n, m);
         c.arena.require(d, units, "destination d");

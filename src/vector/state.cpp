@@ -8,8 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
-static_assert(CVL_OK == DM_OK && CVL_ERR_ARG == DM_ERR_ARG && CVL_ERR_MEMORY == DM_ERR_MEMORY &&
+static_assert(CVL_OK == DM_OK && CVL_ERR_ARG == DM_ERR_ARG && CVL_ERR_MISMATCH == DM_ERR_MISMATCH && CVL_ERR_MEMORY == DM_ERR_MEMORY &&
                   CVL_ERR_STATE == DM_ERR_STATE && CVL_ERR_INTERNAL == DM_ERR_INTERNAL,
               "cvl.h error codes follow datamotion's status codes");
 static_assert(sizeof(vec_p) == sizeof(dm::vector::Handle) && sizeof(cvl_bool) == 1, "cvl.h types");
@@ -68,7 +69,7 @@ void Arena::clear() {
     free_.clear();
 }
 
-Handle Arena::allocate(int64_t units, MPI_Comm comm) {
+Handle Arena::allocate(int64_t units, int nranks) {
     if (units < 0) fail(DM_ERR_ARG, "size ", units, " is negative");
     const int64_t need = units > 0 ? units : 1;
     for (auto it = free_.begin(); it != free_.end(); ++it) {
@@ -83,19 +84,20 @@ Handle Arena::allocate(int64_t units, MPI_Comm comm) {
         fail(DM_ERR_MEMORY, "cannot allocate ", units, " units: vector memory is limited to ", INT_MAX,
              " units per rank and ", top_ - 1, " are in use or fragmented");
     if (top_ + need > capacity_) {
-        // Every rank grows at the same call (the bookkeeping is replicated): agree on
-        // success so that a failure on one rank fails the call everywhere.
+        // Growth is local (every rank makes the same calls, so every rank grows at the
+        // same call, but none waits for the others): a rank that makes an allocation
+        // alone never hangs. An allocation failure need not be shared, so with more
+        // than one rank it ends the job (entry's bad_alloc path) rather than leaving
+        // the ranks with different vector memory.
         const int64_t wanted = std::max({top_ + need, 2 * capacity_, int64_t(1) << 16});
         const int64_t grown = std::min<int64_t>(wanted, int64_t(INT_MAX) + 1);
         void *p = std::realloc(base_, static_cast<std::size_t>(grown * kUnit));
-        int ok = p != nullptr, all_ok = 0;
-        if (p) base_ = static_cast<std::uint64_t *>(p);
-        check_mpi(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-        // capacity_ changes only when every rank grew, so that it stays the same on
-        // every rank and the next growth is again entered by all of them.
-        if (!all_ok)
-            fail(DM_ERR_MEMORY, "out of memory: cannot grow vector memory to ", grown, " units (",
-                 grown * kUnit, " bytes) per rank");
+        if (!p) {
+            if (nranks > 1) throw std::bad_alloc();
+            fail(DM_ERR_MEMORY, "out of memory: cannot grow vector memory to ", grown, " units (", grown * kUnit,
+                 " bytes)");
+        }
+        base_ = static_cast<std::uint64_t *>(p);
         capacity_ = grown;
     }
     const int64_t offset = top_;
@@ -186,6 +188,83 @@ void Context::free_mpi_objects() {
     comm = MPI_COMM_NULL;
 }
 
+namespace {
+std::uint64_t name_hash(const char *name) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (; *name; ++name) h = (h ^ static_cast<unsigned char>(*name)) * 1099511628211ull;
+    return h >> 1;  // non-negative, so that negation cannot overflow
+}
+}  // namespace
+
+void Context::begin_call(const char *name, Args arguments) {
+    if (arguments.size() > static_cast<std::size_t>(kMaxArgs)) fatal(name, "internal error: too many arguments");
+    call = name;
+    nargs = 0;
+    for (const Arg &a : arguments) args[nargs++] = a;
+    ++calls;
+    if (!checked_mode() || nranks == 1) return;
+    // Each word and its negation under one MPI_MAX: the maximum and the minimum.
+    int64_t mine[2 * kSignatureWords], out[2 * kSignatureWords];
+    signature(mine);
+    for (int w = 0; w < kSignatureWords; ++w) mine[kSignatureWords + w] = -mine[w];
+    check_mpi(MPI_Allreduce(mine, out, 2 * kSignatureWords, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
+    for (int w = 0; w < kSignatureWords; ++w) out[kSignatureWords + w] = -out[kSignatureWords + w];
+    raise_mismatch(*this, out + kSignatureWords, out);
+}
+
+void Context::defer_call(const char *name, Args arguments) {
+    ++calls;
+    std::uint64_t h = static_cast<std::uint64_t>(deferred) ^ name_hash(name);
+    for (const Arg &a : arguments) h = (h ^ static_cast<std::uint64_t>(a.value)) * 1099511628211ull;
+    deferred = static_cast<int64_t>(h >> 1);
+}
+
+void Context::signature(int64_t *out) const {
+    out[0] = static_cast<int64_t>(name_hash(call));
+    out[1] = calls;
+    out[2] = deferred;
+    for (int k = 0; k < kMaxArgs; ++k) out[3 + k] = k < nargs ? args[k].value : 0;
+}
+
+void raise_mismatch(Context &c, const int64_t *lo, const int64_t *hi) {
+    c.deferred = 0;  // compared: start again
+    if (lo[1] != hi[1]) {
+        c.calls = hi[1];  // agree again from here on
+        fail(DM_ERR_MISMATCH, "the ranks have made different numbers of CVL calls (", lo[1], " to ", hi[1],
+             "): a call was made on some ranks only");
+    }
+    if (lo[0] != hi[0])
+        fail(DM_ERR_MISMATCH, "the ranks are in different CVL calls: every rank must make every call, in the same "
+                              "order");
+    if (lo[2] != hi[2])
+        fail(DM_ERR_MISMATCH, "the vector memory allocations (alo_foz) since the previous comparison differ across "
+                              "ranks");
+    for (int k = 0; k < c.nargs; ++k)
+        if (lo[3 + k] != hi[3 + k])
+            fail(DM_ERR_MISMATCH, "argument ", c.args[k].name, " differs across ranks (from ", lo[3 + k], " to ",
+                 hi[3 + k], "): every rank must pass the same value");
+}
+
+void require_same_signature(Context &c, const int64_t *rows, std::size_t stride) {
+    int64_t lo[kSignatureWords], hi[kSignatureWords];
+    for (int w = 0; w < kSignatureWords; ++w) lo[w] = hi[w] = rows[w];
+    for (int r = 1; r < c.nranks; ++r)
+        for (int w = 0; w < kSignatureWords; ++w) {
+            const int64_t v = rows[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(w)];
+            lo[w] = std::min(lo[w], v);
+            hi[w] = std::max(hi[w], v);
+        }
+    raise_mismatch(c, lo, hi);
+}
+
+bool checked_mode() {
+    static const bool on = [] {
+        const char *v = std::getenv("DATAMOTION_CHECK");
+        return v && *v && std::strcmp(v, "0") != 0;
+    }();
+    return on;
+}
+
 Context &context() {
     if (!g_context) fail(DM_ERR_STATE, "CVL is not running: call CVL_init first");
     return *g_context;
@@ -246,8 +325,11 @@ void report(const char *name, int code, const char *message) noexcept {
 }
 
 void fatal(const char *name, const char *message) noexcept {
-    int rank = g_context ? g_context->rank : -1;
-    std::fprintf(stderr, "CVL fatal error on rank %d: %s: %s\n", rank, name, message);
+    int rank = g_context ? g_context->rank : -1, nranks = g_context ? g_context->nranks : 0;
+    // check_mpi names the MPI function; the CVL call that made it is the context's.
+    const char *call = g_context && *g_context->call && std::strcmp(g_context->call, name) != 0 ? g_context->call : "";
+    std::fprintf(stderr, "CVL fatal error on rank %d of %d: %s%s%s: %s; ending the job\n", rank, nranks, call,
+                 *call ? ": " : "", name, message);
     std::fflush(stderr);
     if (mpi_usable()) MPI_Abort(g_context ? g_context->comm : MPI_COMM_WORLD, 1);
     std::abort();
@@ -275,6 +357,8 @@ void CVL_init(int *argc, char ***argv) {
             c->owns_mpi = true;
         }
         check_mpi(MPI_Comm_dup(MPI_COMM_WORLD, &c->comm), "MPI_Comm_dup");
+        // MPI errors come back to check_mpi, which ends the job naming rank and call.
+        check_mpi(MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
         check_mpi(MPI_Comm_rank(c->comm, &c->rank), "MPI_Comm_rank");
         check_mpi(MPI_Comm_size(c->comm, &c->nranks), "MPI_Comm_size");
         const auto p = static_cast<std::size_t>(c->nranks);
@@ -282,8 +366,8 @@ void CVL_init(int *argc, char ***argv) {
         c->sdispl.assign(p, 0);
         c->rcount.assign(p, 0);
         c->rdispl.assign(p, 0);
-        c->hdr_send.assign(p, 0);
-        c->hdr_recv.assign(p, 0);
+        c->hdr_send.assign(p * (1 + kSignatureWords), 0);
+        c->hdr_recv.assign(p * (1 + kSignatureWords), 0);
         c->setup_mpi_objects();
         g_error_mode = error_mode_from_environment();
         g_error_code = DM_OK;

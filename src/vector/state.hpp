@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -43,8 +44,8 @@ public:
     Arena &operator=(const Arena &) = delete;
     ~Arena();
 
-    // Collective when the arena must grow (the growth agrees on success); local otherwise.
-    Handle allocate(int64_t units, MPI_Comm comm);
+    // Local. Throws std::bad_alloc when growth fails and there is more than one rank.
+    Handle allocate(int64_t units, int nranks);
     void release(Handle h);
     // Throws DM_ERR_ARG unless units [h, h + units) lie inside one allocated block.
     // `what` names the argument. units == 0 needs no memory and always passes.
@@ -58,7 +59,7 @@ public:
 
 private:
     std::uint64_t *base_ = nullptr;
-    int64_t capacity_ = 0;  // units every rank has allocated from the system (base_ may hold more)
+    int64_t capacity_ = 0;  // units allocated from the system
     int64_t top_ = 1;       // units below top_ have been handed out; unit 0 never is
     std::map<int64_t, int64_t> used_;  // offset -> units
     std::map<int64_t, int64_t> free_;  // offset -> units, coalesced, all below top_
@@ -126,6 +127,19 @@ struct LocalFault {
 
 enum class ErrorMode { print, quiet, abort };
 
+// An argument of a CVL call that must be the same on every rank (a handle, a length,
+// a scalar, an index, a hash of a replicated C array), named for messages.
+struct Arg {
+    const char *name;
+    int64_t value;
+};
+using Args = std::initializer_list<Arg>;
+constexpr int kMaxArgs = 12;
+// A call's signature, the words ranks compare: the call's name (hashed), how many
+// calls this rank has made, a hash of the deferred calls since the last comparison,
+// then the arguments (unused ones 0).
+constexpr int kSignatureWords = 3 + kMaxArgs;
+
 enum class OpKind : int { add, mul, min, max, and_, ior, xor_, count };
 enum class ElemKind : int { int_, dbl, bool_, count };
 
@@ -146,7 +160,24 @@ public:
     Workspace ws;
     // Per-peer count and displacement arrays (nranks entries each), reused.
     std::vector<int> scount, sdispl, rcount, rdispl;
+    // Per-peer headers of a count exchange: the count, then the call's signature.
     std::vector<int64_t> hdr_send, hdr_recv;
+    // The call being run, its must-agree arguments, and the calls this rank has made
+    // (a call made on some ranks only shows as a difference in this number).
+    const char *call = "";
+    Arg args[kMaxArgs] = {};
+    int nargs = 0;
+    int64_t calls = 0;
+    int64_t deferred = 0;  // hash of the deferred calls' names and arguments
+    // Starts call `name`: records its arguments and, in checked mode, verifies that
+    // they agree across ranks (one MPI_Allreduce; DM_ERR_MISMATCH on every rank).
+    void begin_call(const char *name, Args arguments);
+    // Starts a call whose arguments are compared later, with the next call that
+    // compares signatures (alo_foz: an allocation never waits for other ranks, even in
+    // checked mode, so that one made on some ranks only is reported, not hung on).
+    void defer_call(const char *name, Args arguments);
+    // Writes this rank's signature of the current call (kSignatureWords words).
+    void signature(int64_t *out) const;
     // rnd_foz / rnd_wuz
     std::uint64_t rnd_seed = 0, rnd_calls = 0;
 
@@ -181,6 +212,10 @@ private:
     MPI_Op pair_ops_[static_cast<int>(OpKind::count)][static_cast<int>(ElemKind::count)];
 };
 
+// Checked mode (DATAMOTION_CHECK set to anything but "" or "0"), read once: the rule
+// of dm::checked_mode(), restated because libcvl links no compiled part of the core.
+bool checked_mode();
+
 // The initialised context; throws DM_ERR_STATE before CVL_init or after CVL_quit.
 Context &context();
 
@@ -198,16 +233,45 @@ void agree(Context &c, const LocalFault &fault);
 // its message and throw it everywhere.
 [[noreturn]] void raise_fault(Context &c, int failing_rank, const LocalFault &fault);
 
+// Throws DM_ERR_MISMATCH naming the first word of a signature whose minimum `lo` and
+// maximum `hi` over the ranks differ; returns if none does.
+void raise_mismatch(Context &c, const int64_t *lo, const int64_t *hi);
+
+// Collective in effect: `rows` holds the signatures of every rank (row r at
+// rows + r * stride). Unless they are equal, throws DM_ERR_MISMATCH naming the first
+// argument that differs; every rank holding the same rows throws the same message.
+// A difference in the number of calls is resolved (every rank adopts the largest),
+// so that the ranks agree again after the error.
+void require_same_signature(Context &c, const int64_t *rows, std::size_t stride);
+
+// Checks of a call's arguments whose outcome may differ by rank only when the ranks
+// passed different arguments. Returns true if they passed; otherwise records the
+// failure in `fault`, which the call's first communication then agrees on (after
+// the signature comparison that names the differing argument). With one rank it throws.
+template <class F>
+bool local_checks(Context &c, LocalFault &fault, F &&checks) {
+    try {
+        checks();
+        return true;
+    } catch (const dm::Error &e) {
+        if (c.nranks == 1) throw;
+        fault.set(e.what());
+        return false;
+    }
+}
+
 // Records an error for CVL_error(), prints it on rank 0 (per CVL_ERRORS) and aborts in
 // "abort" mode.
 void report(const char *name, int code, const char *message) noexcept;
 // Prints and calls MPI_Abort: for failures that ranks may not share.
 [[noreturn]] void fatal(const char *name, const char *message) noexcept;
 
-// Runs the body of extern "C" function `name`: `body(Context&)` returns the result;
+// A query with no effect on the library's state (siz_fo?) or a local release
+// (fre_fov, run by garbage collectors whose timing may differ by rank): nothing
+// must agree, nothing is verified or counted. `body(Context&)` returns the result;
 // errors are reported and the fallback returned.
 template <class R, class F>
-R entry(const char *name, R fallback, F &&body) noexcept {
+R local_entry(const char *name, R fallback, F &&body) noexcept {
     try {
         return body(context());
     } catch (const dm::Error &e) {
@@ -222,9 +286,29 @@ R entry(const char *name, R fallback, F &&body) noexcept {
     return fallback;
 }
 
+// Runs the body of extern "C" function `name` like local_entry. `args` are the
+// arguments that must agree across ranks: verified in checked mode, and carried by
+// the call's first exchange where it has one.
+template <class R, class F>
+R entry(const char *name, R fallback, Args args, F &&body) noexcept {
+    return local_entry(name, fallback, [&](Context &c) {
+        c.begin_call(name, args);
+        return body(c);
+    });
+}
+
+// entry() for a call that is compared with the next one (Context::defer_call).
+template <class R, class F>
+R deferred_entry(const char *name, R fallback, Args args, F &&body) noexcept {
+    return local_entry(name, fallback, [&](Context &c) {
+        c.defer_call(name, args);
+        return body(c);
+    });
+}
+
 template <class F>
-void entry(const char *name, F &&body) noexcept {
-    entry(name, 0, [&](Context &c) {
+void entry(const char *name, Args args, F &&body) noexcept {
+    entry(name, 0, args, [&](Context &c) {
         body(c);
         return 0;
     });

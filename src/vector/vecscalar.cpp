@@ -5,29 +5,50 @@
 
 #include <cvl.h>
 
+#include <cstring>
+
 using namespace dm::vector;
 
 namespace {
 
+// A scalar's bits as one word, for signatures and gathers.
+template <class T>
+int64_t to_word(T value) {
+    static_assert(sizeof(T) <= sizeof(int64_t));
+    int64_t w = 0;
+    std::memcpy(&w, &value, sizeof(T));
+    return w;
+}
+template <class T>
+T from_word(int64_t w) {
+    T value;
+    std::memcpy(&value, &w, sizeof(T));
+    return value;
+}
+
+// The owner's element reaches every rank in one MPI_Allgather that also carries the
+// call's signature: an index or length that differs by rank fails on every rank.
 template <class T>
 T extract(const char *name, vec_p v, int i, int len) {
-    return entry(name, T(0), [&](Context &c) {
-        require_length(len, "len");
-        c.require_vector<T>(v, len, "vector v");
-        if (i < 0 || i >= len) dm::fail(DM_ERR_ARG, "index ", i, " is outside [0, ", len, ")");
-        const Block b = c.block(len);
-        const int owner = b.owner(i);
-        T value = T(0);
-        if (c.rank == owner) value = c.local<T>(v)[i - b.begin(owner)];
-        if (c.nranks > 1)
-            check_mpi(MPI_Bcast(&value, static_cast<int>(sizeof(T)), MPI_BYTE, owner, c.comm), "MPI_Bcast");
-        return value;
+    return entry(name, T(0), {{"v", v}, {"i", i}, {"len", len}}, [&](Context &c) {
+        LocalFault fault;
+        int64_t mine = 0;
+        const Block b = c.block(len < 0 ? 0 : len);
+        if (local_checks(c, fault, [&] {
+                require_length(len, "len");
+                c.require_vector<T>(v, len, "vector v");
+                if (i < 0 || i >= len) dm::fail(DM_ERR_ARG, "index ", i, " is outside [0, ", len, ")");
+            }) &&
+            b.owner(i) == c.rank)
+            mine = to_word(c.local<T>(v)[i - b.begin(c.rank)]);
+        const int64_t *all = gather_checked(c, &mine, 1, fault);
+        return from_word<T>(all[b.owner(i)]);
     });
 }
 
 template <class T>
 void replace(const char *name, vec_p v, int i, T value, int len) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"v", v}, {"i", i}, {"value", to_word(value)}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<T>(v, len, "vector v");
         if (i < 0 || i >= len) dm::fail(DM_ERR_ARG, "index ", i, " is outside [0, ", len, ")");
@@ -38,7 +59,7 @@ void replace(const char *name, vec_p v, int i, T value, int len) {
 
 template <class T>
 void distribute(const char *name, vec_p d, T value, int len) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"value", to_word(value)}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<T>(d, len, "destination d");
         T *out = c.local<T>(d);
@@ -67,7 +88,7 @@ int64_t *segment_positions(Context &c, const Descriptor &desc, const int *idx, L
 // d[j] = s[start_j + i[j]].
 template <class T>
 void extract_segmented(const char *name, vec_p d, vec_p s, vec_p i, vec_p sd, int n, int m) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", s}, {"i", i}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<T>(d, m, "destination d");
         c.require_vector<T>(s, n, "source s");
@@ -82,7 +103,7 @@ void extract_segmented(const char *name, vec_p d, vec_p s, vec_p i, vec_p sd, in
 // d[start_j + s[j]] = v[j].
 template <class T>
 void replace_segmented(const char *name, vec_p d, vec_p s, vec_p v, vec_p sd, int n, int m) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"s", s}, {"v", v}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<T>(d, n, "destination d");
         c.require_vector<int>(s, m, "index vector s");
@@ -97,7 +118,7 @@ void replace_segmented(const char *name, vec_p d, vec_p s, vec_p v, vec_p sd, in
 // Every element of segment j gets v[j].
 template <class T>
 void distribute_segmented(const char *name, vec_p d, vec_p v, vec_p sd, int n, int m) {
-    entry(name, [&](Context &c) {
+    entry(name, {{"d", d}, {"v", v}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<T>(d, n, "destination d");
         c.require_vector<T>(v, m, "value vector v");

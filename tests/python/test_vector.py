@@ -2,6 +2,10 @@
 lengths 0, 1, fewer than the ranks and more, segmentations with empty segments,
 and bad input failing the same way on every rank."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -220,3 +224,96 @@ def test_errors_are_raised_on_every_rank():
     check_all(WORLD, v.sum() == n * (n - 1) / 2, "sum after errors")
     check_all(WORLD, isinstance(cv.Vector, type) and dm.Vector is cv.Vector and dm.Segments is cv.Segments,
               "exported")
+
+
+# ---- ranks that disagree: the same DM_ERR_MISMATCH on every rank, never a hang
+
+CHECKED = dm._core.checked_mode()
+
+
+def _odd() -> bool:
+    """The rank that disagrees (the last one, when there are several)."""
+    return SIZE > 1 and WORLD.rank == SIZE - 1
+
+
+def _mismatch(fn, match=None):
+    """Collective. With several ranks fn raises DM_ERR_MISMATCH everywhere; with one it works."""
+    if SIZE == 1:
+        fn()
+    else:
+        raises_everywhere(WORLD, fn, status="DM_ERR_MISMATCH", match=match)
+
+
+@pytest.mark.parallel(nprocs=[1, 2, 3, 4])
+def test_arguments_that_differ_by_rank_fail_on_every_rank():
+    n = 2 * SIZE + 3
+    v = cv.Vector.from_numpy(np.arange(n, dtype=np.float64))
+    # bpermute with index lengths differing by rank: never "Message truncated".
+    _mismatch(lambda: cv.bpermute(v, np.arange(n - 1 if _odd() else n, dtype=np.int32)))
+    # extract with the index differing by rank: never a silent v[0].
+    _mismatch(lambda: cv.extract(v, 1 if _odd() else 0), match="argument i differs")
+    # reduce over vectors whose lengths differ by rank.
+    w = cv.Vector.from_numpy(np.arange(n - 1 if _odd() else n, dtype=np.float64)) if not CHECKED else None
+    if w is not None:
+        _mismatch(lambda: cv.reduce(w))  # the lengths, or the allocations they needed
+    check_all(WORLD, v.sum() == n * (n - 1) / 2, "the library works afterwards")
+
+
+@pytest.mark.parallel(nprocs=[1, 2, 3, 4])
+def test_replicated_arrays_that_differ_by_rank_fail_in_checked_mode():
+    if not CHECKED:
+        pytest.skip("from_numpy's array is compared in checked mode (DATAMOTION_CHECK=1)")
+    n = 2 * SIZE + 3
+    v = cv.Vector.from_numpy(np.arange(n, dtype=np.float64))
+    # A permutation index with the same length but other contents on one rank.
+    perm = np.arange(n, dtype=np.int32)[::-1].copy()
+    if _odd():
+        perm[0] = perm[1]
+    _mismatch(lambda: cv.permute(v, perm), match="hash of its contents")
+    # from_numpy with 10 elements on one rank and 11 on the others.
+    _mismatch(lambda: cv.Vector.from_numpy(np.arange(10 if _odd() else 11, dtype=np.float64)))
+    # An elementwise operation on lengths that differ by rank.
+    _mismatch(lambda: v + cv.index(n - 1 if _odd() else n).astype(np.float64))
+    check_same_array(WORLD, cv.permute(v, np.arange(n, dtype=np.int32)[::-1].copy()).to_numpy(),
+                     np.arange(n, dtype=np.float64)[::-1], "permute afterwards")
+
+
+@pytest.mark.parallel(nprocs=[1, 2, 3, 4])
+def test_vector_created_on_one_rank_only_is_reported_not_hung():
+    n = 2 * SIZE + 3
+    v = cv.Vector.from_numpy(np.arange(n, dtype=np.float64))
+    # Large enough to grow vector memory: growth is local and never waits.
+    extra = cv.Vector(1 << 22) if _odd() else None
+    _mismatch(lambda: v.sum(), match="calls")
+    del extra
+    check_all(WORLD, v.sum() == n * (n - 1) / 2, "sum afterwards")
+
+
+_EXIT_ON_ONE_RANK = r"""
+import sys, time
+import numpy as np
+from mpi4py import MPI
+from datamotion import vector as cv
+v = cv.Vector.from_numpy(np.arange(10.0))
+total = v.sum()
+if MPI.COMM_WORLD.rank == 1:
+    print("rank 1 exits", flush=True)
+    sys.exit(0)   # nothing collective may run at exit on this rank alone
+time.sleep(1.0)   # rank 0 is elsewhere meanwhile, then makes local calls only
+w = cv.Vector(5)
+print("rank 0 done", total, flush=True)
+"""
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_exit_on_one_rank_runs_nothing_collective(tmp_path):
+    script = tmp_path / "exit_on_one_rank.py"
+    script.write_text(_EXIT_ON_ONE_RANK)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PMI_", "PMIX_", "HYDRA_")) and k != "MPI_LOCALNRANKS"}
+    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    done = subprocess.run([mpiexec, "-n", "2", sys.executable, str(script)], env=env, capture_output=True,
+                          text=True, timeout=90)  # a hang timeout, not a timing threshold
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert "rank 1 exits" in out and "rank 0 done 45.0" in out, out
