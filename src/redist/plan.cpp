@@ -17,6 +17,8 @@ namespace {
 
 constexpr int kTag = 0;                                // the grid's communicator is datamotion's own
 constexpr std::uint64_t kRandomSeed = 0x5eed1996;      // DM_REDIST_RANDOM: the same order on every rank
+// A factor K beyond this is scheduled like any other change of distribution.
+constexpr std::int64_t kMaxBlockFactor = 1 << 16;
 constexpr double kMaxInflightBytes = 64.0 * (1 << 20); // beyond this AUTO keeps one message in flight
 
 bool same_map(const layout::AxisMap &a, const layout::AxisMap &b) {
@@ -34,6 +36,7 @@ int factor_axis(const Side &src, const Side &dst) {
         if (axis >= 0) return -1;
         const std::int64_t small = std::min(s.block(), d.block()), large = std::max(s.block(), d.block());
         if (s.nprocs() != d.nprocs() || s.src() != 0 || d.src() != 0 || large % small != 0) return -1;
+        if (large / small > kMaxBlockFactor) return -1;  // the schedule's P x K table would not pay
         axis = static_cast<int>(a);
     }
     return axis;
@@ -280,7 +283,8 @@ void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::i
             fail(DM_ERR_ARG, "redist: method 'per-axis' is for arrays on grids of the same ranks, not windows or groups");
         if ((method_code == DM_REDIST_SIMPLE || method_code == DM_REDIST_RANDOM) && axis_ < 0)
             fail(DM_ERR_ARG, "redist: method '", method_name(static_cast<dm_redist_method>(method_code)),
-                 "' needs one axis whose block size changes by an integer factor, the others unchanged");
+                 "' needs one axis whose block size changes by an integer factor of at most ", kMaxBlockFactor,
+                 ", the others unchanged");
     });
     require_same(comm_, {method_code}, "redist method");
     auto method = static_cast<dm_redist_method>(method_code);  // valid from here on

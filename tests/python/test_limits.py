@@ -59,3 +59,23 @@ def test_arrays_no_machine_holds_fail_everywhere():
                       r"largest extent an MPI datatype describes")
     a = dm.DistArray.zeros(plane, (3, 4), np.float64, ghost=2)  # still usable
     check_same_array(WORLD, a.to_global(), np.zeros((3, 4)), "zeros after the failures")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_block_factors_beyond_any_schedule_table():
+    """Block 1 -> 2^40 is a factor K no P x K schedule table can hold: 'sendrecv'
+    schedules it like any other change of distribution, with the right data, and the
+    methods that need the table refuse it on every rank."""
+    from datamotion import redist
+    grid = dm.ProcessGrid()
+    x = np.arange(11, dtype=np.int32)
+    for small, large in ((1, 2**40), (3, 3 * 2**20)):
+        a = dm.DistArray.from_global(grid, x, dist=dm.BlockCyclic(small))
+        b = dm.DistArray.zeros(grid, (11,), np.int32, dist=dm.BlockCyclic(large))
+        redist.RedistPlan(a, b, "sendrecv").execute(a, b)
+        back = dm.DistArray.zeros(grid, (11,), np.int32, dist=dm.BlockCyclic(small))
+        redist.RedistPlan(b, back, "sendrecv").execute(b, back)
+        check_same_array(WORLD, b.to_global(), x, f"{small} -> {large}")
+        check_same_array(WORLD, back.to_global(), x, f"{large} -> {small}")
+        for method in ("simple", "random"):
+            raises_everywhere(WORLD, lambda: redist.RedistPlan(a, b, method), "DM_ERR_ARG", "factor of at most 65536")
