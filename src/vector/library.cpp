@@ -78,8 +78,8 @@ void pack_unsegmented(const char *name, vec_p d, vec_p s, vec_p f, int src_len, 
 template <class T>
 void pack_segmented(const char *name, vec_p d, vec_p s, vec_p f, vec_p sd_s, int n_s, int m_s, vec_p sd_d, int n_d,
                     int m_d) {
-    entry(name, {{"d", d}, {"s", s}, {"f", f}, {"sd_s", sd_s}, {"n_s", n_s}, {"m_s", m_s}, {"sd_d", sd_d}, {"n_d", n_d},
-                 {"m_d", m_d}},
+    collective_entry(name, {{"d", d}, {"s", s}, {"f", f}, {"sd_s", sd_s}, {"n_s", n_s}, {"m_s", m_s}, {"sd_d", sd_d},
+                            {"n_d", n_d}, {"m_d", m_d}},
           [&](Context &c) {
         const DescriptorPair pair(c, sd_s, n_s, m_s, sd_d, n_d, m_d);
         const Descriptor &src = pair.src;  // pair.dst is checked; the pack needs only the source side
@@ -224,7 +224,7 @@ void sort_positions(Context &c, const SortRec<K> *mine, int64_t cnt, int64_t n, 
 
 template <class K>
 void rank_unsegmented(const char *name, vec_p d, vec_p s, int len, bool descending) {
-    entry(name, {{"d", d}, {"s", s}, {"len", len}}, [&](Context &c) {
+    collective_entry(name, {{"d", d}, {"s", s}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<int>(d, len, "destination d");
         c.require_vector<K>(s, len, "source s");
@@ -243,7 +243,7 @@ void rank_unsegmented(const char *name, vec_p d, vec_p s, int len, bool descendi
 
 template <class K>
 void rank_segmented(const char *name, vec_p d, vec_p s, vec_p sd, int n, int m, bool descending) {
-    entry(name, {{"d", d}, {"s", s}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
+    collective_entry(name, {{"d", d}, {"s", s}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<int>(d, n, "destination d");
         c.require_vector<K>(s, n, "source s");
@@ -282,7 +282,8 @@ void ind_luz(vec_p d, int init, int stride, int count, vec_p) {
 }
 
 void ind_lez(vec_p d, vec_p init, vec_p stride, vec_p sd, int n, int m, vec_p) {
-    entry("ind_lez", {{"d", d}, {"init", init}, {"stride", stride}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
+    const Args args = {{"d", d}, {"init", init}, {"stride", stride}, {"sd", sd}, {"n", n}, {"m", m}};
+    collective_entry("ind_lez", args, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<int>(d, n, "destination d");
         c.require_vector<int>(init, m, "init vector");
@@ -323,7 +324,7 @@ int pk1_luv(vec_p f, int len, vec_p) {
 }
 
 void pk1_lev(vec_p d, vec_p f, vec_p sd, int n, int m, vec_p) {
-    entry("pk1_lev", {{"d", d}, {"f", f}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
+    collective_entry("pk1_lev", {{"d", d}, {"f", f}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<int>(d, m, "destination d");
         c.require_vector<cvl_b>(f, n, "flag vector f");

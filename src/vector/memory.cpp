@@ -41,7 +41,8 @@ int size_of(const char *name, int n) {
 // receiving into a buffer of the library's.
 template <class T>
 void vector_to_c(const char *name, T *d, vec_p s, int len) {
-    entry(name, {{"s", s}, {"len", len}}, [&](Context &c) {
+    // Whether d is NULL must agree: checked mode compares it with the other arguments.
+    collective_entry(name, {{"s", s}, {"len", len}, {"whether d is NULL", d == nullptr}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<T>(s, len, "source s");
         if (len == 0) return;

@@ -10,11 +10,13 @@
 //
 // Pair<T> is (value, segment flag); combine() is the segmented operator
 // (a, fa) . (b, fb) = (fb ? b : a op b, fa | fb), associative but not commutative,
-// which MPI_Exscan applies in rank order to carry partial results across ranks.
+// which MPI_Exscan applies in rank order to carry partial results across ranks; the
+// pair also carries the range of the ranks' call signatures.
 #pragma once
 
 #include "vector/state.hpp"
 
+#include <algorithm>
 #include <cfloat>
 #include <climits>
 #include <cstdint>
@@ -141,6 +143,9 @@ template <class T>
 struct Pair {
     T value;
     std::int32_t flag;  // the range this summarises contains a segment start
+    // The least and greatest call signature hash over the ranks summarised: ranks
+    // that passed different lengths or handles find out in the same message.
+    std::int64_t sig_lo, sig_hi;
 };
 
 template <class T>
@@ -161,6 +166,8 @@ void pair_combine(void *in, void *inout, int *len, MPI_Datatype *) {
         std::memcpy(&y, b, sizeof y);
         if (!y.flag) y.value = Op<K, T>::apply(x.value, y.value);
         y.flag |= x.flag;
+        y.sig_lo = std::min(x.sig_lo, y.sig_lo);
+        y.sig_hi = std::max(x.sig_hi, y.sig_hi);
         std::memcpy(b, &y, sizeof y);
     }
 }

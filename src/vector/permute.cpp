@@ -145,7 +145,7 @@ void gather_unsegmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, int 
 template <class T>
 void scatter_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt v, vec_p sd_s, int n_s, int m_s,
                        vec_p sd_d, int n_d, int m_d) {
-    entry(name, {{"d", d}, {"s", s}, {"i", i}, {"f", f.value_or(0)}, {"v", v.value_or(0)}, {"sd_s", sd_s},
+    collective_entry(name, {{"d", d}, {"s", s}, {"i", i}, {"f", f.value_or(0)}, {"v", v.value_or(0)}, {"sd_s", sd_s},
                  {"n_s", n_s}, {"m_s", m_s}, {"sd_d", sd_d}, {"n_d", n_d}, {"m_d", m_d}},
           [&](Context &c) {
         const DescriptorPair pair(c, sd_s, n_s, m_s, sd_d, n_d, m_d);
@@ -169,7 +169,8 @@ void scatter_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt v
 template <class T>
 void gather_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, vec_p sd_s, int n_s, int m_s, vec_p sd_d,
                       int n_d, int m_d) {
-    entry(name, {{"d", d}, {"s", s}, {"i", i}, {"f", f.value_or(0)}, {"sd_s", sd_s}, {"n_s", n_s}, {"m_s", m_s},
+    collective_entry(name, {{"d", d}, {"s", s}, {"i", i}, {"f", f.value_or(0)}, {"sd_s", sd_s}, {"n_s", n_s},
+                            {"m_s", m_s},
                  {"sd_d", sd_d}, {"n_d", n_d}, {"m_d", m_d}},
           [&](Context &c) {
         const DescriptorPair pair(c, sd_s, n_s, m_s, sd_d, n_d, m_d);

@@ -12,7 +12,7 @@ namespace {
 
 template <OpKind K, class T>
 void scan_unsegmented(const char *name, vec_p d, vec_p s, int len) {
-    entry(name, {{"d", d}, {"s", s}, {"len", len}}, [&](Context &c) {
+    collective_entry(name, {{"d", d}, {"s", s}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<T>(d, len, "destination d");
         c.require_vector<T>(s, len, "source s");
@@ -25,7 +25,7 @@ void scan_unsegmented(const char *name, vec_p d, vec_p s, int len) {
 
 template <OpKind K, class T>
 void scan_segmented(const char *name, vec_p d, vec_p s, vec_p sd, int n, int m) {
-    entry(name, {{"d", d}, {"s", s}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
+    collective_entry(name, {{"d", d}, {"s", s}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<T>(d, n, "destination d");
         c.require_vector<T>(s, n, "source s");
@@ -70,7 +70,7 @@ T reduce_unsegmented(const char *name, vec_p s, int len) {
 
 template <OpKind K, class T>
 void reduce_segmented(const char *name, vec_p d, vec_p s, vec_p sd, int n, int m) {
-    entry(name, {{"d", d}, {"s", s}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
+    collective_entry(name, {{"d", d}, {"s", s}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<T>(d, m, "destination d");
         c.require_vector<T>(s, n, "source s");

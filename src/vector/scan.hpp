@@ -28,13 +28,20 @@ struct Run {
 
 // Collective. The carry into this rank: the fold of the open segment over lower ranks
 // (Op::id() on rank 0). `tail` folds this rank's elements after its last segment start,
-// `has_start` tells whether the rank holds a segment start.
+// `has_start` tells whether the rank holds a segment start. The call's signature rides
+// along: a rank whose arguments differ from a lower rank's ends the job (the lowest
+// such rank always sees the difference; checked mode compared the arguments before).
 template <OpKind K, class T>
 T carry_in(Context &c, T tail, bool has_start) {
     if (c.nranks == 1) return Op<K, T>::id();
-    Pair<T> mine{tail, has_start ? 1 : 0}, before{Op<K, T>::id(), 0};
+    const int64_t sig = c.signature_hash();
+    Pair<T> mine{tail, has_start ? 1 : 0, sig, sig}, before{Op<K, T>::id(), 0, sig, sig};
     check_mpi(MPI_Exscan(&mine, &before, 1, c.pair_type(elem_kind<T>()), c.pair_op(K, elem_kind<T>()), c.comm),
               "MPI_Exscan");
+    if (c.rank > 0 && (before.sig_lo != sig || before.sig_hi != sig))
+        fatal(c.call, "this rank's arguments differ from a lower rank's (lengths, handles or the calls made so far); "
+                      "every rank must make the same calls with the same arguments (DATAMOTION_CHECK=1 names the "
+                      "argument)");
     return c.rank == 0 ? Op<K, T>::id() : before.value;
 }
 

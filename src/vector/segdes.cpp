@@ -93,7 +93,7 @@ void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m
         if (r < c.rank) base += all[2 * r];
         total += all[2 * r];
     }
-    if (total != n) fail(DM_ERR_ARG, "the ", m, " segment lengths sum to ", total, ", not n = ", n);
+    if (total != n) fail_everywhere(DM_ERR_ARG, "the ", m, " segment lengths sum to ", total, ", not n = ", n);
 
     // Every nonempty segment tells each rank holding one of its elements about itself.
     zero(c.scount);
@@ -188,7 +188,8 @@ int siz_fos(int n, int m) {
 }
 
 void mke_fov(vec_p sd, vec_p l, int n, int m, vec_p) {
-    entry("mke_fov", {{"sd", sd}, {"l", l}, {"n", n}, {"m", m}}, [&](Context &c) { make_descriptor(c, sd, l, n, m); });
+    collective_entry("mke_fov", {{"sd", sd}, {"l", l}, {"n", n}, {"m", m}},
+                     [&](Context &c) { make_descriptor(c, sd, l, n, m); });
 }
 
 void len_fos(vec_p l, vec_p sd, int n, int m, vec_p) {

@@ -226,23 +226,31 @@ void Context::signature(int64_t *out) const {
     for (int k = 0; k < kMaxArgs; ++k) out[3 + k] = k < nargs ? args[k].value : 0;
 }
 
+int64_t Context::signature_hash() const {
+    int64_t words[kSignatureWords];
+    signature(words);
+    std::uint64_t h = 1469598103934665603ull;
+    for (const int64_t w : words) h = (h ^ static_cast<std::uint64_t>(w)) * 1099511628211ull;
+    return static_cast<int64_t>(h);
+}
+
 void raise_mismatch(Context &c, const int64_t *lo, const int64_t *hi) {
     c.deferred = 0;  // compared: start again
     if (lo[1] != hi[1]) {
         c.calls = hi[1];  // agree again from here on
-        fail(DM_ERR_MISMATCH, "the ranks have made different numbers of CVL calls (", lo[1], " to ", hi[1],
-             "): a call was made on some ranks only");
+        fail_everywhere(DM_ERR_MISMATCH, "the ranks have made different numbers of CVL calls (", lo[1], " to ",
+                        hi[1], "): a call was made on some ranks only");
     }
     if (lo[0] != hi[0])
-        fail(DM_ERR_MISMATCH, "the ranks are in different CVL calls: every rank must make every call, in the same "
-                              "order");
+        fail_everywhere(DM_ERR_MISMATCH,
+                        "the ranks are in different CVL calls: every rank must make every call, in the same order");
     if (lo[2] != hi[2])
-        fail(DM_ERR_MISMATCH, "the vector memory allocations (alo_foz) since the previous comparison differ across "
-                              "ranks");
+        fail_everywhere(DM_ERR_MISMATCH,
+                        "the vector memory allocations (alo_foz) since the previous comparison differ across ranks");
     for (int k = 0; k < c.nargs; ++k)
         if (lo[3 + k] != hi[3 + k])
-            fail(DM_ERR_MISMATCH, "argument ", c.args[k].name, " differs across ranks (from ", lo[3 + k], " to ",
-                 hi[3 + k], "): every rank must pass the same value");
+            fail_everywhere(DM_ERR_MISMATCH, "argument ", c.args[k].name, " differs across ranks (from ", lo[3 + k],
+                            " to ", hi[3 + k], "): every rank must pass the same value");
 }
 
 void require_same_signature(Context &c, const int64_t *rows, std::size_t stride) {
@@ -303,7 +311,7 @@ void raise_fault(Context &c, int failing_rank, const LocalFault &fault) {
     check_mpi(MPI_Bcast(&len, 1, MPI_INT, failing_rank, c.comm), "MPI_Bcast");
     message.resize(static_cast<std::size_t>(len));
     check_mpi(MPI_Bcast(message.data(), len, MPI_CHAR, failing_rank, c.comm), "MPI_Bcast");
-    throw dm::Error(DM_ERR_ARG, message);
+    throw SharedError(DM_ERR_ARG, message);
 }
 
 void report(const char *name, int code, const char *message) noexcept {

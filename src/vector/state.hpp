@@ -178,6 +178,8 @@ public:
     void defer_call(const char *name, Args arguments);
     // Writes this rank's signature of the current call (kSignatureWords words).
     void signature(int64_t *out) const;
+    // A hash of signature(), for messages with room for one word.
+    int64_t signature_hash() const;
     // rnd_foz / rnd_wuz
     std::uint64_t rnd_seed = 0, rnd_calls = 0;
 
@@ -225,6 +227,21 @@ void check_mpi(int rc, const char *call);
 
 // Throws DM_ERR_ARG unless 0 <= len; `what` names the argument.
 void require_length(int64_t len, const char *what);
+
+// An error that every rank of the call raises alike, because the ranks agreed on it by
+// communicating (a fault shared by raise_fault, signatures compared by raise_mismatch).
+class SharedError : public dm::Error {
+public:
+    using dm::Error::Error;
+};
+
+// Throws SharedError(code, ...) built from message parts, like dm::fail.
+template <class... Parts>
+[[noreturn]] void fail_everywhere(int code, const Parts &...parts) {
+    std::string message;
+    (dm::detail::append(message, parts), ...);
+    throw SharedError(code, message);
+}
 
 // Collective. If any rank has a fault, every rank throws DM_ERR_ARG with the message of
 // the lowest such rank. One MPI_Allreduce.
@@ -311,6 +328,27 @@ void entry(const char *name, Args args, F &&body) noexcept {
     entry(name, 0, args, [&](Context &c) {
         body(c);
         return 0;
+    });
+}
+
+// entry() for a collective call that checks arguments before its first message and
+// whose messages do not carry its signature (scans, segmented calls, ranks, v2c_fu?).
+// Without checked mode a rank that finds a mistake cannot tell whether the others
+// found it too, and they may already wait in the call's communication: it ends the
+// job naming the rank, the call and the mistake (the rule of datamotion's hot paths).
+// In checked mode the arguments were compared first, so every rank fails alike and the
+// error is reported as usual; so is an error the ranks agreed on (SharedError).
+template <class F>
+void collective_entry(const char *name, Args args, F &&body) noexcept {
+    entry(name, args, [&](Context &c) {
+        try {
+            body(c);
+        } catch (const SharedError &) {
+            throw;
+        } catch (const dm::Error &e) {
+            if (c.nranks == 1 || checked_mode()) throw;
+            fatal(name, e.what());
+        }
     });
 }
 

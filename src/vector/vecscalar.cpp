@@ -88,7 +88,7 @@ int64_t *segment_positions(Context &c, const Descriptor &desc, const int *idx, L
 // d[j] = s[start_j + i[j]].
 template <class T>
 void extract_segmented(const char *name, vec_p d, vec_p s, vec_p i, vec_p sd, int n, int m) {
-    entry(name, {{"d", d}, {"s", s}, {"i", i}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
+    collective_entry(name, {{"d", d}, {"s", s}, {"i", i}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<T>(d, m, "destination d");
         c.require_vector<T>(s, n, "source s");
@@ -103,7 +103,7 @@ void extract_segmented(const char *name, vec_p d, vec_p s, vec_p i, vec_p sd, in
 // d[start_j + s[j]] = v[j].
 template <class T>
 void replace_segmented(const char *name, vec_p d, vec_p s, vec_p v, vec_p sd, int n, int m) {
-    entry(name, {{"d", d}, {"s", s}, {"v", v}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
+    collective_entry(name, {{"d", d}, {"s", s}, {"v", v}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<T>(d, n, "destination d");
         c.require_vector<int>(s, m, "index vector s");
@@ -118,7 +118,7 @@ void replace_segmented(const char *name, vec_p d, vec_p s, vec_p v, vec_p sd, in
 // Every element of segment j gets v[j].
 template <class T>
 void distribute_segmented(const char *name, vec_p d, vec_p v, vec_p sd, int n, int m) {
-    entry(name, {{"d", d}, {"v", v}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
+    collective_entry(name, {{"d", d}, {"v", v}, {"sd", sd}, {"n", n}, {"m", m}}, [&](Context &c) {
         const Descriptor desc(c, sd, n, m, "descriptor sd");
         c.require_vector<T>(d, n, "destination d");
         c.require_vector<T>(v, m, "value vector v");

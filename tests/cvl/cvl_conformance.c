@@ -28,6 +28,12 @@
 /* ------------------------------------------------------------- reporting */
 
 static int g_rank, g_nranks;
+/* Whether a collective call whose messages carry no argument signature returns its
+ * argument errors: with one rank, or in checked mode (DATAMOTION_CHECK=1), where the
+ * arguments are compared first. Otherwise such an error ends the job by design (the
+ * calls' documented rule; tests/cvl/cvl_disagree.c covers it), so those cases are
+ * skipped. */
+static int g_errors_return;
 static long g_checks, g_failures;
 static unsigned long long g_seed;
 static int g_n, g_m;
@@ -1177,8 +1183,10 @@ static void t_facilities(const Data *D, const Segs *G) {
     }
     { /* a descriptor used with other lengths is an error */
         vec_p vx = new_z(D->za, n), vd = slot();
-        add_sez(vd, vx, G->sd, n + 1, m, NUL);
-        expect_error("add_sez (descriptor of other lengths)");
+        if (g_errors_return) {
+            add_sez(vd, vx, G->sd, n + 1, m, NUL);
+            expect_error("add_sez (descriptor of other lengths)");
+        }
     }
     g_next_slot = mark;
 }
@@ -1311,8 +1319,10 @@ static void t_fixed(void) {
         put_z(vl, bad2, 3);
         mke_fov(sd, vl, 4, 3, NUL);
         expect_agreed_error("mke_fov (lengths do not sum to n)");
-        add_sez(vl, vl, sd, 4, 3, NUL);
-        expect_error("add_sez (no descriptor)");
+        if (g_errors_return) {
+            add_sez(vl, vl, sd, 4, 3, NUL);
+            expect_error("add_sez (no descriptor)");
+        }
         fre_fov(sd);
     }
     { /* an index out of range on one rank only fails every rank alike */
@@ -1628,6 +1638,10 @@ int main(int argc, char **argv) {
     CVL_init(&argc, &argv);
     g_rank = CVL_rank();
     g_nranks = CVL_nranks();
+    {
+        const char *check = getenv("DATAMOTION_CHECK");
+        g_errors_return = g_nranks == 1 || (check && *check && strcmp(check, "0") != 0);
+    }
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--cases") == 0 && a + 1 < argc) cases = atoi(argv[++a]);
         else if (strcmp(argv[a], "--seed") == 0 && a + 1 < argc) seed = strtoull(argv[++a], 0, 10);

@@ -97,6 +97,20 @@ int main(int argc, char **argv) {
         c2v_fuz(i, other, N, CVL_SCRATCH_NULL);
         expect(mismatch_reported("C array s"), "c2v_fuz (checked): contents differ by rank");
         c2v_fuz(i, perm, N, CVL_SCRATCH_NULL);
+        /* Collective calls whose messages carry no signature (outside checked mode a
+         * difference ends the job: cvl_disagree.c). */
+        add_suz(d, s, odd ? N - 1 : N, CVL_SCRATCH_NULL);
+        expect(mismatch_reported("argument len"), "add_suz (checked): length differs by rank");
+        int lengths[3] = {5, 0, 7};
+        vec_p l = alo_foz(siz_foz(3)), sd = alo_foz(siz_fos(N, 3));
+        c2v_fuz(l, lengths, 3, CVL_SCRATCH_NULL);
+        mke_fov(sd, l, N, 3, CVL_SCRATCH_NULL);
+        add_sez(d, s, sd, odd ? N + 1 : N, 3, CVL_SCRATCH_NULL);
+        expect(mismatch_reported("argument n"), "add_sez (checked): length differs by rank");
+        v2c_fuz(odd ? NULL : out, s, N, CVL_SCRATCH_NULL);
+        expect(mismatch_reported("whether d is NULL"), "v2c_fuz (checked): NULL destination on one rank");
+        fre_fov(sd);
+        fre_fov(l);
     }
 
     /* Afterwards the library works on every rank. */
