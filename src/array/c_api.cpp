@@ -2,13 +2,14 @@
 #include "array/dist_array.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/handles.hpp"
 #include "array/handle.hpp"
 
 #include <algorithm>
 
 namespace dm::array {
 DistArray &array_of(dm_array handle) {
-    if (!handle || !handle->array) fail(DM_ERR_STATE, "array handle is NULL: call dm_array_create() first");
+    handles::require_live(handle, "array", "dm_array_create");
     return *handle->array;
 }
 }  // namespace dm::array
@@ -24,15 +25,15 @@ extern "C" {
 int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[], const dm_dist dists[],
                     const int ghost[], dm_array *array) {
     return c_boundary([&] {
-        dm::require_pointer(array, "dm_array_create: array");
-        *array = nullptr;
-        auto &g = dm::layout::grid_of(grid);
+        auto &g = dm::communicator_handle("dm_array_create", [&]() -> auto & { return dm::layout::grid_of(grid); });
         // Nothing is read from the arrays before ndims is known to be valid everywhere.
         dm::collective(g.comm(), [&] {
+            dm::require_pointer(array, "dm_array_create: array");
             if (ndims < 1 || ndims > DM_MAX_DIMS)
                 fail(DM_ERR_ARG, "dm_array_create: ndims must be in [1, ", DM_MAX_DIMS, "], got ", ndims);
             if (!shape) fail(DM_ERR_ARG, "dm_array_create: shape is NULL");
         });
+        *array = nullptr;
         std::vector<int64_t> s(shape, shape + ndims);
         std::vector<dm_dist> d;
         std::vector<int> gh;
@@ -42,6 +43,8 @@ int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape
         handle->grid.grid = grid->grid;
         handle->grid.borrowed = true;
         handle->array = std::make_unique<dm::array::DistArray>(grid->grid, dm::enum_value(dtype), s, d, gh);
+        dm::handles::add(handle.get(), "array");
+        dm::handles::add(&handle->grid, "grid");  // what dm_array_grid hands out
         *array = handle.release();
     });
 }
@@ -49,17 +52,24 @@ int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape
 int dm_array_free(dm_array *array) {
     return c_boundary([&] {
         if (!array || !*array) return;
+        array_of(*array);
+        dm::handles::remove(&(*array)->grid);
+        dm::handles::remove(*array);
         delete *array;
         *array = nullptr;
     });
 }
 
 int dm_array_scatter(dm_array array, const void *global, int root) {
-    return c_boundary([&] { array_of(array).scatter(global, root); });
+    return c_boundary([&] {
+        dm::communicator_handle("dm_array_scatter", [&]() -> auto & { return array_of(array); }).scatter(global, root);
+    });
 }
 
 int dm_array_gather(dm_array array, void *global, int root) {
-    return c_boundary([&] { array_of(array).gather(global, root); });
+    return c_boundary([&] {
+        dm::communicator_handle("dm_array_gather", [&]() -> auto & { return array_of(array); }).gather(global, root);
+    });
 }
 
 int dm_array_ndims(dm_array array, int *ndims) {

@@ -88,6 +88,19 @@ bool checked_mode();
 // the job ends naming the call (abort_job).
 [[noreturn]] void fail_uncommunicable(const char *call, int code, const std::string &message);
 
+// For a collective call whose communicator comes from a handle: returns get() (the
+// object behind that handle), or, if it fails (a NULL, freed or never created
+// handle), ends the job by fail_uncommunicable, since this rank cannot tell the
+// others, which wait on a communicator it does not know.
+template <class F>
+decltype(auto) communicator_handle(const char *call, F &&get) {
+    try {
+        return get();
+    } catch (const Error &e) {
+        fail_uncommunicable(call, e.code(), e.what());
+    }
+}
+
 // The rule for the arguments of a hot-path call (execute, exchange) on comm: no
 // extra collective by default. `check` runs on every rank; in checked mode its
 // outcome is agreed (the same error on every rank); otherwise a failure ends the

@@ -1,6 +1,7 @@
 // extern "C" entry points of the layout layer.
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/handles.hpp"
 #include "layout/distribution.hpp"
 #include "layout/handle.hpp"
 
@@ -8,7 +9,7 @@
 
 namespace dm::layout {
 ProcessGrid &grid_of(dm_grid handle) {
-    if (!handle || !handle->grid) fail(DM_ERR_STATE, "grid handle is NULL: call dm_grid_create() first");
+    handles::require_live(handle, "grid", "dm_grid_create");
     return *handle->grid;
 }
 }  // namespace dm::layout
@@ -24,7 +25,11 @@ extern "C" {
 int dm_grid_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                    dm_grid_order order, dm_grid *grid) {
     return c_boundary([&] {
-        dm::require_pointer(grid, "dm_grid_create: grid");
+        // A NULL output on one rank fails on every rank (one MPI_Allreduce; grids are
+        // made once, and the others would wait in the grid's MPI_Comm_dup).
+        dm::require_mpi_initialized();
+        if (comm == MPI_COMM_NULL) fail(DM_ERR_ARG, "dm_grid_create: communicator is MPI_COMM_NULL");
+        dm::collective(comm, [&] { dm::require_pointer(grid, "dm_grid_create: grid"); });
         *grid = nullptr;
         // Copy the arguments whatever their validity (at most one entry past the
         // largest rank); the grid constructor checks them collectively.
@@ -34,6 +39,7 @@ int dm_grid_create(MPI_Comm comm, int ndims, const int dims[], const int periods
         if (periods) p.assign(periods, periods + n);
         auto handle = std::make_unique<dm_grid_s>();
         handle->grid = std::make_shared<dm::layout::ProcessGrid>(comm, d, p, dm::enum_value(order));
+        dm::handles::add(handle.get(), "grid");
         *grid = handle.release();
     });
 }
@@ -41,9 +47,11 @@ int dm_grid_create(MPI_Comm comm, int ndims, const int dims[], const int periods
 int dm_grid_free(dm_grid *grid) {
     return c_boundary([&] {
         if (!grid || !*grid) return;
+        dm::handles::require_live(*grid, "grid", "dm_grid_create");
         if ((*grid)->borrowed)
             fail(DM_ERR_STATE, "dm_grid_free: this grid handle came from dm_array_grid and belongs to the array; "
                                "free the array instead");
+        dm::handles::remove(*grid);
         delete *grid;
         *grid = nullptr;
     });

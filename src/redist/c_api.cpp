@@ -2,6 +2,7 @@
 #include "array/handle.hpp"
 #include "core/checked.hpp"
 #include "core/error.hpp"
+#include "core/handles.hpp"
 #include "redist/plan.hpp"
 
 struct dm_redist_s {
@@ -13,9 +14,18 @@ using dm::c_boundary;
 using dm::fail;
 
 dm::redist::RedistPlan &plan_of(dm_redist handle) {
-    if (!handle || !handle->plan)
-        fail(DM_ERR_STATE, "redist plan is NULL (freed, or never set up): call dm_redist_setup() first");
+    dm::handles::require_live(handle, "redist plan", "dm_redist_setup");
     return *handle->plan;
+}
+
+// An array handle that may be NULL (this rank holds no such array).
+dm::array::DistArray *optional_array(dm_array handle) {
+    return handle ? &dm::array::array_of(handle) : nullptr;
+}
+
+dm_redist register_plan(std::unique_ptr<dm_redist_s> handle) {
+    dm::handles::add(handle.get(), "redist plan");
+    return handle.release();
 }
 }  // namespace
 
@@ -23,38 +33,54 @@ extern "C" {
 
 int dm_redist_setup(dm_array src, dm_array dst, dm_redist_method method, dm_redist *plan) {
     return c_boundary([&] {
-        dm::require_pointer(plan, "dm_redist_setup: plan");
+        const auto &from =
+            dm::communicator_handle("dm_redist_setup", [&]() -> auto & { return dm::array::array_of(src); });
+        const dm::array::DistArray *to = nullptr;
+        dm::collective(from.grid().comm(), [&] {
+            dm::require_pointer(plan, "dm_redist_setup: plan");
+            to = &dm::array::array_of(dst);
+        });
         *plan = nullptr;
         auto handle = std::make_unique<dm_redist_s>();
-        handle->plan = std::make_unique<dm::redist::RedistPlan>(dm::array::array_of(src), dm::array::array_of(dst),
-                                                                dm::enum_value(method));
-        *plan = handle.release();
+        handle->plan = std::make_unique<dm::redist::RedistPlan>(from, *to, dm::enum_value(method));
+        *plan = register_plan(std::move(handle));
     });
 }
 
 int dm_redist_setup_groups(MPI_Comm comm, dm_array src, dm_array dst, dm_redist_method method, dm_redist *plan) {
     return c_boundary([&] {
-        dm::require_pointer(plan, "dm_redist_setup_groups: plan");
-        *plan = nullptr;
         dm::require_mpi_initialized();
+        if (comm == MPI_COMM_NULL) fail(DM_ERR_ARG, "dm_redist_setup_groups: communicator is MPI_COMM_NULL");
+        const dm::array::DistArray *from = nullptr, *to = nullptr;
+        dm::collective(comm, [&] {
+            dm::require_pointer(plan, "dm_redist_setup_groups: plan");
+            from = optional_array(src);
+            to = optional_array(dst);
+        });
+        *plan = nullptr;
         auto handle = std::make_unique<dm_redist_s>();
-        handle->plan = std::make_unique<dm::redist::RedistPlan>(comm, src ? &dm::array::array_of(src) : nullptr,
-                                                                dst ? &dm::array::array_of(dst) : nullptr,
-                                                                dm::enum_value(method));
-        *plan = handle.release();
+        handle->plan = std::make_unique<dm::redist::RedistPlan>(comm, from, to, dm::enum_value(method));
+        *plan = register_plan(std::move(handle));
     });
 }
 
 int dm_redist_execute(dm_redist plan, dm_array src, dm_array dst) {
     return c_boundary([&] {
-        auto &p = plan_of(plan);
-        p.execute(src ? &dm::array::array_of(src) : nullptr, dst ? &dm::array::array_of(dst) : nullptr);
+        auto &p = dm::communicator_handle("dm_redist_execute", [&]() -> auto & { return plan_of(plan); });
+        dm::array::DistArray *from = nullptr, *to = nullptr;
+        dm::hot_path(p.comm(), "dm_redist_execute", [&] {
+            from = optional_array(src);
+            to = optional_array(dst);
+        });
+        p.execute(from, to);
     });
 }
 
 int dm_redist_free(dm_redist *plan) {
     return c_boundary([&] {
         if (!plan || !*plan) return;
+        plan_of(*plan);
+        dm::handles::remove(*plan);
         delete *plan;
         *plan = nullptr;
     });

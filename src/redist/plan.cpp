@@ -435,7 +435,7 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
 }
 
 void RedistPlan::execute(const array::DistArray *src, array::DistArray *dst) const {
-    collective(comm_, [&] {
+    hot_path(comm_, "redist execute", [&] {
         if ((src != nullptr) != holds_src_ || (dst != nullptr) != holds_dst_)
             fail(DM_ERR_ARG, "redist: pass the arrays this rank holds, and only those (", holds_src_ ? "a" : "no",
                  " source, ", holds_dst_ ? "a" : "no", " destination)");

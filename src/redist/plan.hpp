@@ -62,13 +62,14 @@ public:
     RedistPlan(const RedistPlan &) = delete;
     RedistPlan &operator=(const RedistPlan &) = delete;
 
-    // Collective. src and dst must have the planned layouts and be distinct; for
-    // a plan between groups, null where this rank holds no such array.
+    // Collective, a hot path (dm::hot_path). src and dst must have the planned layouts
+    // and be distinct; for a plan between groups, null where this rank holds no such array.
     void execute(const array::DistArray *src, array::DistArray *dst) const;
     // Collective. Moves from the storage `from` to the storage `to` (the sides' buffers).
     void execute(const void *from, void *to) const;
 
     dm_redist_method method() const { return method_; }
+    MPI_Comm comm() const { return comm_; }
     std::int64_t messages_sent() const;
     std::int64_t messages_received() const;
     std::int64_t elements_sent() const;

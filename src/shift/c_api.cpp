@@ -1,6 +1,7 @@
 // extern "C" entry points of the shift capability.
 #include "array/handle.hpp"
 #include "core/error.hpp"
+#include "core/handles.hpp"
 #include "shift/halo.hpp"
 #include "shift/pshift.hpp"
 
@@ -19,15 +20,33 @@ using dm::c_boundary;
 using dm::fail;
 
 dm::shift::PShiftPlan &plan_of(dm_pshift handle) {
-    if (!handle || !handle->plan)
-        fail(DM_ERR_STATE, "pshift plan is NULL (freed, or never set up): call dm_pshift_setup() first");
+    dm::handles::require_live(handle, "pshift plan", "dm_pshift_setup");
     return *handle->plan;
 }
 
 dm::shift::HaloPlan &plan_of(dm_halo handle) {
-    if (!handle || !handle->plan)
-        fail(DM_ERR_STATE, "halo plan is NULL (freed, or never set up): call dm_halo_setup() first");
+    dm::handles::require_live(handle, "halo plan", "dm_halo_setup");
     return *handle->plan;
+}
+
+// The plan behind a handle of a collective call (see dm::communicator_handle).
+template <class Handle>
+auto &collective_plan(const char *call, Handle handle) {
+    return dm::communicator_handle(call, [&]() -> auto & { return plan_of(handle); });
+}
+
+const dm::array::DistArray &collective_array(const char *call, dm_array handle) {
+    return dm::communicator_handle(call, [&]() -> auto & { return dm::array::array_of(handle); });
+}
+
+// Releases a plan handle (NULL: nothing; freed or never set up: DM_ERR_STATE).
+template <class Handle>
+void free_plan(Handle *plan) {
+    if (!plan || !*plan) return;
+    plan_of(*plan);
+    dm::handles::remove(*plan);
+    delete *plan;
+    *plan = nullptr;
 }
 
 void write_volume(const dm::shift::Volume &v, int64_t *messages_sent, int64_t *messages_received,
@@ -43,24 +62,24 @@ extern "C" {
 
 int dm_pshift_setup(dm_array prototype, int nshifts, const dm_shift_spec specs[], dm_pshift *plan) {
     return c_boundary([&] {
-        dm::require_pointer(plan, "dm_pshift_setup: plan");
-        *plan = nullptr;
-        auto &proto = dm::array::array_of(prototype);
+        auto &proto = collective_array("dm_pshift_setup", prototype);
         dm::collective(proto.grid().comm(), [&] {
+            dm::require_pointer(plan, "dm_pshift_setup: plan");
             if (nshifts < 0) fail(DM_ERR_ARG, "dm_pshift_setup: nshifts is negative (", nshifts, ")");
             if (nshifts > 0 && !specs) fail(DM_ERR_ARG, "dm_pshift_setup: specs is NULL");
         });
+        *plan = nullptr;
         auto handle = std::make_unique<dm_pshift_s>();
         handle->plan = std::make_unique<dm::shift::PShiftPlan>(proto, std::vector<dm_shift_spec>(specs, specs + nshifts));
+        dm::handles::add(handle.get(), "pshift plan");
         *plan = handle.release();
     });
 }
 
 int dm_pshift_execute(dm_pshift plan, dm_array const dsts[], dm_array const srcs[], const void *const boundaries[]) {
     return c_boundary([&] {
-        auto &p = plan_of(plan);
+        auto &p = collective_plan("dm_pshift_execute", plan);
         const int n = p.nshifts();
-        if ((!dsts || !srcs) && n > 0) fail(DM_ERR_ARG, "dm_pshift_execute: dsts or srcs is NULL");
         // Handles to arrays, on the stack for the common small counts.
         constexpr int kSmall = 32;
         dm::array::DistArray *d_small[kSmall];
@@ -73,21 +92,18 @@ int dm_pshift_execute(dm_pshift plan, dm_array const dsts[], dm_array const srcs
         }
         auto **d = n > kSmall ? d_big.data() : d_small;
         auto **s = n > kSmall ? s_big.data() : s_small;
-        for (int k = 0; k < n; ++k) {
-            d[k] = &dm::array::array_of(dsts[k]);
-            s[k] = &dm::array::array_of(srcs[k]);
-        }
+        dm::hot_path(p.comm(), "dm_pshift_execute", [&] {
+            if ((!dsts || !srcs) && n > 0) fail(DM_ERR_ARG, "dm_pshift_execute: dsts or srcs is NULL");
+            for (int k = 0; k < n; ++k) {
+                d[k] = &dm::array::array_of(dsts[k]);
+                s[k] = &dm::array::array_of(srcs[k]);
+            }
+        });
         p.execute(d, s, boundaries);
     });
 }
 
-int dm_pshift_free(dm_pshift *plan) {
-    return c_boundary([&] {
-        if (!plan || !*plan) return;
-        delete *plan;
-        *plan = nullptr;
-    });
-}
+int dm_pshift_free(dm_pshift *plan) { return c_boundary([&] { free_plan(plan); }); }
 
 int dm_pshift_nshifts(dm_pshift plan, int *nshifts) {
     return c_boundary([&] {
@@ -105,25 +121,26 @@ int dm_pshift_volume(dm_pshift plan, int64_t *messages_sent, int64_t *messages_r
 
 int dm_halo_setup(dm_array prototype, int corners, dm_halo *plan) {
     return c_boundary([&] {
-        dm::require_pointer(plan, "dm_halo_setup: plan");
+        auto &proto = collective_array("dm_halo_setup", prototype);
+        dm::collective(proto.grid().comm(), [&] { dm::require_pointer(plan, "dm_halo_setup: plan"); });
         *plan = nullptr;
         auto handle = std::make_unique<dm_halo_s>();
-        handle->plan = std::make_unique<dm::shift::HaloPlan>(dm::array::array_of(prototype), corners != 0);
+        handle->plan = std::make_unique<dm::shift::HaloPlan>(proto, corners != 0);
+        dm::handles::add(handle.get(), "halo plan");
         *plan = handle.release();
     });
 }
 
 int dm_halo_exchange(dm_halo plan, dm_array array) {
-    return c_boundary([&] { plan_of(plan).exchange(dm::array::array_of(array)); });
-}
-
-int dm_halo_free(dm_halo *plan) {
     return c_boundary([&] {
-        if (!plan || !*plan) return;
-        delete *plan;
-        *plan = nullptr;
+        auto &p = collective_plan("dm_halo_exchange", plan);
+        dm::array::DistArray *a = nullptr;
+        dm::hot_path(p.comm(), "dm_halo_exchange", [&] { a = &dm::array::array_of(array); });
+        p.exchange(*a);
     });
 }
+
+int dm_halo_free(dm_halo *plan) { return c_boundary([&] { free_plan(plan); }); }
 
 int dm_halo_volume(dm_halo plan, int64_t *messages_sent, int64_t *messages_received, int64_t *elements_sent,
                    int64_t *elements_copied) {

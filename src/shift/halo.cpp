@@ -152,10 +152,11 @@ Volume HaloPlan::volume() const {
 }
 
 void HaloPlan::exchange(array::DistArray &a) {
-    // A local check, like PShiftPlan::execute's: arrays are created collectively.
-    if (!(a.layout_key() == key_))
-        fail(DM_ERR_ARG, "halo: the array differs from the prototype in grid, shape, element type, distribution "
-                         "or ghost width");
+    hot_path(comm(), "halo exchange", [&] {
+        if (!(a.layout_key() == key_))
+            fail(DM_ERR_ARG, "halo: the array differs from the prototype in grid, shape, element type, "
+                             "distribution or ghost width");
+    });
     std::byte *storage = a.storage();
     buffers_.assign(1, storage);
     requests_.bind(buffers_, [&](std::vector<MPI_Request> &out) {

@@ -19,8 +19,10 @@ public:
     HaloPlan(const HaloPlan &) = delete;
     HaloPlan &operator=(const HaloPlan &) = delete;
 
-    // Collective. Fills the ghosts of `a` (laid out like the prototype).
+    // Collective, a hot path (dm::hot_path). Fills the ghosts of `a` (laid out like
+    // the prototype).
     void exchange(array::DistArray &a);
+    MPI_Comm comm() const { return grid_->comm(); }
     Volume volume() const;
     bool corners() const { return corners_; }
 

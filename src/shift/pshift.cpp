@@ -153,8 +153,7 @@ std::vector<std::int64_t> PShiftPlan::boundary_shape(int k) const {
 
 void PShiftPlan::check_arrays(array::DistArray *const *dsts, const array::DistArray *const *srcs,
                               const void *const *boundaries) const {
-    // These checks are local: arrays are created collectively, so an array that does
-    // not match the plan on one rank does not match it on any rank.
+    // Local checks against the plan, which every rank agreed on at setup.
     if (!dsts || !srcs) fail(DM_ERR_ARG, "pshift: destination or source list is NULL");
     for (int k = 0; k < nshifts(); ++k) {
         if (!dsts[k] || !srcs[k]) fail(DM_ERR_ARG, "pshift: shift ", k, ": destination or source is NULL");
@@ -195,7 +194,7 @@ void PShiftPlan::fill_lines(std::byte *dst, const array::Box &box, int axis, con
 
 void PShiftPlan::execute(array::DistArray *const *dsts, const array::DistArray *const *srcs,
                          const void *const *boundaries) {
-    check_arrays(dsts, srcs, boundaries);
+    hot_path(comm(), "pshift execute", [&] { check_arrays(dsts, srcs, boundaries); });
     const int nk = nshifts();
     // A source that is also a destination is read from a copy taken first, so that
     // no message or local copy sees values this execution already wrote.

@@ -22,11 +22,13 @@ public:
     PShiftPlan(const PShiftPlan &) = delete;
     PShiftPlan &operator=(const PShiftPlan &) = delete;
 
-    // Collective. dsts, srcs: nshifts() arrays each; boundaries may be null when no
-    // shift reads one. Allocates nothing while the same arrays come back.
+    // Collective, a hot path (dm::hot_path): dsts, srcs: nshifts() arrays each;
+    // boundaries may be null when no shift reads one. Allocates nothing while the same
+    // arrays come back.
     void execute(array::DistArray *const *dsts, const array::DistArray *const *srcs, const void *const *boundaries);
 
     int nshifts() const { return static_cast<int>(shifts_.size()); }
+    MPI_Comm comm() const { return grid_->comm(); }
     const dm_shift_spec &spec(int k) const { return shifts_[k].spec; }
     Volume volume() const;
     // Local extents without the shifted axis of shift k: the shape of its array boundary.

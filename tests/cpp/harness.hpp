@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -48,6 +49,19 @@ inline int world_size() {
     MPI_Comm_size(MPI_COMM_WORLD, &s);
     return s;
 }
+
+// Whether a mistake in a hot-path call (execute, exchange) or a bad handle in a
+// collective call comes back as an error on every rank: with one rank, or in checked
+// mode (DATAMOTION_CHECK=1). Otherwise it ends the job by design, which
+// tests/cpp/abort_on_one_rank.c covers.
+inline bool mistakes_return() {
+    const char *check = std::getenv("DATAMOTION_CHECK");
+    const bool checked = check && *check && std::string(check) != "0";
+    return world_size() == 1 || checked;
+}
+// Whether a NULL, freed or never created handle in a collective call comes back as
+// DM_ERR_STATE: only with one rank (the rank cannot know the call's communicator).
+inline bool bad_handles_return() { return world_size() == 1; }
 
 }  // namespace dmtest
 

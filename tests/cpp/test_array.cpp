@@ -163,7 +163,7 @@ DM_TEST(bad_arrays_fail_everywhere) {
     if (size > 1) CHECK_EQ(dm_array_gather(array, global.data(), rank == 0 ? 0 : 1), DM_ERR_MISMATCH);
     dm_array_free(&array);
     dm_grid_free(&grid);
-    CHECK_EQ(dm_array_scatter(nullptr, nullptr, 0), DM_ERR_STATE);
+    if (dmtest::bad_handles_return()) CHECK_EQ(dm_array_scatter(nullptr, nullptr, 0), DM_ERR_STATE);
 }
 
 namespace {

@@ -153,10 +153,12 @@ DM_TEST(bad_redistributions_fail_on_every_rank) {
     if (dmtest::world_size() > 1) CHECK_EQ(dm_redist_setup(a, d, mine, &plan), DM_ERR_MISMATCH);
     CHECK(plan == nullptr);
     CHECK_EQ(dm_redist_setup(a, d, DM_REDIST_NONBLOCKING, &plan), DM_OK);
-    CHECK_EQ(dm_redist_execute(plan, d, a), DM_ERR_ARG);  // layouts swapped
-    CHECK_EQ(dm_redist_execute(plan, a, a), DM_ERR_ARG);
+    if (dmtest::mistakes_return()) {
+        CHECK_EQ(dm_redist_execute(plan, d, a), DM_ERR_ARG);  // layouts swapped
+        CHECK_EQ(dm_redist_execute(plan, a, a), DM_ERR_ARG);
+    }
     CHECK_EQ(dm_redist_free(&plan), DM_OK);
-    CHECK_EQ(dm_redist_execute(plan, a, d), DM_ERR_STATE);
+    if (dmtest::bad_handles_return()) CHECK_EQ(dm_redist_execute(plan, a, d), DM_ERR_STATE);
     for (dm_array *x : {&a, &b, &c, &d, &e, &f}) dm_array_free(x);
     dm_grid_free(&grid);
 }

@@ -187,11 +187,15 @@ DM_TEST(plan_misuse_fails_cleanly) {
     dm_shift_spec scalar{DM_EOSHIFT, 0, 2, DM_BOUNDARY_SCALAR};
     CHECK_EQ(dm_pshift_setup(a, 1, &scalar, &plan), DM_OK);
     dm_array list[1] = {a};
-    CHECK_EQ(dm_pshift_execute(plan, list, list, nullptr), DM_ERR_ARG);  // the scalar is missing
-    CHECK(std::string(dm_last_error_message()).find("boundary is missing") != std::string::npos);
+    if (dmtest::mistakes_return()) {
+        CHECK_EQ(dm_pshift_execute(plan, list, list, nullptr), DM_ERR_ARG);  // the scalar is missing
+        CHECK(std::string(dm_last_error_message()).find("boundary is missing") != std::string::npos);
+    }
     CHECK_EQ(dm_pshift_free(&plan), DM_OK);
-    CHECK_EQ(dm_pshift_execute(plan, list, list, nullptr), DM_ERR_STATE);  // used after free
-    CHECK(std::string(dm_last_error_message()).find("dm_pshift_setup") != std::string::npos);
+    if (dmtest::bad_handles_return()) {
+        CHECK_EQ(dm_pshift_execute(plan, list, list, nullptr), DM_ERR_STATE);  // used after free
+        CHECK(std::string(dm_last_error_message()).find("dm_pshift_setup") != std::string::npos);
+    }
     CHECK_EQ(dm_pshift_free(&plan), DM_OK);  // freeing NULL is a no-op
     dm_array_free(&a);
     dm_grid_free(&grid);
@@ -256,7 +260,7 @@ DM_TEST(halo_fills_periodic_faces_through_the_c_api) {
     check_periodic_halo(grid, shape, ghost, &halo, &a);
     CHECK_EQ(dm_halo_free(&halo), DM_OK);
     CHECK(halo == nullptr);
-    CHECK_EQ(dm_halo_exchange(halo, a), DM_ERR_STATE);
+    if (dmtest::bad_handles_return()) CHECK_EQ(dm_halo_exchange(halo, a), DM_ERR_STATE);
     dm_array_free(&a);
     dm_grid_free(&grid);
 }
