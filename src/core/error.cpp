@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
 #include <new>
+#include <thread>
 
 namespace dm {
 namespace {
@@ -107,6 +109,9 @@ void abort_job(const char *call, int code, const std::string &message) {
                  "cannot be told (DATAMOTION_CHECK=1 turns argument mistakes into errors on every rank)\n",
                  rank, size, call, message.c_str(), dm_status_name(code));
     std::fflush(stderr);
+    // MPI_Abort makes the launcher end every process at once; a moment first lets it
+    // forward this message, which it may otherwise drop.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     if (usable) MPI_Abort(MPI_COMM_WORLD, code > 0 ? code : 1);
     std::abort();
 }

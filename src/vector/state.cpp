@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
 #include <new>
+#include <thread>
 
 static_assert(CVL_OK == DM_OK && CVL_ERR_ARG == DM_ERR_ARG && CVL_ERR_MISMATCH == DM_ERR_MISMATCH && CVL_ERR_MEMORY == DM_ERR_MEMORY &&
                   CVL_ERR_STATE == DM_ERR_STATE && CVL_ERR_INTERNAL == DM_ERR_INTERNAL,
@@ -339,6 +341,8 @@ void fatal(const char *name, const char *message) noexcept {
     std::fprintf(stderr, "CVL fatal error on rank %d of %d: %s%s%s: %s; ending the job\n", rank, nranks, call,
                  *call ? ": " : "", name, message);
     std::fflush(stderr);
+    // A moment before MPI_Abort lets the launcher forward the message (see dm::abort_job).
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     if (mpi_usable()) MPI_Abort(g_context ? g_context->comm : MPI_COMM_WORLD, 1);
     std::abort();
 }
