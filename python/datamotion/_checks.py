@@ -8,12 +8,27 @@ is recorded and handed to the call, which fails on every rank with it.
 
 from __future__ import annotations
 
+import operator
 from typing import Callable, Optional, Tuple, TypeVar
 
 T = TypeVar("T")
 
 DM_ERR_ARG = 1
 DM_ERR_TYPE = 2
+INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
+
+
+def int64(value, what: str) -> int:
+    """``value`` as a Python int if it is an integer (``int``, NumPy integer, anything
+    with ``__index__``) in the int64 range; otherwise TypeError or ValueError naming
+    ``what``, so that ``1.5`` is refused instead of truncated."""
+    try:
+        n = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be an integer, got {value!r}") from None
+    if not INT64_MIN <= n <= INT64_MAX:
+        raise ValueError(f"{what} {n} is outside the 64-bit integer range [-2**63, 2**63 - 1]")
+    return n
 
 
 class LocalProblems:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Optional, Sequence, Union
 
 import numpy as np
 
 from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
 from . import _core
-from ._checks import DM_ERR_ARG, DM_ERR_TYPE, LocalProblems, root_code
+from ._checks import DM_ERR_ARG, DM_ERR_TYPE, LocalProblems, int64, root_code
+from ._errors import Error
 from .layout import Block, Distribution, ProcessGrid, _from_spec
 
 __all__ = ["DistArray"]
@@ -63,17 +65,25 @@ def _dist_specs(dist: DistSpec, ndim: int, problems: LocalProblems) -> list:
 def _ghost_widths(ghost: Union[int, Sequence[int]], ndim: int, problems: LocalProblems) -> list:
     def widths():
         if isinstance(ghost, (int, np.integer)):
-            return [int(ghost)] * ndim
-        return [int(g) for g in ghost]
+            return [int64(ghost, "ghost width")] * ndim
+        return [int64(g, "ghost width") for g in ghost]
 
     return problems.attempt("ghost width", widths, default=[])
 
 
 def _c_order(array, problems: LocalProblems, what: str, dtype=None) -> Optional[np.ndarray]:
     """``array`` as a C-contiguous NumPy array in native byte order (no copy when it
-    already is one), keeping its number of axes; None after recording a problem."""
+    already is one), keeping its number of axes; converted to ``dtype`` if given as
+    NumPy assigns, except complex values into a real array, which would lose their
+    imaginary parts; None after recording a problem."""
     def convert():
-        data = np.asarray(array, dtype=dtype, order="C")
+        data = np.asarray(array, order="C")
+        if dtype is not None and data.dtype != dtype:
+            if np.issubdtype(data.dtype, np.complexfloating) and not np.issubdtype(dtype, np.complexfloating):
+                problems.report(DM_ERR_TYPE, f"{what}: {data.dtype} values into a {np.dtype(dtype)} array would "
+                                             f"lose their imaginary parts; pass real values")
+                return None
+            data = np.asarray(data, dtype=dtype, order="C")
         if not data.dtype.isnative:
             data = data.astype(data.dtype.newbyteorder("="))
         return data
@@ -104,7 +114,7 @@ class DistArray:
             ghost: ghost width, one for every axis or one per axis (default 0).
         """
         problems = LocalProblems()
-        shape = problems.attempt("shape", lambda: [int(n) for n in shape], default=[])
+        shape = problems.attempt("shape", lambda: [int64(n, "extent") for n in shape], default=[])
         code = _dtype_code(dtype, problems)
         dists = _dist_specs(dist, len(shape), problems)
         ghosts = _ghost_widths(ghost, len(shape), problems)
@@ -135,6 +145,11 @@ class DistArray:
         ghosts = _ghost_widths(ghost, ndim, problems)
         core = _core.Array.from_global(grid._grid, data if code >= 0 else None, code, dists, ghosts, c_root,
                                        problems.problem)
+        if root is None and _core.checked_mode():
+            # Each rank kept its own block of its own copy: the copies must be equal.
+            digest = hashlib.blake2b(data.tobytes(), digest_size=8).digest()
+            _core.require_same(grid.comm, [int.from_bytes(digest, "little", signed=True), *data.shape],
+                               "global array (root=None: every rank must pass the same array)")
         return cls(grid, core)
 
     def to_global(self, root: Optional[int] = None) -> Optional[np.ndarray]:
@@ -187,6 +202,12 @@ class DistArray:
 
     def axis_map(self, axis: int):
         """Local. The index map of ``axis`` (owner, local and global indices, extents)."""
+        try:
+            axis = int64(axis, "axis")
+        except (TypeError, ValueError) as exc:
+            raise Error(DM_ERR_ARG, f"axis_map: {exc}") from None
+        if not 0 <= axis < self.ndim:
+            raise Error(DM_ERR_ARG, f"axis_map: axis {axis} out of range [0, {self.ndim})")
         kind, block, src = self._a.dists[axis]
         return _core.AxisMap(kind, block, src, self.shape[axis], self._grid.dims[axis])
 

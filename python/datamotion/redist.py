@@ -20,6 +20,7 @@ import numpy as np
 from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
 from . import _core
 from ._checks import DM_ERR_ARG, LocalProblems
+from ._errors import Error
 from .array import DistArray, DistSpec
 from .layout import ProcessGrid
 
@@ -120,8 +121,15 @@ class RedistPlan:
             problems.report(DM_ERR_ARG, f"unknown method {method!r}; choose from {', '.join(METHODS)}")
         latency, per_byte = problems.attempt("model", lambda: _cost_from_model(model), default=(0.0, 0.0))
         if comm is None and (src is None or dst is None):
-            raise ValueError("RedistPlan: src and dst are needed on every rank unless comm is given")
-        _core.agree(comm if comm is not None else src.grid.comm, *(problems.problem or (DM_ERR_ARG, None)))
+            problems.report(DM_ERR_ARG, "RedistPlan: src and dst are needed on every rank unless comm is given")
+        for name, a in (("src", src), ("dst", dst)):
+            if a is not None and not isinstance(a, DistArray):
+                problems.report(DM_ERR_ARG, f"RedistPlan: {name} must be a DistArray or None, got {type(a).__name__}")
+        known = comm if comm is not None else next((a.grid.comm for a in (src, dst) if isinstance(a, DistArray)), None)
+        if known is None:  # no communicator to tell the others with
+            raise Error(DM_ERR_ARG, "RedistPlan: src and dst are needed on every rank unless comm is given")
+        self._comm = known
+        _core.agree(known, *(problems.problem or (DM_ERR_ARG, None)))
         if comm is None:
             self._plan = _core.Redist(src._a, dst._a, code, latency, per_byte)
         else:
@@ -132,6 +140,10 @@ class RedistPlan:
         """Collective. Copies every element of ``src`` into ``dst`` (arrays of the
         planned layouts, not the same array; ``None`` where this rank holds no
         such array, for plans with ``comm``) and returns ``dst``."""
+        problem = next((f"RedistPlan.execute: {name} must be a DistArray or None, got {type(a).__name__}"
+                        for name, a in (("src", src), ("dst", dst)) if a is not None and not isinstance(a, DistArray)),
+                       None)
+        _core.hot_path(self._comm, "RedistPlan.execute", DM_ERR_ARG, problem)
         self._plan.execute(src._a if src is not None else None, dst._a if dst is not None else None)
         return dst
 

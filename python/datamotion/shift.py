@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
 from . import _core
-from ._checks import DM_ERR_ARG, LocalProblems
+from ._checks import DM_ERR_ARG, LocalProblems, int64
 from ._errors import Error
 from .array import DistArray
 
@@ -84,7 +84,8 @@ class PShift:
                 problems.report(DM_ERR_ARG, f"shift {k}: expected CShift or EOShift, got {s!r}")
                 continue
             kind = _CSHIFT if isinstance(s, CShift) else _EOSHIFT
-            spec = problems.attempt(f"shift {k}", lambda: (kind, int(s.axis), int(s.shift), _boundary_kind(s)))
+            spec = problems.attempt(f"shift {k}",
+                                    lambda: (kind, int64(s.axis, "axis"), int64(s.shift, "shift"), _boundary_kind(s)))
             if spec is not None:
                 specs.append(spec)
         _core.agree(prototype.grid.comm, *(problems.problem or (DM_ERR_ARG, None)))
@@ -122,9 +123,17 @@ class PShift:
         also be a destination; no array may be the destination of two shifts."""
         plan = self._core_plan
         n = len(self._shifts)
-        if len(dsts) != n or len(srcs) != n:  # the same lists on every rank: fails alike everywhere
-            raise Error(DM_ERR_ARG, f"pshift: the plan has {n} shifts but got {len(dsts)} destinations "
-                                    f"and {len(srcs)} sources")
+        problems = LocalProblems()
+        dsts = problems.attempt("destinations", lambda: list(dsts), default=[])
+        srcs = problems.attempt("sources", lambda: list(srcs), default=[])
+        if problems.problem is None and (len(dsts) != n or len(srcs) != n):
+            problems.report(DM_ERR_ARG, f"pshift: the plan has {n} shifts but got {len(dsts)} destinations "
+                                        f"and {len(srcs)} sources")
+        for k, a in enumerate(dsts + srcs):
+            if not isinstance(a, DistArray):
+                problems.report(DM_ERR_ARG, f"pshift: expected DistArray, got {type(a).__name__} at position {k}")
+        # The hot-path rule: no collective unless checked mode; a mistake here ends the job.
+        _core.hot_path(self._prototype[0].comm, "PShift.execute", *(problems.problem or (DM_ERR_ARG, None)))
         boundaries = []
         if self._with_boundary:
             boundaries = [None] * n
@@ -192,6 +201,7 @@ class Halo:
     def __init__(self, prototype: DistArray, corners: bool = False):
         self._plan = _core.Halo(prototype._a, bool(corners))
         self._corners = bool(corners)
+        self._comm = prototype.grid.comm
 
     @property
     def corners(self) -> bool:
@@ -200,7 +210,10 @@ class Halo:
 
     def exchange(self, a: DistArray) -> None:
         """Collective. Fills the ghosts of ``a``."""
-        self._core_plan.exchange(a._a)
+        plan = self._core_plan
+        problem = None if isinstance(a, DistArray) else f"halo: expected DistArray, got {type(a).__name__}"
+        _core.hot_path(self._comm, "Halo.exchange", DM_ERR_ARG, problem)
+        plan.exchange(a._a)
 
     def volume(self) -> dict:
         """Local. What one exchange moves on this rank (see :meth:`PShift.volume`)."""

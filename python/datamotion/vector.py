@@ -19,7 +19,11 @@ The programming model is CVL's hostless SPMD: every rank runs the same program
 and makes every call in the same order with the same arguments (``from_numpy``
 takes the same whole array on every rank; ``to_numpy`` and scalar results come
 back on every rank). Vectors are freed when garbage-collected, which CPython's
-reference counting does at the same point on every rank of an SPMD program.
+reference counting does at the same point on every rank of an SPMD program. A
+vector caught in a reference cycle (a traceback kept after an exception, say) is
+freed whenever the cycle collector runs, which may differ by rank; vector memory
+then differs by rank, which checked mode reports as a handle that differs. Calling
+``gc.collect()`` on every rank at the same point frees such vectors alike.
 Errors (an index out of range, lengths that do not match) raise
 :class:`datamotion.Error` on every rank with the same code and message.
 

@@ -2,6 +2,7 @@
 lengths 0, 1, fewer than the ranks and more, segmentations with empty segments,
 and bad input failing the same way on every rank."""
 
+import gc
 import os
 import subprocess
 import sys
@@ -12,6 +13,13 @@ import pytest
 import datamotion as dm
 from datamotion import vector as cv
 from dmtest import WORLD, check_all, check_same_array, raises_everywhere
+
+
+@pytest.fixture(autouse=True)
+def _free_cyclic_garbage_alike():
+    """Vectors kept alive by reference cycles of earlier tests (tracebacks of the
+    errors they check) are freed on every rank at the same point."""
+    gc.collect()
 
 SIZE = WORLD.size
 RANKS = [1, 2, 3, 4, 5]
