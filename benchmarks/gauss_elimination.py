@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from datamotion import predict
+from datamotion._files import atomic_write, require_writable_file
 from datamotion.launch import find_mpiexec, inside_mpi_job, launcher_flags
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +79,7 @@ def measure_job(args) -> int:
 
     doc = predict.measure_primitives(MPI.COMM_WORLD, args.sizes, quick=args.quick)
     if MPI.COMM_WORLD.rank == 0:
-        with open(args.measure_to, "w") as f:
+        with atomic_write(args.measure_to) as f:
             json.dump(doc, f)
     return 0
 
@@ -196,6 +197,11 @@ def main(argv=None) -> int:
         return measure_job(args)
     if inside_mpi_job():
         raise SystemExit("run this script without mpiexec: it starts its own jobs (--np ranks)")
+    if args.out:
+        try:
+            require_writable_file(args.out)  # before minutes of measuring
+        except OSError as exc:
+            raise SystemExit(f"gauss_elimination: {exc}") from None
     program = {"binary": args.binary} if args.binary else compile_program()
     mpiexec = find_mpiexec()
     bind = [] if args.no_bind else bind_flags(mpiexec)
@@ -257,7 +263,7 @@ def main(argv=None) -> int:
                "measured_samples_ms": {str(n): runs[n] for n in sizes},
                "by_round": [{str(n): {"predicted_ms": p, "measured_ms": m} for n, (p, m) in r.items()}
                             for r in by_round]}
-        with open(args.out, "w") as f:
+        with atomic_write(args.out) as f:
             json.dump(doc, f, indent=1)
         print(f"\nwrote {args.out}")
     return 0

@@ -4,7 +4,16 @@ A process must hold exactly one MPI library. mpi4py is imported first, so its
 libmpi is the one the extension's symbols resolve to; if the extension was
 built against a different MPI the two disagree on communicator handles, which
 is caught here with an explanation instead of failing later.
+
+In a job of more than one rank it also installs the behaviour of ``python -m
+mpi4py``: an exception that escapes on one rank prints its traceback and ends the
+job, instead of leaving the other ranks waiting in a collective call. Set
+``DATAMOTION_ABORT_ON_EXCEPTION=0`` to keep Python's own handling.
 """
+
+import os
+import sys
+import time
 
 from mpi4py import MPI
 
@@ -18,3 +27,21 @@ if _ours != _theirs or _core.comm_c2f(MPI.COMM_WORLD) != MPI.COMM_WORLD.py2f():
         f"(datamotion: {_ours!r}; mpi4py: {_theirs!r}). Build both against one MPI: "
         "see docs/install.md, 'Using an MPI you already have'."
     )
+
+
+def _end_the_job(exc_type, exc, tb):
+    """An exception that escapes on one rank ends the whole job (as under ``python -m
+    mpi4py``) instead of leaving the other ranks waiting in a collective call."""
+    _print_exception(exc_type, exc, tb)
+    rank, size = MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
+    sys.stderr.write(f"datamotion: uncaught {exc_type.__name__} on rank {rank} of {size}; ending the job "
+                     f"(DATAMOTION_ABORT_ON_EXCEPTION=0 leaves it to the program)\n")
+    sys.stderr.flush()
+    time.sleep(0.2)  # lets the launcher forward the message before MPI_Abort ends every process
+    MPI.COMM_WORLD.Abort(1)
+
+
+_print_exception = sys.excepthook
+if (MPI.COMM_WORLD.Get_size() > 1 and os.environ.get("DATAMOTION_ABORT_ON_EXCEPTION", "1") != "0"
+        and sys.excepthook is sys.__excepthook__):  # a hook the program installed stays
+    sys.excepthook = _end_the_job

@@ -23,6 +23,7 @@ from mpi4py import MPI
 
 from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
 from . import _core
+from ._files import atomic_write
 from .model import fit_piecewise_linear
 from .provenance import provenance
 
@@ -395,6 +396,6 @@ def run_suites(names: Sequence[str], comm: Optional[MPI.Comm] = None, quick: boo
 
 
 def write_results(doc: dict, path: str) -> None:
-    """Writes a results document as JSON."""
-    with open(path, "w") as f:
+    """Writes a results document as JSON (whole or not at all)."""
+    with atomic_write(path) as f:
         json.dump(doc, f, indent=1)

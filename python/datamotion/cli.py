@@ -20,6 +20,7 @@ import sys
 from typing import List, Optional
 
 from . import launch
+from ._files import atomic_write, require_writable_file, require_writable_folder
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -82,10 +83,14 @@ def _model(args) -> int:
     from . import model
 
     if args.verb == "fit":
-        with open(args.results) as f:
-            fitted = model.fit_results(json.load(f))
-        with open(args.out, "w") as f:
-            json.dump(fitted, f, indent=1)
+        try:
+            require_writable_file(args.out)
+            with open(args.results) as f:
+                fitted = model.fit_results(json.load(f))
+            with atomic_write(args.out) as f:
+                json.dump(fitted, f, indent=1)
+        except (ValueError, OSError) as exc:
+            raise SystemExit(f"datamotion model fit: {exc}") from None
         for kernel, entry in sorted(fitted["models"].items()):
             fit = entry["fit"]
             line = f"{kernel}: {fit.get('formula', entry['model'])}, r2 {fit.get('r2') or 0:.3f}"
@@ -108,6 +113,7 @@ def _report(args) -> int:
     from . import report
 
     try:
+        require_writable_folder(args.out)
         results = report.load_results(args.results)
         fitted = report.load_model(args.model) if args.model else None
         index, plots = report._write_report(results, args.out, fitted)
@@ -125,6 +131,16 @@ def _bench(args) -> int:
     comm = MPI.COMM_WORLD
     if comm.size < 2:
         raise SystemExit("datamotion bench: needs at least 2 ranks (use --np 2 or more)")
+    # Before measuring: a path that cannot be written fails now, on every rank alike.
+    problem = None
+    if comm.rank == 0:
+        try:
+            require_writable_file(args.out)
+        except OSError as exc:
+            problem = str(exc)
+    problem = comm.bcast(problem, root=0)
+    if problem:
+        raise SystemExit(f"datamotion bench: {problem}" if comm.rank == 0 else 1)
     if comm.rank == 0:
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 

@@ -30,6 +30,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from . import model as _model
+from ._files import atomic_write
 
 __all__ = ["write_report", "load_results", "load_model", "KNOWN_KERNELS"]
 
@@ -307,7 +308,8 @@ class _Plots:
         filename, n = f"{stem}.png", 2
         while filename in self.files:
             filename, n = f"{stem}-{n}.png", n + 1
-        fig.savefig(os.path.join(self.folder, filename), format="png")
+        with atomic_write(os.path.join(self.folder, filename), "wb") as f:
+            fig.savefig(f, format="png")
         fig.clear()
         self.files.append(filename)
         cap = f"<figcaption>{caption}</figcaption>" if caption else ""
@@ -976,7 +978,7 @@ def _write_csv(entries: Sequence[_Entry], path: str) -> int:
         for key in fields:
             seen.setdefault(key, None)
     header = [k for k in _CSV_FIRST if k in seen] + [k for k in seen if k not in _CSV_FIRST]
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    with atomic_write(path, newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["kernel", "params"] + header)
         for e, fields in lines:
@@ -1038,13 +1040,13 @@ def _write_report(results: Mapping[str, Any], out_dir: str, model: Optional[Mapp
         ("notes", "Fitting notes", _notes_section(fitted)),
     ]
     _write_csv(entries, os.path.join(out_dir, "results.csv"))
-    with open(os.path.join(out_dir, "model.json"), "w", encoding="utf-8") as f:
+    with atomic_write(os.path.join(out_dir, "model.json"), encoding="utf-8") as f:
         json.dump(fitted, f, indent=1)
     prov = results.get("provenance") if isinstance(results.get("provenance"), Mapping) else {}
     ranks = prov.get("ranks")
     title = "datamotion benchmark report" + (f" ({ranks} ranks)" if ranks is not None else "")
     index = os.path.join(out_dir, "index.html")
-    with open(index, "w", encoding="utf-8") as f:
+    with atomic_write(index, encoding="utf-8") as f:
         f.write(_page(title, sections, plots.files))
     return index, len(plots.files)
 

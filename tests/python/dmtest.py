@@ -10,7 +10,10 @@ first and then fail, or pass, on every rank together.
 from __future__ import annotations
 
 import math
+import os
 import re
+import subprocess
+import sys
 from typing import Callable, Optional, Sequence
 
 import numpy as np
@@ -344,3 +347,20 @@ def factorizations(n: int, k: int) -> list[tuple[int, ...]]:
     if k == 1:
         return [(n,)]
     return [(d,) + rest for d in range(1, n + 1) if n % d == 0 for rest in factorizations(n // d, k - 1)]
+
+
+def run_job(script: str, nprocs: int, folder, **env: str) -> subprocess.CompletedProcess:
+    """Local. Runs the Python ``script`` (text) as a job of its own on ``nprocs`` ranks,
+    with the enclosing job's launcher variables removed and ``env`` added; returns the
+    finished process (stdout and stderr together in ``.stdout``). Its timeout is a
+    hang guard, not a timing threshold."""
+    path = os.path.join(str(folder), "job.py")
+    with open(path, "w") as f:
+        f.write(script)
+    clean = {k: v for k, v in os.environ.items()
+             if not k.startswith(("PMI_", "PMIX_", "HYDRA_", "OMPI_COMM_WORLD")) and k != "MPI_LOCALNRANKS"}
+    clean.update(MPIR_CVAR_CH4_PROGRESS_THROTTLE="1", MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT="16", **env)
+    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    return subprocess.run([mpiexec, "-n", str(nprocs), sys.executable, path], env=clean, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=90)
+

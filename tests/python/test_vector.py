@@ -3,16 +3,13 @@ lengths 0, 1, fewer than the ranks and more, segmentations with empty segments,
 and bad input failing the same way on every rank."""
 
 import gc
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import datamotion as dm
 from datamotion import vector as cv
-from dmtest import WORLD, check_all, check_same_array, raises_everywhere
+from dmtest import WORLD, check_all, check_same_array, raises_everywhere, run_job
 
 
 @pytest.fixture(autouse=True)
@@ -315,13 +312,7 @@ print("rank 0 done", total, flush=True)
 
 @pytest.mark.parallel(nprocs=[1])
 def test_exit_on_one_rank_runs_nothing_collective(tmp_path):
-    script = tmp_path / "exit_on_one_rank.py"
-    script.write_text(_EXIT_ON_ONE_RANK)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PMI_", "PMIX_", "HYDRA_")) and k != "MPI_LOCALNRANKS"}
-    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    done = subprocess.run([mpiexec, "-n", "2", sys.executable, str(script)], env=env, capture_output=True,
-                          text=True, timeout=90)  # a hang timeout, not a timing threshold
-    out = done.stdout + done.stderr
+    done = run_job(_EXIT_ON_ONE_RANK, 2, tmp_path)
+    out = done.stdout
     assert done.returncode == 0, out
     assert "rank 1 exits" in out and "rank 0 done 45.0" in out, out

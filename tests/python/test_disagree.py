@@ -1,0 +1,190 @@
+"""Mistakes made on one rank only never leave the others waiting (the issue's probes,
+kept): in checked mode a hot path's mistake is the same datamotion.Error on every
+rank; by default it ends the job at once naming the rank, the call and the mistake;
+an exception escaping on one rank ends the job; values that cannot be represented
+are refused instead of truncated; result files are written whole or not at all."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import datamotion as dm
+from datamotion import _core, redist
+from datamotion._files import atomic_write, require_writable_file, require_writable_folder
+from dmtest import MAIN, WORLD, check_same_array, raises_everywhere, run_job
+
+LAST = WORLD.size - 1
+ODD = WORLD.rank == LAST and WORLD.size > 1  # the rank that makes the mistake
+CHECKED = _core.checked_mode()
+
+
+def _arrays():
+    grid = dm.ProcessGrid()
+    a = dm.DistArray.from_global(grid, np.arange(11.0), ghost=1)
+    b = dm.DistArray.zeros(grid, (11,), np.float64, ghost=1)
+    other = dm.DistArray.zeros(grid, (11,), np.float32, ghost=1)  # another element type
+    return grid, a, b, other
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_hot_path_mistakes_on_one_rank_fail_everywhere_in_checked_mode():
+    if not CHECKED:
+        pytest.skip("outside checked mode these end the job: test_hot_path_mistakes_end_the_job")
+    grid, a, b, other = _arrays()
+    plan = dm.PShift(a, [dm.CShift(0, 1), dm.CShift(0, -1)])
+    halo = dm.Halo(a)
+    move = redist.RedistPlan(a, b)
+    if WORLD.size > 1:
+        c = dm.DistArray.zeros(grid, (11,), np.float64, ghost=1)
+        raises_everywhere(WORLD, lambda: plan.execute([b] if ODD else [b, c], [a, a]), "DM_ERR_ARG",
+                          "the plan has 2 shifts but got 1 destinations")
+        raises_everywhere(WORLD, lambda: plan([a, other if ODD else a]), "DM_ERR_ARG", "differs from the prototype")
+        raises_everywhere(WORLD, lambda: halo.exchange(other if ODD else a), "DM_ERR_ARG",
+                          "differs from the prototype")
+        raises_everywhere(WORLD, lambda: halo.exchange("a" if ODD else a), "DM_ERR_ARG", "expected DistArray")
+        raises_everywhere(WORLD, lambda: move.execute(a, a if ODD else b), "DM_ERR_ARG", "different arrays")
+    # Everything still works afterwards.
+    halo.exchange(a)
+    check_same_array(WORLD, move.execute(a, b).to_global(), np.arange(11.0), "redistributed")
+    shifted = plan([a, a])
+    check_same_array(WORLD, shifted[0].to_global(), np.roll(np.arange(11.0), -1), "shifted")
+
+
+_HOT_PATH_MISTAKE = r"""
+import numpy as np
+import datamotion as dm
+from datamotion import redist
+from mpi4py import MPI
+odd = MPI.COMM_WORLD.rank == MPI.COMM_WORLD.size - 1
+grid = dm.ProcessGrid()
+a = dm.DistArray.from_global(grid, np.arange(11.0), ghost=1)
+b = dm.DistArray.zeros(grid, (11,), np.float64, ghost=1)
+other = dm.DistArray.zeros(grid, (11,), np.float32, ghost=1)
+case = "{case}"
+if case == "pshift-list":
+    dm.PShift(a, [dm.CShift(0, 1), dm.CShift(0, -1)]).execute([b] if odd else [b, a], [a, a])
+elif case == "pshift-dtype":
+    dm.PShift(a, [dm.CShift(0, 1)]).execute([b], [other if odd else a])
+elif case == "halo":
+    dm.Halo(a).exchange(other if odd else a)
+elif case == "redist":
+    redist.RedistPlan(a, b).execute(a, a if odd else b)
+MPI.COMM_WORLD.Barrier()  # ranks that had nothing to receive wait here for the one that ends the job
+print("NOT ENDED", flush=True)
+"""
+
+_HOT_PATH_CASES = {
+    "pshift-list": "PShift.execute: pshift: the plan has 2 shifts but got 1 destinations",
+    "pshift-dtype": "pshift execute: pshift: shift 0: source differs from the prototype",
+    "halo": "halo exchange: halo: the array differs from the prototype",
+    "redist": "redist execute: redist: source and destination must be different arrays",
+}
+
+
+@pytest.mark.parallel(nprocs=[1])
+@pytest.mark.parametrize("case", sorted(_HOT_PATH_CASES))
+@pytest.mark.parametrize("nprocs", [2, 3])
+def test_hot_path_mistakes_end_the_job(tmp_path, case, nprocs):
+    done = run_job(_HOT_PATH_MISTAKE.replace("{case}", case), nprocs, tmp_path, DATAMOTION_CHECK="0")
+    assert done.returncode != 0, done.stdout
+    assert "NOT ENDED" not in done.stdout, done.stdout
+    expected = f"datamotion: error on rank {nprocs - 1} of {nprocs}: {_HOT_PATH_CASES[case]}"
+    assert expected in done.stdout, done.stdout
+
+
+_RAISES_ON_ONE_RANK = r"""
+import numpy as np
+import datamotion as dm
+from mpi4py import MPI
+grid = dm.ProcessGrid()
+if MPI.COMM_WORLD.rank == 1:
+    raise RuntimeError("a mistake on rank 1 only")
+dm.DistArray.zeros(grid, (4,), np.float64)  # the other ranks wait here for rank 1
+print("NOT ENDED", flush=True)
+"""
+
+
+@pytest.mark.parallel(nprocs=[1])
+@pytest.mark.parametrize("nprocs", [2, 3])
+def test_an_exception_on_one_rank_ends_the_job(tmp_path, nprocs):
+    done = run_job(_RAISES_ON_ONE_RANK, nprocs, tmp_path)
+    assert done.returncode != 0, done.stdout
+    assert "NOT ENDED" not in done.stdout, done.stdout
+    assert "RuntimeError: a mistake on rank 1 only" in done.stdout, done.stdout
+    assert f"datamotion: uncaught RuntimeError on rank 1 of {nprocs}; ending the job" in done.stdout, done.stdout
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_values_that_cannot_be_represented_are_refused():
+    grid = dm.ProcessGrid()
+    a = dm.DistArray.from_global(grid, np.arange(12))
+    raises_everywhere(WORLD, lambda: dm.cshift(a, 1.5, 0), "DM_ERR_ARG", "shift must be an integer, got 1.5")
+    raises_everywhere(WORLD, lambda: dm.cshift(a, 2**63, 0), "DM_ERR_ARG", "outside the 64-bit integer range")
+    raises_everywhere(WORLD, lambda: dm.eoshift(a, -2**63 - 1, 0), "DM_ERR_ARG", "outside the 64-bit integer range")
+    raises_everywhere(WORLD, lambda: dm.DistArray.zeros(grid, (2**64,)), "DM_ERR_ARG", "outside the 64-bit")
+    raises_everywhere(WORLD, lambda: dm.DistArray.zeros(grid, (4.5,)), "DM_ERR_ARG", "extent must be an integer")
+    check_same_array(WORLD, dm.cshift(a, np.int64(13), 0).to_global(), np.roll(np.arange(12), -1), "np.int64 shift")
+    f = dm.DistArray.zeros(grid, (3,), np.float64)
+    raises_everywhere(WORLD, lambda: f.scatter(np.array([1 + 2j, 3, 4])), "DM_ERR_TYPE", "imaginary parts")
+    f.scatter(np.array([1, 2, 3]))  # integers into doubles: as NumPy assigns
+    check_same_array(WORLD, f.to_global(), np.array([1.0, 2.0, 3.0]), "scattered integers")
+    with pytest.raises(dm.Error, match=r"axis 5 out of range \[0, 1\)"):
+        a.axis_map(5)
+    with pytest.raises(dm.Error, match="axis must be an integer"):
+        a.axis_map(0.5)
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_replicated_global_arrays_that_differ_are_refused_in_checked_mode():
+    grid = dm.ProcessGrid()
+    x = np.arange(8.0)
+    if ODD:
+        x[3] = -1.0
+    if CHECKED and WORLD.size > 1:
+        raises_everywhere(WORLD, lambda: dm.DistArray.from_global(grid, x), "DM_ERR_MISMATCH", "global array")
+    check_same_array(WORLD, dm.DistArray.from_global(grid, np.arange(8.0)).to_global(), np.arange(8.0), "same")
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_files_are_written_whole_or_not_at_all(tmp_path):
+    target = tmp_path / "model.json"
+    target.write_text('{"old": true}')
+    with pytest.raises(RuntimeError):
+        with atomic_write(str(target)) as f:
+            f.write('{"new": ')
+            raise RuntimeError("the disk filled up")
+    assert json.loads(target.read_text()) == {"old": True}
+    assert os.listdir(tmp_path) == ["model.json"]  # no temporary file left behind
+    with atomic_write(str(target)) as f:
+        json.dump({"new": True}, f)
+    assert json.loads(target.read_text()) == {"new": True}
+    with pytest.raises(OSError, match="does not exist"):
+        require_writable_file(str(tmp_path / "no" / "such" / "r.json"))
+    with pytest.raises(OSError, match="is a file"):
+        require_writable_folder(str(target / "report"))
+    require_writable_folder(str(tmp_path / "new" / "report"))  # can be created
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_cli_output_mistakes_fail_before_measuring_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PMI_", "PMIX_", "HYDRA_")) and k != "MPI_LOCALNRANKS"}
+    cli = [sys.executable, "-m", "datamotion"]
+    cases = [(["bench", "pingpong", "--np", "2", "--out", "/no/such/dir/r.json"],
+              "datamotion bench: cannot write /no/such/dir/r.json: folder /no/such/dir does not exist"),
+             (["model", "fit", "results.json", "--out", "/no/such/m.json"],
+              "datamotion model fit: cannot write /no/such/m.json"),
+             (["report", "results.json", "--out", str(tmp_path / "f" / "r")], None)]
+    (tmp_path / "f").write_text("a file, not a folder")
+    cases[2] = (cases[2][0], f"datamotion report: cannot write into {tmp_path / 'f' / 'r'}")
+    for args, message in cases:
+        done = subprocess.run(cli + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=120, cwd=tmp_path)  # a hang guard
+        assert done.returncode != 0, done.stdout
+        lines = done.stdout.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(message), done.stdout
