@@ -34,26 +34,31 @@ typedef struct dm_array_s *dm_array;
  * an MPI datatype describes); DM_ERR_MEMORY for a global size past 2^63 - 1
  * bytes, a rank's storage larger than its address space or its machine's
  * memory, or an allocation that fails on any rank. ndims is checked before
- * shape, dists or ghost are read.
+ * shape, dists or ghost are read. Arguments that differ by rank fail with
+ * DM_ERR_MISMATCH, a NULL `array` on some ranks with DM_ERR_ARG, on every rank;
+ * a NULL or freed `grid` on some ranks ends the job (see core.h).
  */
 DM_API int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[],
                     const dm_dist dists[], const int ghost[], dm_array *array);
 
-/** Collective on the array's grid. Frees the array and sets *array to NULL; NULL is a no-op. */
+/** Collective on the array's grid. Frees the array and sets *array to NULL; NULL is a no-op,
+ *  an already freed handle (a copy) DM_ERR_STATE. Communicates nothing. */
 DM_API int dm_array_free(dm_array *array);
 
 /**
  * Collective on the array's grid. Copies a global array into the distributed one.
  * With root == DM_ALL_RANKS every rank passes the same global array and no data
  * moves between ranks; otherwise only `root` reads `global` (others may pass NULL).
- * Ghost regions are left as they are.
+ * Ghost regions are left as they are. A `root` that differs by rank or a NULL
+ * `global` where it is read fails on every rank; a NULL or freed `array` on some
+ * ranks ends the job. With DM_ALL_RANKS the ranks' arrays are not compared.
  */
 DM_API int dm_array_scatter(dm_array array, const void *global, int root);
 
 /**
  * Collective on the array's grid. Assembles the global array into `global` on
  * `root`, or on every rank with root == DM_ALL_RANKS. Ranks that receive nothing
- * may pass NULL.
+ * may pass NULL. Mistakes fail on every rank alike, as for dm_array_scatter.
  */
 DM_API int dm_array_gather(dm_array array, void *global, int root);
 

@@ -5,6 +5,19 @@
  * success. On failure dm_last_error_message() returns a message describing it.
  * Functions marked "Collective on comm" fail on every rank of the call with the
  * same status and the same message, so an error never leaves some ranks waiting.
+ * Arguments that must agree across ranks and differ fail with DM_ERR_MISMATCH.
+ * Two exceptions end the job instead, printing "datamotion: error on rank R of P:
+ * CALL: MISTAKE" and calling MPI_Abort, because the other ranks cannot be told:
+ *  - a NULL, freed or never created handle that names a collective call's
+ *    communicator, on some ranks only (with one rank in MPI_COMM_WORLD the call
+ *    returns DM_ERR_STATE instead);
+ *  - a mistake in the arguments of a hot-path call (dm_pshift_execute,
+ *    dm_halo_exchange, dm_redist_execute) found on some rank: these add no
+ *    collective of their own. With DATAMOTION_CHECK=1 in the environment of every
+ *    rank they agree first and return the same error everywhere instead.
+ * "Local" functions communicate nothing; a freed or never created handle there
+ * returns DM_ERR_STATE (handles are looked up in a table of live ones, never read).
+ * See docs/concepts.md, "Collective calls and errors".
  *
  * MPI must be initialised (MPI_Init or MPI_Init_thread) before any collective
  * datamotion call and finalised after the last one; datamotion never initialises

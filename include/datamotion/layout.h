@@ -61,7 +61,9 @@ typedef struct dm_dist {
  * Collective on comm. Creates a grid of `ndims` axes over all ranks of `comm`.
  * `dims` may be NULL or contain zeros: those extents are chosen as by
  * MPI_Dims_create. The product of the extents must equal the size of comm.
- * `periods` may be NULL (no axis periodic). Arguments must agree across ranks.
+ * `periods` may be NULL (no axis periodic). Arguments must agree across ranks:
+ * a difference fails with DM_ERR_MISMATCH, a NULL `grid` on some ranks with
+ * DM_ERR_ARG, on every rank (`comm` must not be MPI_COMM_NULL on any).
  */
 DM_API int dm_grid_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                    dm_grid_order order, dm_grid *grid);

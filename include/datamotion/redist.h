@@ -57,20 +57,22 @@ typedef struct dm_redist_s *dm_redist;
 
 /** Collective over the arrays' ranks. Plans the move of `src`'s data into the
  *  layout of `dst`: same shape and element type, grids over the same ranks;
- *  `method` must agree across ranks. The arrays are only read for their layouts. */
+ *  `method` must agree across ranks. The arrays are only read for their layouts.
+ *  Ranks that disagree fail alike; a NULL or freed `src` on some ranks ends the job. */
 DM_API int dm_redist_setup(dm_array src, dm_array dst, dm_redist_method method, dm_redist *plan);
 
 /** Collective on comm. Like dm_redist_setup for arrays on grids over any groups
  *  of `comm`'s ranks (of different sizes, overlapping or not): a rank passes
  *  NULL for an array whose grid it is not on. `comm` must stay valid while the
- *  plan is used. */
+ *  plan is used. A freed array handle or a NULL `plan` on some ranks fails on every rank. */
 DM_API int dm_redist_setup_groups(MPI_Comm comm, dm_array src, dm_array dst, dm_redist_method method,
                                   dm_redist *plan);
 
 /** Collective (on the plan's ranks). Copies every element of `src` into `dst`,
  *  which must have the layouts the plan was made for and be distinct arrays;
  *  for a plan between groups, NULL where this rank holds no such array. Ghosts
- *  are not touched. */
+ *  are not touched. A hot path, like dm_pshift_execute: a mistake found on one rank
+ *  ends the job naming it (DATAMOTION_CHECK=1: the same error everywhere). */
 DM_API int dm_redist_execute(dm_redist plan, dm_array src, dm_array dst);
 
 /** Local. Frees the plan and sets *plan to NULL (a NULL *plan is fine). */

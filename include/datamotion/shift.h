@@ -54,6 +54,8 @@ typedef struct dm_pshift_s *dm_pshift;
  * Collective on the prototype's grid. Plans `nshifts` shifts of arrays with the
  * layout (grid, shape, element type, distributions, ghost widths) of `prototype`.
  * The plan keeps its own reference to the grid; the prototype may be freed.
+ * Ranks that disagree (specs, nshifts, a NULL `plan`) fail alike with the same error;
+ * a NULL or freed `prototype` on some ranks ends the job.
  */
 DM_API int dm_pshift_setup(dm_array prototype, int nshifts, const dm_shift_spec specs[], dm_pshift *plan);
 
@@ -65,6 +67,9 @@ DM_API int dm_pshift_setup(dm_array prototype, int nshifts, const dm_shift_spec 
  * (one element of the array's type) and DM_BOUNDARY_ARRAY (this rank's lines:
  * the local extents without the shifted axis, row-major, contiguous); it may be
  * NULL otherwise, and `boundaries` itself may be NULL when no shift needs one.
+ * A hot path: no collective beyond the shifts' messages; a mistake found on one rank
+ * (an array of another layout, a NULL or freed handle) ends the job naming it, or with
+ * DATAMOTION_CHECK=1 is the same error on every rank.
  */
 DM_API int dm_pshift_execute(dm_pshift plan, dm_array const dsts[], dm_array const srcs[],
                              const void *const boundaries[]);
@@ -96,11 +101,13 @@ DM_API int dm_pshift_volume(dm_pshift plan, int64_t *messages_sent, int64_t *mes
 typedef struct dm_halo_s *dm_halo;
 
 /** Collective on the prototype's grid. Plans the ghost exchange of arrays laid
- *  out like `prototype`; `corners` nonzero adds edges and corners. */
+ *  out like `prototype`; `corners` nonzero adds edges and corners. A NULL `plan` on
+ *  some ranks fails on every rank; a NULL or freed `prototype` on some ranks ends the job. */
 DM_API int dm_halo_setup(dm_array prototype, int corners, dm_halo *plan);
 
 /** Collective on the plan's grid. Fills the ghosts of `array` (laid out like the
- *  prototype) from its neighbours. */
+ *  prototype) from its neighbours. A hot path, like dm_pshift_execute: a mistake found
+ *  on one rank ends the job naming it (DATAMOTION_CHECK=1: the same error everywhere). */
 DM_API int dm_halo_exchange(dm_halo plan, dm_array array);
 
 /** Collective on the plan's grid. Frees the plan and sets *plan to NULL; NULL is a no-op. */
