@@ -1,5 +1,6 @@
 #include "redist/plan.hpp"
 
+#include "array/box.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "redist/overlap.hpp"
@@ -118,7 +119,7 @@ namespace {
 
 // What every rank of a plan between groups must know of an array: its type,
 // shape, resolved distributions, grid extents and the ranks (in comm) of its cells.
-std::vector<std::int64_t> describe(const array::DistArray *a, MPI_Comm comm) {
+std::vector<std::int64_t> description(const array::DistArray *a, MPI_Comm comm) {
     if (!a) return {};
     const Side side = Side::of(*a);
     std::vector<std::int64_t> d = {a->dtype(), a->ndims()};
@@ -171,8 +172,8 @@ RedistPlan::RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::
     if (dst) dst_grid_ = dst->grid_ptr(), dst_key_ = dst->layout_key();
     std::vector<std::int64_t> mine_src, mine_dst;
     collective(comm_, [&] {
-        mine_src = describe(src, comm_);
-        mine_dst = describe(dst, comm_);
+        mine_src = description(src, comm_);
+        mine_dst = description(dst, comm_);
     });
     const auto ds = share_description(comm_, mine_src, "the source array");
     const auto dd = share_description(comm_, mine_dst, "the destination array");
@@ -276,6 +277,7 @@ RedistPlan::RedistPlan(MPI_Comm comm, const Side &src, const Side &dst, std::vec
 void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
                       int method_code, const CostModel &cost) {
     axis_ = factor_axis(src, dst);
+    executor_ = cost.executor;
     collective(comm_, [&] {
         if (method_code < DM_REDIST_AUTO || method_code > DM_REDIST_PER_AXIS)
             fail(DM_ERR_ARG, "redist: unknown method ", method_code);
@@ -286,7 +288,7 @@ void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::i
                  "' needs one axis whose block size changes by an integer factor of at most ", kMaxBlockFactor,
                  ", the others unchanged");
     });
-    require_same(comm_, {method_code}, "redist method");
+    require_same(comm_, {method_code, static_cast<int>(cost.executor)}, "redist method and executor");
     auto method = static_cast<dm_redist_method>(method_code);  // valid from here on
 
     if (method == DM_REDIST_AUTO) {
@@ -310,7 +312,7 @@ void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::i
             method_ = method;
             return;
         }
-        free_transfers();
+        exchange_.reset();
     }
     method_ = method;
     if (axis_ >= 0 && method_ != DM_REDIST_ALLTOALLW && method_ != DM_REDIST_NONBLOCKING) {
@@ -339,54 +341,58 @@ void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::i
     build(src, dst, counts, dtype, method_ == DM_REDIST_SENDRECV || method_ == DM_REDIST_SIMPLE || method_ == DM_REDIST_RANDOM);
 }
 
-RedistPlan::~RedistPlan() { free_transfers(); }
-
-void RedistPlan::free_transfers() {
-    for (auto *list : {&sends_, &recvs_})
-        for (Transfer &t : *list)
-            if (t.type != MPI_DATATYPE_NULL) MPI_Type_free(&t.type);
-    sends_.clear(), recvs_.clear();
-    self_ = SelfCopy{};
-    phases_ = 0;
-}
+RedistPlan::~RedistPlan() = default;
 
 std::int64_t RedistPlan::elements_sent() const {
-    std::int64_t n = 0;
-    for (const Transfer &t : sends_) n += t.count;
+    std::int64_t n = exchange_ ? exchange_->volume().bytes_sent / static_cast<std::int64_t>(elsize_) : 0;
     for (const auto &stage : stages_) n += stage->elements_sent();
     return n;
 }
 
 std::int64_t RedistPlan::messages_sent() const {
-    std::int64_t n = static_cast<std::int64_t>(sends_.size());
+    std::int64_t n = exchange_ ? exchange_->volume().messages_sent : 0;
     for (const auto &stage : stages_) n += stage->messages_sent();
     return n;
 }
 
 std::int64_t RedistPlan::messages_received() const {
-    std::int64_t n = static_cast<std::int64_t>(recvs_.size());
+    std::int64_t n = exchange_ ? exchange_->volume().messages_received : 0;
     for (const auto &stage : stages_) n += stage->messages_received();
     return n;
 }
 
 int RedistPlan::phases() const {
-    int n = phases_;
+    int n = exchange_ ? exchange_->volume().rounds : 0;
     for (const auto &stage : stages_) n += stage->phases();
     return n;
+}
+
+bool RedistPlan::in_flight() const {
+    if (exchange_) return exchange_->in_flight();
+    for (const auto &stage : stages_)
+        if (stage->in_flight()) return true;
+    return false;
+}
+
+std::string RedistPlan::describe() const {
+    std::string text = std::string("method ") + method_name(method_) + "\n";
+    if (exchange_) text += exchange_->describe();
+    for (std::size_t i = 0; i < stages_.size(); ++i)
+        text += "stage " + std::to_string(i + 1) + " of " + std::to_string(stages_.size()) + ": " + stages_[i]->describe();
+    return text;
 }
 
 void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
                        bool by_phase) {
     const int n = static_cast<int>(counts.size());
-    int me = 0, size = 1;
+    int me = 0, size_ = 1;
     MPI_Comm_rank(comm_, &me);
-    MPI_Comm_size(comm_, &size);
+    MPI_Comm_size(comm_, &size_);
     const bool scheduled = by_phase && axis_ >= 0;
     const std::int64_t positions = static_cast<std::int64_t>(phase_of_position_.size());
     const PhaseOf phase_of = [&](std::int64_t g) {
         return phase_of_position_[static_cast<std::size_t>((g / small_block_) % positions)];
     };
-    const MPI_Datatype element = dtype_mpi(dtype);
 
     // My runs under `mine` against `other`, per axis.
     auto runs_of = [&](const Side &mine, const Side &other) {
@@ -398,44 +404,55 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
         }
         return runs;
     };
-    // One side's messages to (or from) the other ranks; what stays is copied.
-    auto transfers = [&](const Side &mine, const Side &other, const std::vector<std::vector<Run>> &runs,
-                         std::vector<Transfer> &out, bool sending) {
+    const auto elsize = static_cast<std::int64_t>(dtype_size(dtype));
+    elsize_ = static_cast<std::size_t>(elsize);
+    exchange_ = std::make_unique<exchange::Plan>(comm_, 2, "redistribution");
+    // One side's messages to (or from) the other ranks: per peer and phase the
+    // product of the runs of every axis, box by box in row-major order over the
+    // runs. Both sides cut the axes at the same global positions (every block end
+    // of either distribution), so both list the same bytes in the same order.
+    auto messages = [&](const Side &mine, const Side &other, const std::vector<std::vector<Run>> &runs, bool sending) {
+        const int slot = sending ? 0 : 1;
+        std::int64_t start[array::kMaxAxes], size[array::kMaxAxes];
         for_each_product(group(runs), [&](const std::vector<int> &coords, int phase,
                                           const std::vector<std::vector<const Run *>> &product) {
             const int peer = other.rank_of(coords);
             if (peer == me) return;
-            if (by_phase && !scheduled) phase = sending ? (peer - me + size) % size : (me - peer + size) % size;
-            out.push_back({peer, phase, MPI_DATATYPE_NULL, product_count(product)});
-            out.back().type = product_datatype(product, mine.byte_strides, mine.origin, element);
+            if (by_phase && !scheduled) phase = sending ? (peer - me + size_) % size_ : (me - peer + size_) % size_;
+            std::vector<std::size_t> pick(static_cast<std::size_t>(n), 0);
+            while (true) {
+                for (int a = 0; a < n; ++a) {
+                    start[a] = product[a][pick[a]]->local;
+                    size[a] = product[a][pick[a]]->length;
+                }
+                const exchange::Block b = exchange::box_block(slot, n, start, size, mine.byte_strides.data(), mine.origin, elsize);
+                if (sending) exchange_->send(peer, b, phase);
+                else exchange_->recv(peer, b, phase);
+                int a = n - 1;
+                for (; a >= 0; --a) {
+                    if (++pick[a] < product[a].size()) break;
+                    pick[a] = 0;
+                }
+                if (a < 0) break;
+            }
         });
-        std::sort(out.begin(), out.end(),
-                  [](const Transfer &x, const Transfer &y) { return std::tie(x.phase, x.peer) < std::tie(y.phase, y.peer); });
     };
-    try {
-        std::vector<std::vector<Run>> out_runs, in_runs;
-        if (!src.coords.empty()) {
-            out_runs = runs_of(src, dst);
-            transfers(src, dst, out_runs, sends_, true);
-        }
-        if (!dst.coords.empty()) {
-            in_runs = runs_of(dst, src);
-            transfers(dst, src, in_runs, recvs_, false);
-        }
-        if (!src.coords.empty() && !dst.coords.empty()) plan_self(src, dst, out_runs, in_runs, dtype);
-    } catch (...) {
-        free_transfers();
-        throw;
+    std::vector<std::vector<Run>> out_runs, in_runs;
+    if (!src.coords.empty()) {
+        out_runs = runs_of(src, dst);
+        messages(src, dst, out_runs, true);
     }
-    std::vector<int> used;
-    for (auto *list : {&sends_, &recvs_})
-        for (const Transfer &t : *list) used.push_back(t.phase);
-    std::sort(used.begin(), used.end());
-    phases_ = static_cast<int>(std::unique(used.begin(), used.end()) - used.begin());
+    if (!dst.coords.empty()) {
+        in_runs = runs_of(dst, src);
+        messages(dst, src, in_runs, false);
+    }
+    if (!src.coords.empty() && !dst.coords.empty()) plan_self(src, dst, out_runs, in_runs, elsize);
+    exchange_->finish({method_ == DM_REDIST_ALLTOALLW ? exchange::Executor::Alltoallw : executor_, false});
 }
 
-void RedistPlan::execute(const array::DistArray *src, array::DistArray *dst) const {
+void RedistPlan::begin(const array::DistArray *src, array::DistArray *dst) const {
     hot_path(comm_, "redist execute", [&] {
+        if (in_flight()) fail(DM_ERR_STATE, "redist: begin while an execution is in flight (call end first)");
         if ((src != nullptr) != holds_src_ || (dst != nullptr) != holds_dst_)
             fail(DM_ERR_ARG, "redist: pass the arrays this rank holds, and only those (", holds_src_ ? "a" : "no",
                  " source, ", holds_dst_ ? "a" : "no", " destination)");
@@ -445,23 +462,39 @@ void RedistPlan::execute(const array::DistArray *src, array::DistArray *dst) con
         if (dst && !(dst->layout_key() == dst_key_))
             fail(DM_ERR_ARG, "redist: the destination's layout is not the planned one");
     });
-    if (!stages_.empty()) {  // per axis: src -> between_[0] -> ... -> dst
+    if (!stages_.empty()) {  // per axis: src -> between_[0] -> ... -> dst, each stage whole but the last
         for (std::size_t i = 0; i < stages_.size(); ++i) {
             const array::DistArray *from = i == 0 ? src : between_[i - 1].get();
             array::DistArray *to = i + 1 == stages_.size() ? dst : between_[i].get();
-            stages_[i]->execute(from, to);
+            if (i + 1 < stages_.size()) stages_[i]->execute(from, to);
+            else stages_[i]->begin(from, to);
         }
         return;
     }
-    execute(src ? src->storage() : nullptr, dst ? dst->storage() : nullptr);
+    const void *slots[2] = {src ? src->storage() : nullptr, dst ? dst->storage() : nullptr};
+    exchange_->begin(slots);
+}
+
+void RedistPlan::end() const {
+    hot_path(comm_, "redist execute", [&] {
+        if (!in_flight()) fail(DM_ERR_STATE, "redist: end without begin");
+    });
+    if (!stages_.empty()) stages_.back()->end();
+    else exchange_->end();
+}
+
+void RedistPlan::execute(const void *from, void *to) const {
+    const void *slots[2] = {from, to};
+    exchange_->begin(slots);
+    exchange_->end();
 }
 
 void RedistPlan::plan_self(const Side &src, const Side &dst, const std::vector<std::vector<Run>> &out_runs,
-                           const std::vector<std::vector<Run>> &in_runs, dm_dtype dtype) {
+                           const std::vector<std::vector<Run>> &in_runs, std::int64_t elsize) {
     // The runs I send to my own destination coordinates and those I receive from
     // my own source coordinates cover the same window positions in the same
     // order; their common refinement pairs source and destination local indices.
-    SelfCopy copy;
+    std::vector<std::vector<Segment>> axes;
     for (std::size_t a = 0; a < out_runs.size(); ++a) {
         std::vector<const Run *> out, in;
         for (const Run &r : out_runs[a])
@@ -483,97 +516,25 @@ void RedistPlan::plan_self(const Side &src, const Side &dst, const std::vector<s
             (out[i]->global + out[i]->length <= in[j]->global + in[j]->length) ? ++i : ++j;
         }
         if (segments.empty()) return;  // nothing stays on this rank
-        copy.axes.push_back(std::move(segments));
+        axes.push_back(std::move(segments));
     }
-    copy.from_strides = src.byte_strides, copy.to_strides = dst.byte_strides;
-    copy.from_origin = src.origin, copy.to_origin = dst.origin;
-    copy.elsize = static_cast<std::int64_t>(dtype_size(dtype));
-    self_ = std::move(copy);
-}
-
-void RedistPlan::copy_axis(std::size_t axis, const std::byte *from, std::byte *to) const {
-    const std::int64_t fs = self_.from_strides[axis], ts = self_.to_strides[axis];
-    const bool last = axis + 1 == self_.axes.size();
-    for (const Segment &s : self_.axes[axis]) {
-        const std::byte *f = from + s.from * fs;
-        std::byte *t = to + s.to * ts;
-        if (last && fs == self_.elsize && ts == self_.elsize) {
-            std::memcpy(t, f, static_cast<std::size_t>(s.length * self_.elsize));
-            continue;
+    // Every combination of one segment per axis is a box copied locally.
+    const int n = static_cast<int>(axes.size());
+    std::int64_t from[array::kMaxAxes], to[array::kMaxAxes], size[array::kMaxAxes];
+    std::vector<std::size_t> pick(axes.size(), 0);
+    while (true) {
+        for (int a = 0; a < n; ++a) {
+            const Segment &s = axes[a][pick[a]];
+            from[a] = s.from, to[a] = s.to, size[a] = s.length;
         }
-        for (std::int64_t k = 0; k < s.length; ++k, f += fs, t += ts) {
-            if (last)
-                std::memcpy(t, f, static_cast<std::size_t>(self_.elsize));
-            else
-                copy_axis(axis + 1, f, t);
+        exchange_->copy(exchange::box_copy(n, size, 0, from, src.byte_strides.data(), src.origin, 1, to,
+                                           dst.byte_strides.data(), dst.origin, elsize));
+        int a = n - 1;
+        for (; a >= 0; --a) {
+            if (++pick[a] < axes[a].size()) break;
+            pick[a] = 0;
         }
-    }
-}
-
-void RedistPlan::copy_self(const void *from, void *to) const {
-    if (self_.axes.empty()) return;
-    copy_axis(0, static_cast<const std::byte *>(from) + self_.from_origin,
-              static_cast<std::byte *>(to) + self_.to_origin);
-}
-
-void RedistPlan::execute(const void *from, void *to) const {
-    copy_self(from, to);  // what stays here, while nothing is in flight yet
-    if (method_ == DM_REDIST_ALLTOALLW)
-        run_alltoallw(from, to);
-    else
-        run_phases(from, to);  // DM_REDIST_NONBLOCKING: everything in phase 0
-}
-
-void RedistPlan::run_alltoallw(const void *from, void *to) const {
-    int size = 1;
-    MPI_Comm_size(comm_, &size);
-    std::vector<int> send_counts(size, 0), recv_counts(size, 0), displs(size, 0);
-    std::vector<MPI_Datatype> send_types(size, MPI_BYTE), recv_types(size, MPI_BYTE);
-    for (const Transfer &t : sends_) send_counts[t.peer] = 1, send_types[t.peer] = t.type;
-    for (const Transfer &t : recvs_) recv_counts[t.peer] = 1, recv_types[t.peer] = t.type;
-    check_mpi(MPI_Alltoallw(from, send_counts.data(), displs.data(), send_types.data(), to, recv_counts.data(),
-                            displs.data(), recv_types.data(), comm_),
-              "MPI_Alltoallw");
-}
-
-namespace {
-
-// Posts the receives, starts the sends and waits for all of them.
-template <class It>
-void post_and_wait(const void *from, void *to, MPI_Comm comm, It sends_begin, It sends_end, It recvs_begin,
-                   It recvs_end) {
-    std::vector<MPI_Request> requests;
-    requests.reserve(static_cast<std::size_t>((sends_end - sends_begin) + (recvs_end - recvs_begin)));
-    for (auto t = recvs_begin; t != recvs_end; ++t) {
-        requests.emplace_back();
-        check_mpi(MPI_Irecv(to, 1, t->type, t->peer, kTag, comm, &requests.back()), "MPI_Irecv");
-    }
-    for (auto t = sends_begin; t != sends_end; ++t) {
-        requests.emplace_back();
-        check_mpi(MPI_Isend(from, 1, t->type, t->peer, kTag, comm, &requests.back()), "MPI_Isend");
-    }
-    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-}
-
-}  // namespace
-
-void RedistPlan::run_phases(const void *from, void *to) const {
-    auto s = sends_.begin(), r = recvs_.begin();
-    while (s != sends_.end() || r != recvs_.end()) {
-        const int phase = std::min(s != sends_.end() ? s->phase : INT_MAX, r != recvs_.end() ? r->phase : INT_MAX);
-        auto s_end = s, r_end = r;
-        while (s_end != sends_.end() && s_end->phase == phase) ++s_end;
-        while (r_end != recvs_.end() && r_end->phase == phase) ++r_end;
-        if (s_end - s <= 1 && r_end - r <= 1) {  // the contention-free case: one partner each way
-            const bool send = s != s_end, recv = r != r_end;
-            check_mpi(MPI_Sendrecv(from, send ? 1 : 0, send ? s->type : MPI_BYTE, send ? s->peer : MPI_PROC_NULL, kTag,
-                                   to, recv ? 1 : 0, recv ? r->type : MPI_BYTE, recv ? r->peer : MPI_PROC_NULL, kTag,
-                                   comm_, MPI_STATUS_IGNORE),
-                      "MPI_Sendrecv");
-        } else {
-            post_and_wait(from, to, comm_, s, s_end, r, r_end);
-        }
-        s = s_end, r = r_end;
+        if (a < 0) break;
     }
 }
 

@@ -5,6 +5,7 @@
 #include <datamotion/redist.h>
 
 #include "array/dist_array.hpp"
+#include "exchange/plan.hpp"
 #include "layout/distribution.hpp"
 #include "redist/overlap.hpp"
 
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace dm::redist {
@@ -42,6 +44,8 @@ struct CostModel {
     double latency_us = 1.5;          // per message
     double us_per_byte = 1.0 / 5000;  // 5 GB/s
     double per_peer_us = 0.05;        // MPI_Alltoallw's cost for each peer, even empty
+    // How the messages travel (DM_REDIST_ALLTOALLW aside): Auto asks the exchange layer's model.
+    exchange::Executor executor = exchange::Executor::Auto;
 };
 
 class RedistPlan {
@@ -64,9 +68,19 @@ public:
 
     // Collective, a hot path (dm::hot_path). src and dst must have the planned layouts
     // and be distinct; for a plan between groups, null where this rank holds no such array.
-    void execute(const array::DistArray *src, array::DistArray *dst) const;
+    // begin() starts the first round of messages and copies what stays on this rank;
+    // end() completes every round. In between the caller must not write src nor touch dst.
+    void execute(const array::DistArray *src, array::DistArray *dst) const {
+        begin(src, dst);
+        end();
+    }
+    void begin(const array::DistArray *src, array::DistArray *dst) const;
+    void end() const;
+    bool in_flight() const;
     // Collective. Moves from the storage `from` to the storage `to` (the sides' buffers).
     void execute(const void *from, void *to) const;
+    // Local: the executors of this rank's messages, and why.
+    std::string describe() const;
 
     dm_redist_method method() const { return method_; }
     MPI_Comm comm() const { return comm_; }
@@ -76,12 +90,6 @@ public:
     int phases() const;
 
 private:
-    struct Transfer {
-        int peer, phase;
-        MPI_Datatype type;
-        std::int64_t count;  // elements
-    };
-
     void plan(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
               int method_code, const CostModel &cost);
     void build(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
@@ -91,29 +99,18 @@ private:
     struct Segment {
         std::int64_t from, to, length;
     };
-    struct SelfCopy {
-        std::vector<std::vector<Segment>> axes;  // empty: nothing stays
-        std::vector<std::int64_t> from_strides, to_strides;
-        std::int64_t from_origin = 0, to_origin = 0, elsize = 0;
-    };
     void plan_self(const Side &src, const Side &dst, const std::vector<std::vector<Run>> &out_runs,
-                   const std::vector<std::vector<Run>> &in_runs, dm_dtype dtype);
-    void copy_self(const void *from, void *to) const;
-    void copy_axis(std::size_t axis, const std::byte *from, std::byte *to) const;
-
+                   const std::vector<std::vector<Run>> &in_runs, std::int64_t elsize);
     void plan_per_axis(const array::DistArray &src, const array::DistArray &dst, const CostModel &cost);
-    void free_transfers();
-    void run_alltoallw(const void *from, void *to) const;
-    void run_phases(const void *from, void *to) const;
 
     MPI_Comm comm_ = MPI_COMM_NULL;  // not owned: the source grid's, or the caller's
     std::shared_ptr<const layout::ProcessGrid> src_grid_, dst_grid_;  // keep a grid's comm_ alive
     array::DistArray::LayoutKey src_key_, dst_key_;
     bool holds_src_ = true, holds_dst_ = true;  // this rank is on the grid of src, of dst
     dm_redist_method method_ = DM_REDIST_AUTO;
-    std::vector<Transfer> sends_, recvs_;  // in phase order, without this rank itself
-    SelfCopy self_;
-    int phases_ = 0;
+    std::unique_ptr<exchange::Plan> exchange_;
+    std::size_t elsize_ = 8;
+    exchange::Executor executor_ = exchange::Executor::Auto;  // slots: 0 the source storage, 1 the destination's
     // Schedules: the axis whose block size changes by an integer factor (or -1),
     // with the phase of every block position of a superblock along it.
     int axis_ = -1;

@@ -1,6 +1,6 @@
 #include "shift/halo.hpp"
 
-#include "core/dtype.hpp"
+#include "array/box.hpp"
 #include "core/error.hpp"
 #include "shift/runs.hpp"
 
@@ -79,92 +79,69 @@ void for_each_piece(const std::vector<layout::AxisMap> &maps, const layout::Proc
 
 }  // namespace
 
-HaloPlan::HaloPlan(const array::DistArray &prototype, bool corners)
+HaloPlan::HaloPlan(const array::DistArray &prototype, bool corners, exchange::Executor executor)
     : grid_(prototype.grid_ptr()),
       key_(prototype.layout_key()),
       elsize_(prototype.element_size()),
-      storage_shape_(prototype.storage_shape()),
-      corners_(corners) {
+      corners_(corners),
+      plan_(grid_->comm(), 1, "halo exchange") {
     MPI_Comm comm = grid_->comm();
     const int n = prototype.ndims();
     std::vector<layout::AxisMap> maps;
     for (int a = 0; a < n; ++a) maps.push_back(prototype.axis_map(a));
     const std::vector<int> &ghost = prototype.ghost();
-    require_same(comm, {corners ? 1 : 0}, "halo: corners");
-    try {
-        collective(comm, [&] {
-            for (int a = 0; a < n; ++a)
-                if (maps[a].resolved().kind != DM_DIST_BLOCK && grid_->dims()[a] > 1 && ghost[a] > 0)
-                    fail(DM_ERR_UNSUPPORTED, "halo: axis ", a, " has ghosts but is not Block-distributed");
-            MPI_Datatype element = dtype_mpi(prototype.dtype());
-            auto box = [&](const std::vector<std::int64_t> &start, const std::vector<std::int64_t> &size) {
-                array::Box b;
-                for (int a = 0; a < n; ++a) {
-                    b.start.push_back(ghost[a] + start[a]);
-                    b.size.push_back(size[a]);
-                }
-                return b;
-            };
-            const int me = grid_->rank();
-            std::vector<int> coords(static_cast<size_t>(n));
-            for (int p = 0; p < grid_->size(); ++p) {
-                grid_->coords_of(p, coords.data());
-                int tag = 0;
-                for_each_piece(maps, *grid_, ghost, coords, corners, [&](const Piece &piece) {
-                    const int source = grid_->rank_of(piece.coords.data());
-                    std::int64_t count = 1;
-                    for (auto s : piece.size) count *= s;
-                    if (count > 0 && p == me && source == me) {
-                        copies_.push_back({box(piece.src_start, piece.size), box(piece.dst_start, piece.size)});
-                    } else if (count > 0 && p == me) {
-                        recvs_.push_back({source, tag, array::box_datatype(storage_shape_, box(piece.dst_start, piece.size),
-                                                                           element), count});
-                    } else if (count > 0 && source == me) {
-                        sends_.push_back({p, tag, array::box_datatype(storage_shape_, box(piece.src_start, piece.size),
-                                                                      element), count});
-                    }
-                    ++tag;
-                });
-                if (tag > tag_upper_bound(comm)) fail(DM_ERR_UNSUPPORTED, "halo: more pieces than MPI tags");
-            }
-            requests_.reserve(sends_.size() + recvs_.size());
-        });
-    } catch (...) {  // no destructor runs for a failed constructor: free the datatypes made so far
-        free_types(sends_);
-        free_types(recvs_);
-        throw;
-    }
+    const std::vector<std::int64_t> strides = prototype.byte_strides();
+    const auto elsize = static_cast<std::int64_t>(elsize_);
+    require_same(comm, {corners ? 1 : 0, static_cast<int>(executor)}, "halo: corners and executor");
+    collective(comm, [&] {
+        for (int a = 0; a < n; ++a)
+            if (maps[a].resolved().kind != DM_DIST_BLOCK && grid_->dims()[a] > 1 && ghost[a] > 0)
+                fail(DM_ERR_UNSUPPORTED, "halo: axis ", a, " has ghosts but is not Block-distributed");
+        // A piece's box in the storage: local indices shifted past the low ghosts.
+        std::int64_t src[array::kMaxAxes], dst[array::kMaxAxes];
+        auto storage_start = [&](const std::vector<std::int64_t> &local, std::int64_t *out) {
+            for (int a = 0; a < n; ++a) out[a] = ghost[a] + local[a];
+            return out;
+        };
+        const int me = grid_->rank();
+        std::vector<int> coords(static_cast<size_t>(n));
+        // Every rank walks every rank's pieces in one order, so a sender lists the
+        // pieces of one receiver in the order that receiver lists them.
+        for (int p = 0; p < grid_->size(); ++p) {
+            grid_->coords_of(p, coords.data());
+            for_each_piece(maps, *grid_, ghost, coords, corners, [&](const Piece &piece) {
+                const int source = grid_->rank_of(piece.coords.data());
+                if (p != me && source != me) return;
+                storage_start(piece.src_start, src), storage_start(piece.dst_start, dst);
+                if (p == me && source == me)
+                    plan_.copy(exchange::box_copy(n, piece.size.data(), 0, src, strides.data(), 0, 0, dst,
+                                                  strides.data(), 0, elsize));
+                else if (p == me)
+                    plan_.recv(source, exchange::box_block(0, n, dst, piece.size.data(), strides.data(), 0, elsize));
+                else
+                    plan_.send(p, exchange::box_block(0, n, src, piece.size.data(), strides.data(), 0, elsize));
+            });
+        }
+        plan_.finish({executor, false});
+    });
 }
 
-HaloPlan::~HaloPlan() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) return;
-    requests_.release();
-    free_types(sends_);
-    free_types(recvs_);
-}
-
-Volume HaloPlan::volume() const {
-    Volume v;
-    v.add(sends_, recvs_, copies_);
-    return v;
-}
-
-void HaloPlan::exchange(array::DistArray &a) {
+void HaloPlan::begin(array::DistArray &a) {
     hot_path(comm(), "halo exchange", [&] {
         if (!(a.layout_key() == key_))
             fail(DM_ERR_ARG, "halo: the array differs from the prototype in grid, shape, element type, "
                              "distribution or ghost width");
+        if (plan_.in_flight()) fail(DM_ERR_STATE, "halo: begin while an exchange is in flight (call end first)");
     });
-    std::byte *storage = a.storage();
-    buffers_.assign(1, storage);
-    requests_.bind(buffers_, [&](std::vector<MPI_Request> &out) {
-        init_messages(out, recvs_, storage, sends_, storage, grid_->comm());
+    const void *slot = a.storage();
+    plan_.begin(&slot);
+}
+
+void HaloPlan::end() {
+    hot_path(comm(), "halo exchange", [&] {
+        if (!plan_.in_flight()) fail(DM_ERR_STATE, "halo: end without begin");
     });
-    requests_.start();
-    for (const LocalCopy &c : copies_) array::copy_box(storage, c.to, storage, c.from, storage_shape_, elsize_);
-    requests_.wait();
+    plan_.end();
 }
 
 }  // namespace dm::shift

@@ -3,9 +3,11 @@
 #pragma once
 
 #include "array/dist_array.hpp"
-#include "shift/transfer.hpp"
+#include "exchange/plan.hpp"
+#include "shift/volume.hpp"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace dm::shift {
@@ -13,29 +15,35 @@ namespace dm::shift {
 class HaloPlan {
 public:
     // Collective on the prototype's grid. Faces only, or with `corners` also the
-    // edges and corners a box stencil reads.
-    HaloPlan(const array::DistArray &prototype, bool corners);
-    ~HaloPlan();
+    // edges and corners a box stencil reads. Pieces bound for one neighbour rank
+    // travel in one message.
+    HaloPlan(const array::DistArray &prototype, bool corners,
+             exchange::Executor executor = exchange::Executor::Auto);
     HaloPlan(const HaloPlan &) = delete;
     HaloPlan &operator=(const HaloPlan &) = delete;
 
     // Collective, a hot path (dm::hot_path). Fills the ghosts of `a` (laid out like
-    // the prototype).
-    void exchange(array::DistArray &a);
+    // the prototype): begin() starts the messages and fills what stays local,
+    // end() completes them. Between the two the caller may read and write a's
+    // interior but not its ghosts, nor free or resize it.
+    void exchange(array::DistArray &a) {
+        begin(a);
+        end();
+    }
+    void begin(array::DistArray &a);
+    void end();
+    bool in_flight() const { return plan_.in_flight(); }
     MPI_Comm comm() const { return grid_->comm(); }
-    Volume volume() const;
+    Volume volume() const { return Volume::of(plan_.volume(), elsize_); }
+    std::string describe() const { return plan_.describe(); }
     bool corners() const { return corners_; }
 
 private:
     std::shared_ptr<const layout::ProcessGrid> grid_;
     array::DistArray::LayoutKey key_;
     std::size_t elsize_;
-    std::vector<std::int64_t> storage_shape_;
     bool corners_;
-    std::vector<Message> sends_, recvs_;
-    std::vector<LocalCopy> copies_;
-    PersistentRequests requests_;
-    std::vector<const void *> buffers_;
+    exchange::Plan plan_;
 };
 
 }  // namespace dm::shift

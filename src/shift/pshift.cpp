@@ -12,24 +12,21 @@
 
 namespace dm::shift {
 
-PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_spec> specs)
+PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_spec> specs,
+                       exchange::Executor executor)
     : grid_(prototype.grid_ptr()),
       key_(prototype.layout_key()),
       dtype_(prototype.dtype()),
       elsize_(prototype.element_size()),
       ghost_(prototype.ghost()),
       local_shape_(prototype.local_shape()),
-      storage_shape_(prototype.storage_shape()) {
+      storage_shape_(prototype.storage_shape()),
+      plan_(grid_->comm(), static_cast<int>(2 * specs.size()), "pshift"),
+      slots_(2 * specs.size()) {
     MPI_Comm comm = grid_->comm();
     const int n = prototype.ndims();
     for (int a = 0; a < n; ++a) maps_.push_back(prototype.axis_map(a));
     collective(comm, [&] {
-        // Tags number a destination's messages: at most a run per source coordinate and two more.
-        std::int64_t tags = 0;
-        for (const auto &s : specs)
-            if (s.axis >= 0 && s.axis < n) tags += grid_->dims()[s.axis] + 2;
-        if (tags > tag_upper_bound(comm))
-            fail(DM_ERR_ARG, "pshift: too many shifts (", specs.size(), ") for the MPI tag range");
         for (size_t k = 0; k < specs.size(); ++k) {
             auto &s = specs[k];
             const std::string where = "pshift: shift " + std::to_string(k) + ": ";
@@ -49,38 +46,31 @@ PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_s
     std::vector<std::int64_t> args;
     for (const auto &s : specs)
         args.insert(args.end(), {s.kind, s.axis, s.shift, s.kind == DM_EOSHIFT ? s.boundary : 0});
-    require_same(comm, args, "pshift: shift specifications");
+    args.push_back(static_cast<int>(executor));
+    require_same(comm, args, "pshift: shift specifications and executor");
 
     shifts_.resize(specs.size());
-    try {
-        collective(comm, [&] {
-            for (size_t k = 0; k < specs.size(); ++k) {
-                shifts_[k].spec = specs[k];
-                std::int64_t tag_base = 0;  // the tags of earlier shifts
-                for (size_t j = 0; j < k; ++j) tag_base += grid_->dims()[specs[j].axis] + 2;
-                plan(shifts_[k], static_cast<int>(tag_base));
-            }
-            const Volume v = volume();
-            requests_.reserve(static_cast<size_t>(v.messages_sent + v.messages_received));
-            buffers_.reserve(2 * specs.size());
-        });
-    } catch (...) {  // no destructor runs for a failed constructor: free the datatypes made so far
-        for (auto &shift : shifts_) {
-            free_types(shift.sends);
-            free_types(shift.recvs);
+    collective(comm, [&] {
+        for (size_t k = 0; k < specs.size(); ++k) {
+            shifts_[k].spec = specs[k];
+            plan(static_cast<int>(k));
         }
-        throw;
-    }
+        plan_.finish({executor, true});  // a source may also be a destination
+    });
 }
 
-void PShiftPlan::plan(Shift &shift, int tag_base) {
+void PShiftPlan::plan(int k) {
+    Shift &shift = shifts_[static_cast<size_t>(k)];
     const dm_shift_spec &spec = shift.spec;
     const int axis = spec.axis, me = grid_->coords()[axis], nprocs = grid_->dims()[axis];
     const int n = static_cast<int>(local_shape_.size());
-    std::int64_t line_count = 1;  // elements of one position along the axis
-    for (int a = 0; a < n; ++a)
-        if (a != axis) line_count *= local_shape_[a];
-    MPI_Datatype element = dtype_mpi(dtype_);
+    const int from = k, to = nshifts() + k;  // slots
+    std::vector<std::int64_t> strides(static_cast<size_t>(n));
+    for (int a = n - 1, s = static_cast<int>(elsize_); a >= 0; --a) {
+        strides[a] = s;
+        s *= static_cast<int>(storage_shape_[a]);
+    }
+    const auto elsize = static_cast<std::int64_t>(elsize_);
     std::vector<int> coords = grid_->coords();
     auto rank_at = [&](int coord) {
         coords[axis] = coord;
@@ -95,7 +85,10 @@ void PShiftPlan::plan(Shift &shift, int tag_base) {
         }
         return b;
     };
-    // The runs that coordinate p's owned positions read; a run's tag is its index.
+    auto block = [&](int slot, const array::Box &b) {
+        return exchange::box_block(slot, n, b.start.data(), b.size.data(), strides.data(), 0, elsize);
+    };
+    // The runs that coordinate p's owned positions read, in order on every rank.
     const layout::AxisMap &map = maps_[axis];
     auto runs_of = [&](int p) {
         const std::int64_t extent = map.extent(p);
@@ -103,45 +96,24 @@ void PShiftPlan::plan(Shift &shift, int tag_base) {
         return source_runs(map, map.global_index(p, 0), spec.shift, extent, spec.kind == DM_CSHIFT);
     };
     // What this rank receives, copies or fills: its own runs.
-    const auto mine = runs_of(me);
-    for (size_t j = 0; j < mine.size(); ++j) {
-        const SourceRun &r = mine[j];
-        if (r.coord < 0) shift.fills.push_back(box(r.offset, r.length));
-        else if (r.coord == me) shift.copies.push_back({box(r.local, r.length), box(r.offset, r.length)});
-        else if (r.length * line_count > 0)
-            shift.recvs.push_back({rank_at(r.coord), tag_base + static_cast<int>(j),
-                                   array::box_datatype(storage_shape_, box(r.offset, r.length), element),
-                                   r.length * line_count});
+    for (const SourceRun &r : runs_of(me)) {
+        const array::Box at = box(r.offset, r.length);
+        if (r.coord < 0) {
+            shift.fills.push_back(at);
+        } else if (r.coord == me) {
+            const array::Box source = box(r.local, r.length);
+            plan_.copy(exchange::box_copy(n, at.size.data(), from, source.start.data(), strides.data(), 0, to,
+                                          at.start.data(), strides.data(), 0, elsize));
+        } else {
+            plan_.recv(rank_at(r.coord), block(to, at));
+        }
     }
     // What this rank sends: the runs of every other coordinate that read from it.
     for (int p = 0; p < nprocs; ++p) {
         if (p == me) continue;
-        const auto theirs = runs_of(p);
-        for (size_t j = 0; j < theirs.size(); ++j) {
-            const SourceRun &r = theirs[j];
-            if (r.coord == me && r.length * line_count > 0)
-                shift.sends.push_back({rank_at(p), tag_base + static_cast<int>(j),
-                                       array::box_datatype(storage_shape_, box(r.local, r.length), element),
-                                       r.length * line_count});
-        }
+        for (const SourceRun &r : runs_of(p))
+            if (r.coord == me) plan_.send(rank_at(p), block(from, box(r.local, r.length)));
     }
-}
-
-PShiftPlan::~PShiftPlan() {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (finalized) return;
-    requests_.release();
-    for (auto &shift : shifts_) {
-        free_types(shift.sends);
-        free_types(shift.recvs);
-    }
-}
-
-Volume PShiftPlan::volume() const {
-    Volume v;
-    for (const auto &shift : shifts_) v.add(shift.sends, shift.recvs, shift.copies);
-    return v;
 }
 
 std::vector<std::int64_t> PShiftPlan::boundary_shape(int k) const {
@@ -192,51 +164,25 @@ void PShiftPlan::fill_lines(std::byte *dst, const array::Box &box, int axis, con
     });
 }
 
-void PShiftPlan::execute(array::DistArray *const *dsts, const array::DistArray *const *srcs,
-                         const void *const *boundaries) {
-    hot_path(comm(), "pshift execute", [&] { check_arrays(dsts, srcs, boundaries); });
-    const int nk = nshifts();
-    // A source that is also a destination is read from a copy taken first, so that
-    // no message or local copy sees values this execution already wrote.
-    std::vector<const std::byte *> &sources = sources_;
-    std::vector<std::byte *> &targets = targets_;
-    sources.resize(static_cast<size_t>(nk));  // no allocation after the first execution
-    targets.resize(static_cast<size_t>(nk));
-    size_t snapshot = 0;
-    for (int k = 0; k < nk; ++k) {
-        targets[k] = dsts[k]->storage();
-        sources[k] = srcs[k]->storage();
-        bool aliased = false;
-        for (int j = 0; j < nk; ++j) aliased = aliased || static_cast<const array::DistArray *>(dsts[j]) == srcs[k];
-        if (!aliased) continue;
-        int earlier = -1;  // the same source already copied for an earlier shift
-        for (int j = 0; j < k && earlier < 0; ++j)
-            if (srcs[j] == srcs[k]) earlier = j;
-        if (earlier >= 0) {
-            sources[k] = sources[earlier];
-            continue;
-        }
-        const size_t bytes = static_cast<size_t>(array::Box{{}, storage_shape_}.count()) * elsize_;
-        if (snapshots_.size() <= snapshot) snapshots_.emplace_back();
-        snapshots_[snapshot].resize(bytes);
-        std::memcpy(snapshots_[snapshot].data(), srcs[k]->storage(), bytes);
-        sources[k] = snapshots_[snapshot++].data();
-    }
-
-    buffers_.assign(sources.begin(), sources.end());
-    buffers_.insert(buffers_.end(), targets.begin(), targets.end());
-    requests_.bind(buffers_, [&](std::vector<MPI_Request> &out) {
-        for (int k = 0; k < nk; ++k)
-            init_messages(out, shifts_[k].recvs, targets[k], shifts_[k].sends, sources[k], grid_->comm());
+void PShiftPlan::begin(array::DistArray *const *dsts, const array::DistArray *const *srcs,
+                       const void *const *boundaries) {
+    hot_path(comm(), "pshift execute", [&] {
+        if (plan_.in_flight()) fail(DM_ERR_STATE, "pshift: begin while an execution is in flight (call end first)");
+        check_arrays(dsts, srcs, boundaries);
     });
-    requests_.start();
+    const int nk = nshifts();
+    for (int k = 0; k < nk; ++k) {
+        slots_[static_cast<size_t>(k)] = srcs[k]->storage();
+        slots_[static_cast<size_t>(nk + k)] = dsts[k]->storage();
+    }
+    plan_.begin(slots_.data());  // sends packed and local copies done; aliased sources staged first
 
-    // Local work while the messages travel.
+    // Boundary fills while the messages travel: regions nothing else reads or writes.
     alignas(16) std::byte one[16];
     for (int k = 0; k < nk; ++k) {
         const Shift &shift = shifts_[k];
-        for (const LocalCopy &c : shift.copies) array::copy_box(targets[k], c.to, sources[k], c.from, storage_shape_, elsize_);
         if (shift.fills.empty()) continue;
+        std::byte *target = dsts[k]->storage();
         const dm_boundary_kind b = shift.spec.boundary;
         const void *value = nullptr;
         if (b == DM_BOUNDARY_ZERO) {
@@ -249,11 +195,17 @@ void PShiftPlan::execute(array::DistArray *const *dsts, const array::DistArray *
             value = boundaries[k];
         }
         for (const array::Box &box : shift.fills) {
-            if (b == DM_BOUNDARY_ARRAY) fill_lines(targets[k], box, shift.spec.axis, static_cast<const std::byte *>(boundaries[k]));
-            else array::fill_box(targets[k], box, value, storage_shape_, elsize_);
+            if (b == DM_BOUNDARY_ARRAY) fill_lines(target, box, shift.spec.axis, static_cast<const std::byte *>(boundaries[k]));
+            else array::fill_box(target, box, value, storage_shape_, elsize_);
         }
     }
-    requests_.wait();
+}
+
+void PShiftPlan::end() {
+    hot_path(comm(), "pshift execute", [&] {
+        if (!plan_.in_flight()) fail(DM_ERR_STATE, "pshift: end without begin");
+    });
+    plan_.end();
 }
 
 }  // namespace dm::shift

@@ -5,11 +5,13 @@
 
 #include "array/box.hpp"
 #include "array/dist_array.hpp"
-#include "shift/transfer.hpp"
+#include "exchange/plan.hpp"
+#include "shift/volume.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace dm::shift {
@@ -17,32 +19,41 @@ namespace dm::shift {
 class PShiftPlan {
 public:
     // Collective on the prototype's grid: specs are checked and must agree across ranks.
-    PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_spec> specs);
-    ~PShiftPlan();
+    // Every shift's pieces bound for one rank travel in one message.
+    PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_spec> specs,
+               exchange::Executor executor = exchange::Executor::Auto);
     PShiftPlan(const PShiftPlan &) = delete;
     PShiftPlan &operator=(const PShiftPlan &) = delete;
 
     // Collective, a hot path (dm::hot_path): dsts, srcs: nshifts() arrays each;
     // boundaries may be null when no shift reads one. Allocates nothing while the same
-    // arrays come back.
-    void execute(array::DistArray *const *dsts, const array::DistArray *const *srcs, const void *const *boundaries);
+    // arrays come back. begin() starts the messages and does the local copies and
+    // boundary fills; end() completes them. In between the caller must not write a
+    // source nor touch a destination.
+    void execute(array::DistArray *const *dsts, const array::DistArray *const *srcs, const void *const *boundaries) {
+        begin(dsts, srcs, boundaries);
+        end();
+    }
+    void begin(array::DistArray *const *dsts, const array::DistArray *const *srcs, const void *const *boundaries);
+    void end();
+    bool in_flight() const { return plan_.in_flight(); }
+    std::string describe() const { return plan_.describe(); }
 
     int nshifts() const { return static_cast<int>(shifts_.size()); }
     MPI_Comm comm() const { return grid_->comm(); }
     const dm_shift_spec &spec(int k) const { return shifts_[k].spec; }
-    Volume volume() const;
+    Volume volume() const { return Volume::of(plan_.volume(), elsize_); }
     // Local extents without the shifted axis of shift k: the shape of its array boundary.
     std::vector<std::int64_t> boundary_shape(int k) const;
 
 private:
     struct Shift {
         dm_shift_spec spec;
-        std::vector<Message> sends, recvs;
-        std::vector<LocalCopy> copies;
         std::vector<array::Box> fills;  // vacated by an end-off shift
     };
 
-    void plan(Shift &shift, int tag_base);
+    // Adds shift k's messages and copies to the exchange plan.
+    void plan(int k);
     void check_arrays(array::DistArray *const *dsts, const array::DistArray *const *srcs,
                       const void *const *boundaries) const;
     void fill_lines(std::byte *dst, const array::Box &box, int axis, const std::byte *lines) const;
@@ -57,13 +68,9 @@ private:
     std::vector<std::int64_t> local_shape_, storage_shape_;
     std::vector<Shift> shifts_;
 
-    // Persistent requests, bound to the storages of the last execution.
-    PersistentRequests requests_;
-    std::vector<const std::byte *> sources_;  // this execution's buffers, kept to avoid allocating
-    std::vector<std::byte *> targets_;
-    std::vector<const void *> buffers_;
-    // Copies of sources that are also destinations, kept for the next execution.
-    std::vector<std::vector<std::byte>> snapshots_;
+    // Slots 0..k-1: the sources, k..2k-1: the destinations (bound at begin).
+    exchange::Plan plan_;
+    std::vector<const void *> slots_;
 };
 
 }  // namespace dm::shift

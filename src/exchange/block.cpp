@@ -1,0 +1,203 @@
+#include "exchange/block.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace dm::exchange {
+namespace {
+
+// The levels of a box shape in `k` storages at once (k = 1 or 2): an axis of one
+// position vanishes, an axis that continues the run (or the outermost level so
+// far) in every storage joins it, any other axis becomes a level.
+struct Folded {
+    int levels = 0;
+    std::int64_t run = 0;
+    std::int64_t count[kMaxLevels] = {};
+    std::int64_t stride[2][kMaxLevels] = {};
+};
+
+Folded fold(int n, const std::int64_t *size, const std::int64_t *const *strides, int k, std::int64_t elsize) {
+    Folded f;
+    f.run = elsize;
+    for (int a = n - 1; a >= 0; --a) {  // innermost first; reversed below
+        if (size[a] == 1) continue;
+        if (size[a] <= 0) return Folded{};  // an empty box
+        const int top = f.levels - 1;
+        bool into_run = f.levels == 0, into_level = f.levels > 0;
+        for (int j = 0; j < k; ++j) {
+            into_run = into_run && strides[j][a] == f.run;
+            into_level = into_level && strides[j][a] == f.count[top] * f.stride[j][top];
+        }
+        if (into_run) {
+            f.run *= size[a];
+        } else if (into_level) {
+            f.count[top] *= size[a];
+        } else {
+            f.count[f.levels] = size[a];
+            for (int j = 0; j < k; ++j) f.stride[j][f.levels] = strides[j][a];
+            ++f.levels;
+        }
+    }
+    std::reverse(f.count, f.count + f.levels);
+    for (int j = 0; j < k; ++j) std::reverse(f.stride[j], f.stride[j] + f.levels);
+    return f;
+}
+
+Block block_of(const Folded &f, int j, int slot, std::int64_t offset) {
+    Block b;
+    b.slot = slot, b.levels = f.levels, b.offset = offset, b.run = f.run;
+    std::copy(f.count, f.count + f.levels, b.count);
+    std::copy(f.stride[j], f.stride[j] + f.levels, b.stride);
+    return b;
+}
+
+std::int64_t offset_of(int n, const std::int64_t *start, const std::int64_t *strides, std::int64_t origin) {
+    for (int a = 0; a < n; ++a) origin += start[a] * strides[a];
+    return origin;
+}
+
+// Calls run(offset in a, offset in b) for every run of two blocks with the same
+// counts, in order; the innermost level is a plain loop.
+template <class Run>
+void for_each_run(const Block &a, const Block &b, Run &&run) {
+    if (a.levels == 0) {
+        run(a.offset, b.offset);
+        return;
+    }
+    const int inner = a.levels - 1;
+    const std::int64_t n = a.count[inner], step_a = a.stride[inner], step_b = b.stride[inner];
+    std::int64_t index[kMaxLevels] = {};
+    std::int64_t at_a = a.offset, at_b = b.offset;
+    while (true) {
+        std::int64_t pa = at_a, pb = at_b;
+        for (std::int64_t i = 0; i < n; ++i, pa += step_a, pb += step_b) run(pa, pb);
+        int l = inner - 1;
+        for (; l >= 0; --l) {
+            at_a += a.stride[l], at_b += b.stride[l];
+            if (++index[l] < a.count[l]) break;
+            at_a -= a.stride[l] * a.count[l], at_b -= b.stride[l] * b.count[l];
+            index[l] = 0;
+        }
+        if (l < 0) return;
+    }
+}
+
+// One run of a fixed size as a constant-size memcpy, which compilers turn into a
+// load and a store; runs of other sizes are one memcpy each.
+template <std::size_t R>
+struct Fixed {
+    static void move(std::byte *to, const std::byte *from, std::size_t) { std::memcpy(to, from, R); }
+};
+struct Any {
+    static void move(std::byte *to, const std::byte *from, std::size_t bytes) { std::memcpy(to, from, bytes); }
+};
+
+template <class Kernel>
+std::byte *pack_with(std::byte *out, const std::byte *base, const Block &b) {
+    const std::size_t run = static_cast<std::size_t>(b.run);
+    for_each_run(b, b, [&](std::int64_t at, std::int64_t) {
+        Kernel::move(out, base + at, run);
+        out += run;
+    });
+    return out;
+}
+
+template <class Kernel>
+const std::byte *unpack_with(std::byte *base, const Block &b, const std::byte *in) {
+    const std::size_t run = static_cast<std::size_t>(b.run);
+    for_each_run(b, b, [&](std::int64_t at, std::int64_t) {
+        Kernel::move(base + at, in, run);
+        in += run;
+    });
+    return in;
+}
+
+template <class Kernel>
+void copy_with(std::byte *to_base, const Block &to, const std::byte *from_base, const Block &from) {
+    const std::size_t run = static_cast<std::size_t>(to.run);
+    for_each_run(to, from, [&](std::int64_t t, std::int64_t f) { Kernel::move(to_base + t, from_base + f, run); });
+}
+
+// Calls body(Kernel{}) with the kernel for runs of `run` bytes.
+template <class Body>
+decltype(auto) by_run(std::int64_t run, Body &&body) {
+    switch (run) {
+        case 4: return body(Fixed<4>{});
+        case 8: return body(Fixed<8>{});
+        case 16: return body(Fixed<16>{});
+        default: return body(Any{});
+    }
+}
+
+}  // namespace
+
+std::int64_t Block::runs() const {
+    std::int64_t n = 1;
+    for (int l = 0; l < levels; ++l) n *= count[l];
+    return n;
+}
+
+bool Block::same_shape(const Block &other) const {
+    if (levels != other.levels || run != other.run) return false;
+    for (int l = 0; l < levels; ++l)
+        if (count[l] != other.count[l] || stride[l] != other.stride[l]) return false;
+    return true;
+}
+
+Block box_block(int slot, int n, const std::int64_t *start, const std::int64_t *size, const std::int64_t *strides,
+                std::int64_t origin, std::int64_t elsize) {
+    const std::int64_t *sets[1] = {strides};
+    return block_of(fold(n, size, sets, 1, elsize), 0, slot, offset_of(n, start, strides, origin));
+}
+
+Copy box_copy(int n, const std::int64_t *size, int from_slot, const std::int64_t *from_start,
+              const std::int64_t *from_strides, std::int64_t from_origin, int to_slot, const std::int64_t *to_start,
+              const std::int64_t *to_strides, std::int64_t to_origin, std::int64_t elsize) {
+    const std::int64_t *sets[2] = {from_strides, to_strides};
+    const Folded f = fold(n, size, sets, 2, elsize);
+    return {block_of(f, 0, from_slot, offset_of(n, from_start, from_strides, from_origin)),
+            block_of(f, 1, to_slot, offset_of(n, to_start, to_strides, to_origin))};
+}
+
+bool join(const Block &last, const Block &next, Block &joined) {
+    if (last.slot != next.slot) return false;
+    if (last.levels == 0 && next.levels == 0 && last.offset + last.run == next.offset) {
+        joined = last;
+        joined.run += next.run;
+        return true;
+    }
+    if (last.levels == next.levels + 1 && next.offset == last.offset + last.count[0] * last.stride[0]) {
+        bool inner_same = last.run == next.run;
+        for (int l = 0; inner_same && l < next.levels; ++l)
+            inner_same = last.count[l + 1] == next.count[l] && last.stride[l + 1] == next.stride[l];
+        if (inner_same) {
+            joined = last;
+            ++joined.count[0];
+            return true;
+        }
+    }
+    if (last.levels + 1 <= kMaxLevels && next.offset != last.offset && last.same_shape(next)) {
+        joined = last;
+        joined.levels = last.levels + 1;
+        std::copy_backward(last.count, last.count + last.levels, joined.count + joined.levels);
+        std::copy_backward(last.stride, last.stride + last.levels, joined.stride + joined.levels);
+        joined.count[0] = 2;
+        joined.stride[0] = next.offset - last.offset;
+        return true;
+    }
+    return false;
+}
+
+std::byte *pack(std::byte *out, const std::byte *base, const Block &b) {
+    return by_run(b.run, [&](auto kernel) { return pack_with<decltype(kernel)>(out, base, b); });
+}
+
+const std::byte *unpack(std::byte *base, const Block &b, const std::byte *in) {
+    return by_run(b.run, [&](auto kernel) { return unpack_with<decltype(kernel)>(base, b, in); });
+}
+
+void copy(std::byte *to_base, const Block &to, const std::byte *from_base, const Block &from) {
+    by_run(to.run, [&](auto kernel) { copy_with<decltype(kernel)>(to_base, to, from_base, from); });
+}
+
+}  // namespace dm::exchange

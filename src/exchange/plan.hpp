@@ -1,0 +1,140 @@
+// Exchange plans: the one transport of every capability. A plan is, per peer rank,
+// the blocks to send and to receive (one message per peer and round, whatever
+// arrays, shifts or regions fed it) plus local copies that never touch MPI; an
+// executor per message decides how its bytes travel; begin/end run it in two
+// halves so that callers compute while messages fly.
+#pragma once
+
+#include "exchange/block.hpp"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dm::exchange {
+
+// How a message's bytes travel. Messages are typed as bytes, so each side chooses
+// for itself: a packed send may meet a datatype receive.
+enum class Executor {
+    Auto,      // per message, from the cost model of this MPI (see choose() in plan.cpp)
+    Pack,      // copied into one contiguous buffer per peer (and out of it on arrival)
+    Datatype,  // an MPI derived datatype over the blocks, no copy by datamotion
+    Alltoallw  // every message through one MPI_Ialltoallw of derived datatypes (a collective)
+};
+
+// Executor from its name ("auto", "pack", "datatype", "alltoallw"); throws DM_ERR_ARG.
+Executor executor_named(const std::string &name);
+const char *executor_name(Executor e);
+// The executor the environment asks for (DM_EXCHANGE), else `fallback`.
+Executor executor_from_environment(Executor fallback);
+
+struct Options {
+    Executor executor = Executor::Auto;
+    // Read every byte before writing any when a buffer read by the plan is also one
+    // it writes (as different slots): PSHIFT's a = cshift(a) or shifts that swap
+    // arrays. Costs a copy of what stays local, and of sends that would not pack.
+    bool read_before_write = false;
+};
+
+// What one execution moves on this rank.
+struct Volume {
+    std::int64_t messages_sent = 0, messages_received = 0, bytes_sent = 0, bytes_received = 0, bytes_copied = 0;
+    int rounds = 0;
+};
+
+class Plan {
+public:
+    // Local. `slots`: the number of buffers the blocks address, bound at begin().
+    // `name` prefixes error messages and describe().
+    Plan(MPI_Comm comm, int slots, std::string name);
+    ~Plan();
+    Plan(const Plan &) = delete;
+    Plan &operator=(const Plan &) = delete;
+
+    // Building, local. Blocks to one peer (in one round) travel in one message, in the
+    // order added; the receiver must add the same byte sequence in the same order.
+    // Rounds run one after another (a schedule's phases); round numbers need not be
+    // dense. Empty blocks are dropped; a block to or from this rank itself is an error.
+    void send(int peer, const Block &b, int round = 0);
+    void recv(int peer, const Block &b, int round = 0);
+    void copy(const Copy &c);
+
+    // Collective on comm: takes the plan's tag (the same on every rank, as plans are
+    // made in the same order), joins blocks, chooses each message's executor.
+    void finish(const Options &options);
+
+    // A hot path: the caller has checked its arguments. begin() posts the receives,
+    // packs and starts the sends of the first round and does the local copies;
+    // end() completes every round, unpacking messages as they arrive. Buffers are
+    // slot addresses; they must stay valid and untouched by the caller until end().
+    // Repeated use with the same buffers allocates nothing and creates no MPI object.
+    void begin(const void *const *slots);
+    void end();
+    bool in_flight() const { return in_flight_; }
+
+    MPI_Comm comm() const { return comm_; }
+    Volume volume() const;
+    // One paragraph: executors chosen per message, and why.
+    std::string describe() const;
+
+private:
+    enum class Way { Direct, Packed, Datatype };  // how one side of one message travels
+    struct Message {
+        int peer = 0, round = 0;
+        std::vector<Block> blocks;
+        std::int64_t bytes = 0, runs = 0;
+        Way way = Way::Packed;
+        std::int64_t at = 0;  // offset in the pack buffer, or of the staged copy
+        MPI_Datatype type = MPI_DATATYPE_NULL;
+        bool absolute = false;  // the type addresses memory (blocks in several slots)
+    };
+    struct Round {
+        std::size_t first_send, end_send, first_recv, end_recv;
+    };
+
+    void group(std::vector<std::pair<int, std::pair<int, Block>>> &pieces, std::vector<Message> &out) const;
+    Way choose(const Message &m, bool sending) const;
+    void make_type(Message &m, const void *const *slots) const;
+    void bind(const void *const *slots, bool staged);
+    void start_round(std::size_t r, bool staged);
+    void finish_round(std::size_t r);
+    bool aliased(const void *const *slots) const;
+    void release_requests();
+    void free_types(bool absolute_only);
+
+    MPI_Comm comm_;
+    int slots_;
+    std::string name_;
+    int tag_ = 0;
+    Options options_;
+    std::string library_;  // "MPICH", "Open MPI" or "MPI": the cost model's family
+    bool finished_ = false;
+
+    std::vector<std::pair<int, std::pair<int, Block>>> send_pieces_, recv_pieces_;  // (round, (peer, block))
+    std::vector<Message> sends_, recvs_;  // by round, then peer
+    std::vector<Copy> copies_;
+    std::vector<Round> rounds_;
+    std::vector<bool> read_slot_, written_slot_;
+
+    // Buffers: packed messages, and (read_before_write) sends and copies staged at begin.
+    std::unique_ptr<std::byte[]> send_buffer_, recv_buffer_, stage_buffer_;
+    std::int64_t send_bytes_ = 0, recv_bytes_ = 0, stage_bytes_ = 0;
+
+    // Persistent requests (point to point) bound to the slot addresses of the last begin.
+    std::vector<MPI_Request> send_requests_, recv_requests_;
+    std::vector<const void *> bound_;
+    bool bound_staged_ = false;
+    // Alltoallw: per rank counts and types.
+    std::vector<int> counts_out_, counts_in_, displs_;
+    std::vector<MPI_Datatype> types_out_, types_in_;
+    MPI_Request collective_ = MPI_REQUEST_NULL;
+
+    bool in_flight_ = false, staged_ = false;
+    const void *const *slots_now_ = nullptr;
+    std::vector<const void *> slot_values_;
+};
+
+}  // namespace dm::exchange
