@@ -75,14 +75,29 @@ DM_API int dm_redist_setup_groups(MPI_Comm comm, dm_array src, dm_array dst, dm_
  *  ends the job naming it (DATAMOTION_CHECK=1: the same error everywhere). */
 DM_API int dm_redist_execute(dm_redist plan, dm_array src, dm_array dst);
 
-/** Local. Frees the plan and sets *plan to NULL (a NULL *plan is fine). */
+/** Collective (on the plan's ranks): dm_redist_execute in two halves. dm_redist_begin
+ *  starts the first round of messages and copies the part that stays on this rank;
+ *  dm_redist_end completes every round. In between the program must not write `src`
+ *  nor touch `dst`, and may not free them. Hot paths; begin twice, or end without
+ *  begin, is DM_ERR_STATE under the same rule. */
+DM_API int dm_redist_begin(dm_redist plan, dm_array src, dm_array dst);
+/** Collective (as dm_redist_begin): completes the exchange dm_redist_begin started. */
+DM_API int dm_redist_end(dm_redist plan);
+
+/** Local. Frees the plan and sets *plan to NULL (a NULL *plan is fine). A plan with
+ *  an execution in flight is not freed: DM_ERR_STATE. */
 DM_API int dm_redist_free(dm_redist *plan);
+
+/** Local. The method, and how this rank's messages travel and why (see
+ *  dm_pshift_describe in shift.h for the text's conventions). */
+DM_API int dm_redist_describe(dm_redist plan, char *text, size_t size, size_t *length);
 
 /** Local. The method the plan uses (DM_REDIST_AUTO resolved). */
 DM_API int dm_redist_method_used(dm_redist plan, dm_redist_method *method);
 
-/** Local. What one execution moves on this rank: messages sent and received
- *  (self-messages included), elements sent, and communication phases. */
+/** Local. What one execution moves on this rank: messages sent to and received
+ *  from other ranks (one per peer and phase), elements sent, and communication
+ *  phases (rounds of messages). */
 DM_API int dm_redist_volume(dm_redist plan, int64_t *messages_sent, int64_t *messages_received,
                             int64_t *elements_sent, int64_t *phases);
 

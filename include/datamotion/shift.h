@@ -74,7 +74,22 @@ DM_API int dm_pshift_setup(dm_array prototype, int nshifts, const dm_shift_spec 
 DM_API int dm_pshift_execute(dm_pshift plan, dm_array const dsts[], dm_array const srcs[],
                              const void *const boundaries[]);
 
-/** Collective on the plan's grid. Frees the plan and sets *plan to NULL; NULL is a no-op. */
+/**
+ * Collective on the plan's grid: dm_pshift_execute in two halves, to compute while
+ * the messages travel. dm_pshift_begin starts every message and does the local
+ * copies and boundary fills; dm_pshift_end completes the messages. In between the
+ * program must not write a source nor touch a destination, and may not free them
+ * (dm_array_free returns DM_ERR_STATE). Both are hot paths like dm_pshift_execute;
+ * begin twice, or end without begin, is DM_ERR_STATE under the same rule.
+ * Repeated use with the same arrays allocates nothing.
+ */
+DM_API int dm_pshift_begin(dm_pshift plan, dm_array const dsts[], dm_array const srcs[],
+                           const void *const boundaries[]);
+/** Collective (as dm_pshift_begin): completes the exchange dm_pshift_begin started. */
+DM_API int dm_pshift_end(dm_pshift plan);
+
+/** Collective on the plan's grid. Frees the plan and sets *plan to NULL; NULL is a no-op.
+ *  A plan with an execution in flight (begin without end) is not freed: DM_ERR_STATE. */
 DM_API int dm_pshift_free(dm_pshift *plan);
 
 /** Local. Number of shifts of the plan. */
@@ -87,6 +102,14 @@ DM_API int dm_pshift_nshifts(dm_pshift plan, int *nshifts);
  */
 DM_API int dm_pshift_volume(dm_pshift plan, int64_t *messages_sent, int64_t *messages_received,
                             int64_t *elements_sent, int64_t *elements_copied);
+
+/**
+ * Local. How this rank's messages travel and why: the executor of each message
+ * (direct, packed or datatype; see docs/exchange.md), as text of at most size - 1
+ * characters plus a NUL written to `text` (cut short if it does not fit). With
+ * `length` non-NULL, *length is the full text's length.
+ */
+DM_API int dm_pshift_describe(dm_pshift plan, char *text, size_t size, size_t *length);
 
 /*
  * Halo mode. A halo plan fills the ghost regions of an array (its ghost widths
@@ -110,8 +133,21 @@ DM_API int dm_halo_setup(dm_array prototype, int corners, dm_halo *plan);
  *  on one rank ends the job naming it (DATAMOTION_CHECK=1: the same error everywhere). */
 DM_API int dm_halo_exchange(dm_halo plan, dm_array array);
 
-/** Collective on the plan's grid. Frees the plan and sets *plan to NULL; NULL is a no-op. */
+/** Collective on the plan's grid: dm_halo_exchange in two halves. dm_halo_begin starts
+ *  the messages and fills the ghosts that come from this rank itself; dm_halo_end
+ *  completes them. In between the program may read and write the array's interior
+ *  but not its ghosts, and may not free it. Hot paths; begin twice, or end without
+ *  begin, is DM_ERR_STATE under the same rule. */
+DM_API int dm_halo_begin(dm_halo plan, dm_array array);
+/** Collective (as dm_halo_begin): completes the exchange dm_halo_begin started. */
+DM_API int dm_halo_end(dm_halo plan);
+
+/** Collective on the plan's grid. Frees the plan and sets *plan to NULL; NULL is a no-op.
+ *  A plan with an exchange in flight is not freed: DM_ERR_STATE. */
 DM_API int dm_halo_free(dm_halo *plan);
+
+/** Local. How this rank's messages travel and why (see dm_pshift_describe). */
+DM_API int dm_halo_describe(dm_halo plan, char *text, size_t size, size_t *length);
 
 /** Local. What one exchange moves on this rank (see dm_pshift_volume). */
 DM_API int dm_halo_volume(dm_halo plan, int64_t *messages_sent, int64_t *messages_received, int64_t *elements_sent,

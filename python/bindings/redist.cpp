@@ -20,19 +20,21 @@ void bind_redist(nb::module_ &m) {
     nb::class_<RedistPlan>(m, "Redist", "A redistribution plan (see datamotion.RedistPlan).")
         .def("__init__",
              [](RedistPlan *self, const array::DistArray &src, const array::DistArray &dst, int method,
-                double latency_us, double us_per_byte) {
+                double latency_us, double us_per_byte, const std::string &executor) {
                  redist::CostModel cost;
+                 cost.executor = exchange::executor_named(executor);
                  if (latency_us > 0) cost.latency_us = latency_us;
                  if (us_per_byte > 0) cost.us_per_byte = us_per_byte;
                  nb::gil_scoped_release release;
                  new (self) RedistPlan(src, dst, static_cast<dm_redist_method>(method), cost);
              },
              nb::arg("src"), nb::arg("dst"), nb::arg("method"), nb::arg("latency_us") = 0.0,
-             nb::arg("us_per_byte") = 0.0)
+             nb::arg("us_per_byte") = 0.0, nb::arg("executor") = "auto")
         .def("__init__",
              [](RedistPlan *self, nb::handle comm, const array::DistArray *src, const array::DistArray *dst, int method,
-                double latency_us, double us_per_byte) {
+                double latency_us, double us_per_byte, const std::string &executor) {
                  redist::CostModel cost;
+                 cost.executor = exchange::executor_named(executor);
                  if (latency_us > 0) cost.latency_us = latency_us;
                  if (us_per_byte > 0) cost.us_per_byte = us_per_byte;
                  MPI_Comm c = comm_from_python(comm);
@@ -40,13 +42,25 @@ void bind_redist(nb::module_ &m) {
                  new (self) RedistPlan(c, src, dst, static_cast<dm_redist_method>(method), cost);
              },
              nb::arg("comm"), nb::arg("src").none(), nb::arg("dst").none(), nb::arg("method"),
-             nb::arg("latency_us") = 0.0, nb::arg("us_per_byte") = 0.0)
+             nb::arg("latency_us") = 0.0, nb::arg("us_per_byte") = 0.0, nb::arg("executor") = "auto")
         .def("execute",
              [](const RedistPlan &p, const array::DistArray *src, array::DistArray *dst) {
                  nb::gil_scoped_release release;
                  p.execute(src, dst);
              },
              nb::arg("src").none(), nb::arg("dst").none())
+        .def("begin",
+             [](const RedistPlan &p, const array::DistArray *src, array::DistArray *dst) {
+                 nb::gil_scoped_release release;
+                 p.begin(src, dst);
+             },
+             nb::arg("src").none(), nb::arg("dst").none())
+        .def("end",
+             [](const RedistPlan &p) {
+                 nb::gil_scoped_release release;
+                 p.end();
+             })
+        .def("describe", &RedistPlan::describe)
         .def_prop_ro("method", [](const RedistPlan &p) { return static_cast<int>(p.method()); })
         .def("volume", [](const RedistPlan &p) {
             return std::make_tuple(p.messages_sent(), p.messages_received(), p.elements_sent(),

@@ -6,6 +6,7 @@
 #include "shift/pshift.hpp"
 
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
@@ -28,16 +29,17 @@ auto volume_tuple(const shift::Volume &v) {
 void bind_shift(nb::module_ &m) {
     nb::class_<PShiftPlan>(m, "PShift", "A polyshift plan (see datamotion.PShift).")
         .def("__init__",
-             [](PShiftPlan *self, const DistArray &prototype, std::vector<SpecTuple> specs) {
+             [](PShiftPlan *self, const DistArray &prototype, std::vector<SpecTuple> specs, const std::string &executor) {
                  std::vector<dm_shift_spec> s;
                  for (const auto &[kind, axis, distance, boundary] : specs)
                      s.push_back({static_cast<dm_shift_kind>(kind), axis, distance,
                                   static_cast<dm_boundary_kind>(boundary)});
+                 const exchange::Executor e = exchange::executor_named(executor);
                  nb::gil_scoped_release release;
-                 new (self) PShiftPlan(prototype, s);
+                 new (self) PShiftPlan(prototype, s, e);
              },
-             nb::arg("prototype"), nb::arg("specs"))
-        .def("execute",
+             nb::arg("prototype"), nb::arg("specs"), nb::arg("executor") = "auto")
+        .def("begin",
              [](PShiftPlan &p, std::vector<DistArray *> dsts, std::vector<const DistArray *> srcs,
                 std::vector<std::optional<Boundary>> boundaries) {
                  const int n = p.nshifts();
@@ -59,26 +61,45 @@ void bind_shift(nb::module_ &m) {
                      pointers[k] = b.data();
                  }
                  nb::gil_scoped_release release;
-                 p.execute(dsts.data(), srcs.data(), pointers.data());
+                 p.begin(dsts.data(), srcs.data(), pointers.data());
              },
              nb::arg("dsts"), nb::arg("srcs"), nb::arg("boundaries"))
+        .def("end",
+             [](PShiftPlan &p) {
+                 nb::gil_scoped_release release;
+                 p.end();
+             })
+        .def("describe", &PShiftPlan::describe)
         .def_prop_ro("nshifts", &PShiftPlan::nshifts)
         .def("boundary_shape", &PShiftPlan::boundary_shape, nb::arg("k"))
         .def("volume", [](const PShiftPlan &p) { return volume_tuple(p.volume()); });
 
     nb::class_<shift::HaloPlan>(m, "Halo", "A halo plan (see datamotion.Halo).")
         .def("__init__",
-             [](shift::HaloPlan *self, const DistArray &prototype, bool corners) {
+             [](shift::HaloPlan *self, const DistArray &prototype, bool corners, const std::string &executor) {
+                 const exchange::Executor e = exchange::executor_named(executor);
                  nb::gil_scoped_release release;
-                 new (self) shift::HaloPlan(prototype, corners);
+                 new (self) shift::HaloPlan(prototype, corners, e);
              },
-             nb::arg("prototype"), nb::arg("corners"))
+             nb::arg("prototype"), nb::arg("corners"), nb::arg("executor") = "auto")
         .def("exchange",
              [](shift::HaloPlan &h, DistArray &a) {
                  nb::gil_scoped_release release;
                  h.exchange(a);
              },
              nb::arg("array"))
+        .def("begin",
+             [](shift::HaloPlan &h, DistArray &a) {
+                 nb::gil_scoped_release release;
+                 h.begin(a);
+             },
+             nb::arg("array"))
+        .def("end",
+             [](shift::HaloPlan &h) {
+                 nb::gil_scoped_release release;
+                 h.end();
+             })
+        .def("describe", &shift::HaloPlan::describe)
         .def_prop_ro("corners", &shift::HaloPlan::corners)
         .def("volume", [](const shift::HaloPlan &h) { return volume_tuple(h.volume()); });
 }

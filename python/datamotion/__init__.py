@@ -34,6 +34,7 @@ _EXPORTS = {
     "numroc": "layout",
     "DistArray": "array",
     "Error": "_errors",
+    "Exchange": "_exchange",
     "provenance": "provenance",
     "CShift": "shift",
     "EOShift": "shift",

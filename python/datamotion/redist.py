@@ -21,6 +21,7 @@ from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI che
 from . import _core
 from ._checks import DM_ERR_ARG, LocalProblems
 from ._errors import Error
+from ._exchange import Exchange, executor_name
 from .array import DistArray, DistSpec
 from .layout import ProcessGrid
 
@@ -111,11 +112,14 @@ class RedistPlan:
             latency and bandwidth replace the cost model's defaults for ``"auto"``.
         comm: an mpi4py communicator containing both grids' ranks, for arrays on
             different groups of ranks.
+        executor: how the messages travel: ``"auto"`` (a model of this MPI),
+            ``"pack"`` or ``"datatype"``; :meth:`describe` tells what was chosen.
     """
 
     def __init__(self, src: Optional[DistArray], dst: Optional[DistArray], method: str = "auto",
-                 model: Optional[Mapping[str, Any]] = None, comm=None):
+                 model: Optional[Mapping[str, Any]] = None, comm=None, executor: str = "auto"):
         problems = LocalProblems()
+        executor = problems.attempt("executor", lambda: executor_name(executor), default="auto")
         code = METHODS.index(method) if method in METHODS else 0
         if method not in METHODS:
             problems.report(DM_ERR_ARG, f"unknown method {method!r}; choose from {', '.join(METHODS)}")
@@ -131,21 +135,34 @@ class RedistPlan:
         self._comm = known
         _core.agree(known, *(problems.problem or (DM_ERR_ARG, None)))
         if comm is None:
-            self._plan = _core.Redist(src._a, dst._a, code, latency, per_byte)
+            self._plan = _core.Redist(src._a, dst._a, code, latency, per_byte, executor)
         else:
             self._plan = _core.Redist(comm, src._a if src is not None else None, dst._a if dst is not None else None,
-                                      code, latency, per_byte)
+                                      code, latency, per_byte, executor)
 
     def execute(self, src: Optional[DistArray], dst: Optional[DistArray]) -> Optional[DistArray]:
         """Collective. Copies every element of ``src`` into ``dst`` (arrays of the
         planned layouts, not the same array; ``None`` where this rank holds no
         such array, for plans with ``comm``) and returns ``dst``."""
+        self.start(src, dst).wait()
+        return dst
+
+    def start(self, src: Optional[DistArray], dst: Optional[DistArray]) -> Exchange:
+        """Collective. Starts :meth:`execute` and returns, the part that stays on this
+        rank copied; ``wait()`` on the result completes it. Meanwhile do not write
+        ``src`` nor touch ``dst``."""
         problem = next((f"RedistPlan.execute: {name} must be a DistArray or None, got {type(a).__name__}"
                         for name, a in (("src", src), ("dst", dst)) if a is not None and not isinstance(a, DistArray)),
                        None)
         _core.hot_path(self._comm, "RedistPlan.execute", DM_ERR_ARG, problem)
-        self._plan.execute(src._a if src is not None else None, dst._a if dst is not None else None)
-        return dst
+        plan = self._plan
+        plan.begin(src._a if src is not None else None, dst._a if dst is not None else None)
+        return Exchange(plan.end, (plan, src, dst))
+
+    def describe(self) -> str:
+        """Local. The method, and how this rank's messages travel (executor per
+        message) and why."""
+        return self._plan.describe()
 
     @property
     def method(self) -> str:

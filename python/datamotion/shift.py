@@ -16,6 +16,7 @@ from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI che
 from . import _core
 from ._checks import DM_ERR_ARG, LocalProblems, int64
 from ._errors import Error
+from ._exchange import Exchange, executor_name
 from .array import DistArray
 
 __all__ = ["CShift", "EOShift", "Halo", "PShift", "cshift", "eoshift"]
@@ -64,9 +65,12 @@ class PShift:
     """A polyshift plan: the shifts ``shifts`` of arrays laid out like ``prototype``.
 
     Collective on ``prototype.grid.comm``. Setup computes partners, message
-    boxes and local copies once; each :meth:`execute` then starts every message
-    of every shift at once, does the local copies and boundary fills while they
-    travel, and waits once. The shifted axes must be Block-distributed.
+    boxes and local copies once, and joins every shift's pieces for one rank into
+    one message; each :meth:`execute` then starts every message at once, does the
+    local copies and boundary fills while they travel, and waits once
+    (:meth:`start` returns instead, to compute meanwhile). The shifted axes must
+    be Block-distributed. ``executor`` (``"auto"``, ``"pack"`` or ``"datatype"``)
+    overrides how messages travel; :meth:`describe` tells what was chosen.
 
     Example, the 5-point stencil::
 
@@ -75,7 +79,7 @@ class PShift:
         v.local[...] = (n.local + s.local + w.local + e.local - 4 * u.local)
     """
 
-    def __init__(self, prototype: DistArray, shifts: Sequence[Shift]):
+    def __init__(self, prototype: DistArray, shifts: Sequence[Shift], executor: str = "auto"):
         problems = LocalProblems()
         shifts = problems.attempt("shifts", lambda: list(shifts), default=[])
         specs = []
@@ -88,8 +92,9 @@ class PShift:
                                     lambda: (kind, int64(s.axis, "axis"), int64(s.shift, "shift"), _boundary_kind(s)))
             if spec is not None:
                 specs.append(spec)
+        executor = problems.attempt("executor", lambda: executor_name(executor), default="auto")
         _core.agree(prototype.grid.comm, *(problems.problem or (DM_ERR_ARG, None)))
-        self._plan = _core.PShift(prototype._a, specs)
+        self._plan = _core.PShift(prototype._a, specs, executor)
         self._prototype = (prototype.grid, prototype.shape, prototype.dtype, prototype.dist, prototype.ghost)
         self._shifts = shifts
         self._lines = {}  # shift index -> index arrays selecting this rank's boundary lines
@@ -118,9 +123,19 @@ class PShift:
         elements sent to other ranks and elements copied locally."""
         return _volume(self._core_plan)
 
+    def describe(self) -> str:
+        """Local. How this rank's messages travel (executor per message) and why."""
+        return self._core_plan.describe()
+
     def execute(self, dsts: Sequence[DistArray], srcs: Sequence[DistArray]) -> None:
         """Collective. Shift k from ``srcs[k]`` into ``dsts[k]``, all at once. A source may
         also be a destination; no array may be the destination of two shifts."""
+        self.start(dsts, srcs).wait()
+
+    def start(self, dsts: Sequence[DistArray], srcs: Sequence[DistArray]) -> Exchange:
+        """Collective. Starts :meth:`execute` and returns at once, local copies and
+        boundary fills done; ``wait()`` on the result completes it. Meanwhile do not
+        write a source nor touch a destination."""
         plan = self._core_plan
         n = len(self._shifts)
         problems = LocalProblems()
@@ -139,7 +154,8 @@ class PShift:
             boundaries = [None] * n
             for k in self._with_boundary:
                 boundaries[k] = self._boundary(k, self._shifts[k], dsts)
-        plan.execute([d._a for d in dsts], [s._a for s in srcs], boundaries)
+        plan.begin([d._a for d in dsts], [s._a for s in srcs], boundaries)
+        return Exchange(plan.end, (plan, dsts, srcs, boundaries))
 
     def __call__(self, srcs: Sequence[DistArray]) -> List[DistArray]:
         """Collective. The shifted arrays, newly allocated, one per shift."""
@@ -196,10 +212,23 @@ class Halo:
         halo.exchange(u)
         g = u.local_with_ghosts
         lap = g[:-2, 1:-1] + g[2:, 1:-1] + g[1:-1, :-2] + g[1:-1, 2:] - 4 * u.local
+
+    Pieces bound for one neighbour rank travel in one message. :meth:`start`
+    returns while they travel, so the interior can be updated meanwhile::
+
+        with halo.start(u):
+            inner = update(u.local[1:-1, 1:-1])   # needs no ghost
+        edges = update_edges(u.local_with_ghosts)
+
+    ``executor`` (``"auto"``, ``"pack"`` or ``"datatype"``) overrides how the
+    messages travel; :meth:`describe` tells what was chosen and why.
     """
 
-    def __init__(self, prototype: DistArray, corners: bool = False):
-        self._plan = _core.Halo(prototype._a, bool(corners))
+    def __init__(self, prototype: DistArray, corners: bool = False, executor: str = "auto"):
+        problems = LocalProblems()
+        executor = problems.attempt("executor", lambda: executor_name(executor), default="auto")
+        _core.agree(prototype.grid.comm, *(problems.problem or (DM_ERR_ARG, None)))
+        self._plan = _core.Halo(prototype._a, bool(corners), executor)
         self._corners = bool(corners)
         self._comm = prototype.grid.comm
 
@@ -214,6 +243,20 @@ class Halo:
         problem = None if isinstance(a, DistArray) else f"halo: expected DistArray, got {type(a).__name__}"
         _core.hot_path(self._comm, "Halo.exchange", DM_ERR_ARG, problem)
         plan.exchange(a._a)
+
+    def start(self, a: DistArray) -> Exchange:
+        """Collective. Starts filling the ghosts of ``a`` and returns; ``wait()`` on the
+        result completes it. Meanwhile read and write ``a.local`` freely, but not its
+        ghosts."""
+        plan = self._core_plan
+        problem = None if isinstance(a, DistArray) else f"halo: expected DistArray, got {type(a).__name__}"
+        _core.hot_path(self._comm, "Halo.start", DM_ERR_ARG, problem)
+        plan.begin(a._a)
+        return Exchange(plan.end, (plan, a))
+
+    def describe(self) -> str:
+        """Local. How this rank's messages travel (executor per message) and why."""
+        return self._core_plan.describe()
 
     def volume(self) -> dict:
         """Local. What one exchange moves on this rank (see :meth:`PShift.volume`)."""

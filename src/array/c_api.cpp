@@ -52,7 +52,8 @@ int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape
 int dm_array_free(dm_array *array) {
     return c_boundary([&] {
         if (!array || !*array) return;
-        array_of(*array);
+        if (array_of(*array).held())
+            fail(DM_ERR_STATE, "dm_array_free: the array is in an exchange in flight (call the plan's end first)");
         dm::handles::remove(&(*array)->grid);
         dm::handles::remove(*array);
         delete *array;

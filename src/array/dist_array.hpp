@@ -58,6 +58,12 @@ public:
     };
     const LayoutKey &layout_key() const { return key_; }
 
+    // Local. Exchanges in flight that read or write this array (begin() to end());
+    // freeing it meanwhile is refused.
+    void hold() const { ++held_; }
+    void release() const { --held_; }
+    bool held() const { return held_ > 0; }
+
     // Collective. root == DM_ALL_RANKS: every rank passes the same global array.
     // `caller_check`, if given, runs on every rank inside the call's one error
     // agreement (a binding's own checks of its arguments).
@@ -95,6 +101,7 @@ private:
     std::vector<std::byte> storage_;
     std::size_t interior_offset_ = 0;
     LayoutKey key_;
+    mutable int held_ = 0;
 };
 
 }  // namespace dm::array

@@ -3,6 +3,7 @@
 #include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/handles.hpp"
+#include "core/text.hpp"
 #include "redist/plan.hpp"
 
 struct dm_redist_s {
@@ -76,10 +77,33 @@ int dm_redist_execute(dm_redist plan, dm_array src, dm_array dst) {
     });
 }
 
+int dm_redist_begin(dm_redist plan, dm_array src, dm_array dst) {
+    return c_boundary([&] {
+        auto &p = dm::communicator_handle("dm_redist_begin", [&]() -> auto & { return plan_of(plan); });
+        dm::array::DistArray *from = nullptr, *to = nullptr;
+        dm::hot_path(p.comm(), "dm_redist_begin", [&] {
+            from = optional_array(src);
+            to = optional_array(dst);
+        });
+        p.begin(from, to);
+    });
+}
+
+int dm_redist_end(dm_redist plan) {
+    return c_boundary([&] {
+        dm::communicator_handle("dm_redist_end", [&]() -> auto & { return plan_of(plan); }).end();
+    });
+}
+
+int dm_redist_describe(dm_redist plan, char *text, size_t size, size_t *length) {
+    return c_boundary([&] { dm::write_text(plan_of(plan).describe(), text, size, length); });
+}
+
 int dm_redist_free(dm_redist *plan) {
     return c_boundary([&] {
         if (!plan || !*plan) return;
-        plan_of(*plan);
+        if (plan_of(*plan).in_flight())
+            fail(DM_ERR_STATE, "dm_redist_free: the plan has an execution in flight (call dm_redist_end first)");
         dm::handles::remove(*plan);
         delete *plan;
         *plan = nullptr;

@@ -462,6 +462,9 @@ void RedistPlan::begin(const array::DistArray *src, array::DistArray *dst) const
         if (dst && !(dst->layout_key() == dst_key_))
             fail(DM_ERR_ARG, "redist: the destination's layout is not the planned one");
     });
+    active_[0] = src, active_[1] = dst;
+    for (const array::DistArray *a : active_)
+        if (a) a->hold();
     if (!stages_.empty()) {  // per axis: src -> between_[0] -> ... -> dst, each stage whole but the last
         for (std::size_t i = 0; i < stages_.size(); ++i) {
             const array::DistArray *from = i == 0 ? src : between_[i - 1].get();
@@ -479,6 +482,10 @@ void RedistPlan::end() const {
     hot_path(comm_, "redist execute", [&] {
         if (!in_flight()) fail(DM_ERR_STATE, "redist: end without begin");
     });
+    for (const array::DistArray *&a : active_) {
+        if (a) a->release();
+        a = nullptr;
+    }
     if (!stages_.empty()) stages_.back()->end();
     else exchange_->end();
 }

@@ -110,6 +110,7 @@ private:
     dm_redist_method method_ = DM_REDIST_AUTO;
     std::unique_ptr<exchange::Plan> exchange_;
     std::size_t elsize_ = 8;
+    mutable const array::DistArray *active_[2] = {nullptr, nullptr};  // the arrays of the execution in flight
     exchange::Executor executor_ = exchange::Executor::Auto;  // slots: 0 the source storage, 1 the destination's
     // Schedules: the axis whose block size changes by an integer factor (or -1),
     // with the phase of every block position of a superblock along it.

@@ -2,6 +2,7 @@
 #include "array/handle.hpp"
 #include "core/error.hpp"
 #include "core/handles.hpp"
+#include "core/text.hpp"
 #include "shift/halo.hpp"
 #include "shift/pshift.hpp"
 
@@ -43,7 +44,7 @@ const dm::array::DistArray &collective_array(const char *call, dm_array handle) 
 template <class Handle>
 void free_plan(Handle *plan) {
     if (!plan || !*plan) return;
-    plan_of(*plan);
+    if (plan_of(*plan).in_flight()) fail(DM_ERR_STATE, "the plan has an exchange in flight (call its end first)");
     dm::handles::remove(*plan);
     delete *plan;
     *plan = nullptr;
@@ -56,6 +57,36 @@ void write_volume(const dm::shift::Volume &v, int64_t *messages_sent, int64_t *m
     if (elements_sent) *elements_sent = v.elements_sent;
     if (elements_copied) *elements_copied = v.elements_copied;
 }
+// dm_pshift_execute or dm_pshift_begin: the handles checked, then `run(plan, dsts, srcs)`.
+template <class Run>
+int with_pshift_arrays(const char *call, dm_pshift plan, dm_array const dsts[], dm_array const srcs[], Run &&run) {
+    return c_boundary([&] {
+        auto &p = collective_plan(call, plan);
+        const int n = p.nshifts();
+        // Handles to arrays, on the stack for the common small counts.
+        constexpr int kSmall = 32;
+        dm::array::DistArray *d_small[kSmall];
+        const dm::array::DistArray *s_small[kSmall];
+        std::vector<dm::array::DistArray *> d_big;
+        std::vector<const dm::array::DistArray *> s_big;
+        if (n > kSmall) {
+            d_big.resize(n);
+            s_big.resize(n);
+        }
+        auto **d = n > kSmall ? d_big.data() : d_small;
+        auto **s = n > kSmall ? s_big.data() : s_small;
+        dm::hot_path(p.comm(), call, [&] {
+            if ((!dsts || !srcs) && n > 0) fail(DM_ERR_ARG, call, ": dsts or srcs is NULL");
+            for (int k = 0; k < n; ++k) {
+                d[k] = &dm::array::array_of(dsts[k]);
+                s[k] = &dm::array::array_of(srcs[k]);
+            }
+        });
+        run(p, d, s);
+    });
+}
+
+
 }  // namespace
 
 extern "C" {
@@ -77,30 +108,21 @@ int dm_pshift_setup(dm_array prototype, int nshifts, const dm_shift_spec specs[]
 }
 
 int dm_pshift_execute(dm_pshift plan, dm_array const dsts[], dm_array const srcs[], const void *const boundaries[]) {
-    return c_boundary([&] {
-        auto &p = collective_plan("dm_pshift_execute", plan);
-        const int n = p.nshifts();
-        // Handles to arrays, on the stack for the common small counts.
-        constexpr int kSmall = 32;
-        dm::array::DistArray *d_small[kSmall];
-        const dm::array::DistArray *s_small[kSmall];
-        std::vector<dm::array::DistArray *> d_big;
-        std::vector<const dm::array::DistArray *> s_big;
-        if (n > kSmall) {
-            d_big.resize(n);
-            s_big.resize(n);
-        }
-        auto **d = n > kSmall ? d_big.data() : d_small;
-        auto **s = n > kSmall ? s_big.data() : s_small;
-        dm::hot_path(p.comm(), "dm_pshift_execute", [&] {
-            if ((!dsts || !srcs) && n > 0) fail(DM_ERR_ARG, "dm_pshift_execute: dsts or srcs is NULL");
-            for (int k = 0; k < n; ++k) {
-                d[k] = &dm::array::array_of(dsts[k]);
-                s[k] = &dm::array::array_of(srcs[k]);
-            }
-        });
-        p.execute(d, s, boundaries);
-    });
+    return with_pshift_arrays("dm_pshift_execute", plan, dsts, srcs,
+                              [&](auto &p, auto **d, auto **s) { p.execute(d, s, boundaries); });
+}
+
+int dm_pshift_begin(dm_pshift plan, dm_array const dsts[], dm_array const srcs[], const void *const boundaries[]) {
+    return with_pshift_arrays("dm_pshift_begin", plan, dsts, srcs,
+                              [&](auto &p, auto **d, auto **s) { p.begin(d, s, boundaries); });
+}
+
+int dm_pshift_end(dm_pshift plan) {
+    return c_boundary([&] { collective_plan("dm_pshift_end", plan).end(); });
+}
+
+int dm_pshift_describe(dm_pshift plan, char *text, size_t size, size_t *length) {
+    return c_boundary([&] { dm::write_text(plan_of(plan).describe(), text, size, length); });
 }
 
 int dm_pshift_free(dm_pshift *plan) { return c_boundary([&] { free_plan(plan); }); }
@@ -138,6 +160,23 @@ int dm_halo_exchange(dm_halo plan, dm_array array) {
         dm::hot_path(p.comm(), "dm_halo_exchange", [&] { a = &dm::array::array_of(array); });
         p.exchange(*a);
     });
+}
+
+int dm_halo_begin(dm_halo plan, dm_array array) {
+    return c_boundary([&] {
+        auto &p = collective_plan("dm_halo_begin", plan);
+        dm::array::DistArray *a = nullptr;
+        dm::hot_path(p.comm(), "dm_halo_begin", [&] { a = &dm::array::array_of(array); });
+        p.begin(*a);
+    });
+}
+
+int dm_halo_end(dm_halo plan) {
+    return c_boundary([&] { collective_plan("dm_halo_end", plan).end(); });
+}
+
+int dm_halo_describe(dm_halo plan, char *text, size_t size, size_t *length) {
+    return c_boundary([&] { dm::write_text(plan_of(plan).describe(), text, size, length); });
 }
 
 int dm_halo_free(dm_halo *plan) { return c_boundary([&] { free_plan(plan); }); }

@@ -135,12 +135,15 @@ void HaloPlan::begin(array::DistArray &a) {
     });
     const void *slot = a.storage();
     plan_.begin(&slot);
+    active_ = &a;
+    a.hold();
 }
 
 void HaloPlan::end() {
     hot_path(comm(), "halo exchange", [&] {
         if (!plan_.in_flight()) fail(DM_ERR_STATE, "halo: end without begin");
     });
+    active_->release();
     plan_.end();
 }
 

@@ -44,6 +44,7 @@ private:
     std::size_t elsize_;
     bool corners_;
     exchange::Plan plan_;
+    array::DistArray *active_ = nullptr;  // the array of the exchange in flight
 };
 
 }  // namespace dm::shift

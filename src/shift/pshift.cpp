@@ -23,6 +23,7 @@ PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_s
       storage_shape_(prototype.storage_shape()),
       plan_(grid_->comm(), static_cast<int>(2 * specs.size()), "pshift"),
       slots_(2 * specs.size()) {
+    active_.reserve(2 * specs.size());
     MPI_Comm comm = grid_->comm();
     const int n = prototype.ndims();
     for (int a = 0; a < n; ++a) maps_.push_back(prototype.axis_map(a));
@@ -176,6 +177,8 @@ void PShiftPlan::begin(array::DistArray *const *dsts, const array::DistArray *co
         slots_[static_cast<size_t>(nk + k)] = dsts[k]->storage();
     }
     plan_.begin(slots_.data());  // sends packed and local copies done; aliased sources staged first
+    for (int k = 0; k < nk; ++k) active_.push_back(srcs[k]), active_.push_back(dsts[k]);
+    for (const array::DistArray *a : active_) a->hold();
 
     // Boundary fills while the messages travel: regions nothing else reads or writes.
     alignas(16) std::byte one[16];
@@ -205,6 +208,8 @@ void PShiftPlan::end() {
     hot_path(comm(), "pshift execute", [&] {
         if (!plan_.in_flight()) fail(DM_ERR_STATE, "pshift: end without begin");
     });
+    for (const array::DistArray *a : active_) a->release();
+    active_.clear();
     plan_.end();
 }
 

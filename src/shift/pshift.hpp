@@ -71,6 +71,7 @@ private:
     // Slots 0..k-1: the sources, k..2k-1: the destinations (bound at begin).
     exchange::Plan plan_;
     std::vector<const void *> slots_;
+    std::vector<const array::DistArray *> active_;  // the arrays of the execution in flight
 };
 
 }  // namespace dm::shift

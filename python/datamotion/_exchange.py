@@ -1,0 +1,51 @@
+"""Exchanges in flight: what ``Halo.start``, ``PShift.start`` and ``RedistPlan.start``
+return, so that a program computes while its messages travel."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from ._checks import DM_ERR_ARG
+from ._errors import Error
+
+EXECUTORS = ("auto", "pack", "datatype")
+
+
+def executor_name(executor: Any) -> str:
+    """``executor`` checked: one of :data:`EXECUTORS` (the same on every rank)."""
+    if executor not in EXECUTORS:
+        raise Error(DM_ERR_ARG, f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}")
+    return executor
+
+
+class Exchange:
+    """An exchange in flight. :meth:`wait` completes it (collective, like the call
+    that started it); until then the arrays it writes must not be read, nor those
+    it reads written. As a context manager it waits on leaving the block::
+
+        with halo.start(u):
+            interior = update(u.local[1:-1, 1:-1])   # while the ghosts travel
+    """
+
+    def __init__(self, end: Callable[[], None], keep: Any):
+        self._end: Optional[Callable[[], None]] = end
+        self._keep = keep  # the plan and arrays, alive until the exchange completes
+
+    @property
+    def done(self) -> bool:
+        """Whether :meth:`wait` has completed the exchange."""
+        return self._end is None
+
+    def wait(self) -> None:
+        """Collective. Completes the exchange; waiting again does nothing."""
+        end, self._end = self._end, None
+        if end is not None:
+            end()
+        self._keep = None
+
+    def __enter__(self) -> "Exchange":
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        self.wait()
+        return False
