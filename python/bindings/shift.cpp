@@ -70,6 +70,7 @@ void bind_shift(nb::module_ &m) {
                  p.end();
              })
         .def("describe", &PShiftPlan::describe)
+        .def_prop_ro("in_flight", &PShiftPlan::in_flight)
         .def_prop_ro("nshifts", &PShiftPlan::nshifts)
         .def("boundary_shape", &PShiftPlan::boundary_shape, nb::arg("k"))
         .def("volume", [](const PShiftPlan &p) { return volume_tuple(p.volume()); });
@@ -100,6 +101,7 @@ void bind_shift(nb::module_ &m) {
                  h.end();
              })
         .def("describe", &shift::HaloPlan::describe)
+        .def_prop_ro("in_flight", &shift::HaloPlan::in_flight)
         .def_prop_ro("corners", &shift::HaloPlan::corners)
         .def("volume", [](const shift::HaloPlan &h) { return volume_tuple(h.volume()); });
 }

@@ -27,6 +27,8 @@ class Exchange:
             interior = update(u.local[1:-1, 1:-1])   # while the ghosts travel
     """
 
+    __slots__ = ("_end", "_keep")  # made on every start(): kept small
+
     def __init__(self, end: Callable[[], None], keep: Any):
         self._end: Optional[Callable[[], None]] = end
         self._keep = keep  # the plan and arrays, alive until the exchange completes

@@ -105,7 +105,10 @@ class PShift:
 
     def free(self) -> None:
         """Releases the plan's MPI resources now rather than at garbage collection.
-        Using the plan afterwards raises ``datamotion.Error`` (DM_ERR_STATE)."""
+        Using the plan afterwards raises ``datamotion.Error`` (DM_ERR_STATE), as does
+        freeing it with an execution in flight (``wait()`` on it first)."""
+        if self._plan is not None and self._plan.in_flight:
+            raise Error(_DM_ERR_STATE, "pshift: free() with an execution in flight (call wait() on it first)")
         self._plan = None
 
     @property
@@ -233,6 +236,7 @@ class Halo:
         self._plan = _core.Halo(prototype._a, bool(corners), executor)
         self._corners = bool(corners)
         self._comm = prototype.grid.comm
+        self._unchecked = not _core.checked_mode()
 
     @property
     def corners(self) -> bool:
@@ -241,20 +245,29 @@ class Halo:
 
     def exchange(self, a: DistArray) -> None:
         """Collective. Fills the ghosts of ``a``."""
-        plan = self._core_plan
-        problem = None if isinstance(a, DistArray) else f"halo: expected DistArray, got {type(a).__name__}"
-        _core.hot_path(self._comm, "Halo.exchange", DM_ERR_ARG, problem)
+        plan = self._plan
+        if not (self._unchecked and plan is not None and isinstance(a, DistArray)):
+            plan = self._checked(a, "Halo.exchange")
         plan.exchange(a._a)
 
     def start(self, a: DistArray) -> Exchange:
         """Collective. Starts filling the ghosts of ``a`` and returns; ``wait()`` on the
         result completes it. Meanwhile read and write ``a.local`` freely, but not its
         ghosts."""
-        plan = self._core_plan
-        problem = None if isinstance(a, DistArray) else f"halo: expected DistArray, got {type(a).__name__}"
-        _core.hot_path(self._comm, "Halo.start", DM_ERR_ARG, problem)
+        plan = self._plan
+        if not (self._unchecked and plan is not None and isinstance(a, DistArray)):
+            plan = self._checked(a, "Halo.start")
         plan.begin(a._a)
         return Exchange(plan.end, (plan, a))
+
+    def _checked(self, a, call: str):
+        """The plan, after the hot-path rule for the arguments of `call`. Outside checked
+        mode a good call has nothing to agree on, so exchange() and start() skip this
+        when the plan is live and `a` is a DistArray; the C++ plan checks the rest."""
+        plan = self._core_plan
+        problem = None if isinstance(a, DistArray) else f"halo: expected DistArray, got {type(a).__name__}"
+        _core.hot_path(self._comm, call, DM_ERR_ARG, problem)
+        return plan
 
     def describe(self) -> str:
         """Local. How this rank's messages travel (executor per message) and why."""
@@ -265,7 +278,10 @@ class Halo:
         return _volume(self._core_plan)
 
     def free(self) -> None:
-        """Releases the plan's MPI resources now; using it afterwards raises (DM_ERR_STATE)."""
+        """Releases the plan's MPI resources now; using it afterwards raises (DM_ERR_STATE),
+        as does freeing it with an exchange in flight (``wait()`` on it first)."""
+        if self._plan is not None and self._plan.in_flight:
+            raise Error(_DM_ERR_STATE, "halo: free() with an exchange in flight (call wait() on it first)")
         self._plan = None
 
     @property

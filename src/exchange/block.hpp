@@ -46,9 +46,10 @@ Copy box_copy(int n, const std::int64_t *size, int from_slot, const std::int64_t
 bool join(const Block &last, const Block &next, Block &joined);
 
 // The kernels: copy the bytes of a block out of `base` into `out` (pack), from `in`
-// into `base` (unpack), and between the two blocks of a Copy. Element sizes 4, 8
-// and 16 and runs of 64 bytes and more take specialised loops. pack and unpack
-// return the position after the bytes they moved.
+// into `base` (unpack), and between the two blocks of a Copy. Runs of 1 to 4
+// elements of every element size are copied as fixed-size moves, other short runs
+// as 8-byte words, long ones by memcpy. pack and unpack return the position after
+// the bytes they moved.
 std::byte *pack(std::byte *out, const std::byte *base, const Block &b);
 const std::byte *unpack(std::byte *base, const Block &b, const std::byte *in);
 void copy(std::byte *to_base, const Block &to, const std::byte *from_base, const Block &from);
