@@ -15,7 +15,8 @@ in one run, the rows interleaved repetition by repetition:
 
 Every method's ghosts are checked against datamotion's once before timing. Times
 are the slowest rank's, per exchange, medians over repetitions; "ratio" is the
-faster datamotion row over the best peer (target <= 1.0). The executor column is
+faster datamotion row over the best peer (target <= 1.0); "iqr" the largest
+interquartile range over the median of the row's methods. The executor column is
 what the plan's describe() reports on rank 0: messages sent (direct/packed/datatype)
 and local copies.
 
@@ -65,7 +66,8 @@ class HandHalo:
         self.sends, self.recvs = [], []
         for p in peers:
             out = [(inner(d), u[inner(d)].shape) for d in dirs if nbr(d) == p]
-            into = [(ghost([-x for x in d]), u[ghost([-x for x in d])].shape) for d in dirs if nbr([-x for x in d]) == p]
+            back = [[-x for x in d] for d in dirs]
+            into = [(ghost(e), u[ghost(e)].shape) for e in back if nbr(e) == p]
             self.sends.append((p,) + self._buffer(out))
             self.recvs.append((p,) + self._buffer(into))
         self.comm, self.u = comm, u
@@ -120,10 +122,11 @@ def executor_of(plan):
     return f"{head}:" + ",".join(parts)
 
 
-def interleaved(comm, methods, reps, inner):
+def interleaved(comm, methods, reps, inner, spread=None):
     """Collective. Per method, the median over `reps` of the slowest rank's time per
     call, the methods run in turn within every repetition (rotating the order),
-    after one unrecorded repetition."""
+    after one unrecorded repetition. `spread`, if given, receives per method the
+    interquartile range over the median."""
     names = list(methods)
     samples = {k: [] for k in names}
     for name in names:  # warm up: first touch, requests bound, caches
@@ -138,6 +141,10 @@ def interleaved(comm, methods, reps, inner):
             for _ in range(inner):
                 fn()
             samples[name].append(comm.allreduce((MPI.Wtime() - t0) / inner, op=MPI.MAX))
+    if spread is not None:
+        for k, v in samples.items():
+            q1, q2, q3 = np.percentile(v, [25, 50, 75])
+            spread[k] = float((q3 - q1) / q2)
     return {k: float(np.median(v)) for k, v in samples.items()}
 
 
@@ -159,7 +166,7 @@ def setup(comm, nd, L, w, corners):
     return grid, a
 
 
-def case_row(comm, nd, L, w, corners, reps, say):
+def case_row(comm, nd, L, w, corners, reps):
     grid, a = setup(comm, nd, L, w, corners)
     halo = dm.Halo(a, corners=corners)
     u = a.local_with_ghosts.copy()
@@ -174,15 +181,17 @@ def case_row(comm, nd, L, w, corners, reps, say):
     if g is not None:
         methods["ghex"] = g
     inner = comm.bcast(repeats_for(comm, hand.exchange))
-    t = interleaved(comm, methods, reps, inner)
+    spread = {}
+    t = interleaved(comm, methods, reps, inner, spread)
     peers = {k: v for k, v in t.items() if not k.startswith("dm")}
     best = min(peers, key=peers.get)
     ratio = min(t["dm"], t["dm-split"]) / peers[best]
     return dict(case=f"{nd}-d {L}^{nd}", w=w, corners="yes" if corners else "no", t=t, best=best, ratio=ratio,
-                ok=ok, executor=executor_of(halo), grid="x".join(map(str, grid.dims)), note=note)
+                ok=ok, spread=max(spread.values()), executor=executor_of(halo), grid="x".join(map(str, grid.dims)),
+                note=note)
 
 
-def overlap(comm, nd, L, w, corners, reps, say):
+def overlap(comm, nd, L, w, corners, reps):
     """Stencil loop: exchange then compute, against start / compute / wait. The
     compute updates slabs of the interior (1 plane in 3-d, 4 rows in 2-d) that read
     no ghost, as many as take about twice the exchange."""
@@ -256,16 +265,17 @@ def main():
         say(f"note: {note}")
     if not args.only_overlap:
         say(f"\n{'case':<11} {'grid':<6} {'w':>2} {'corners':>7} {'dm':>9} {'dm-split':>9} {'hand':>9} "
-            f"{'best peer':>9} {'ratio':>6} {'same':>5}  executor (rank 0)")
+            f"{'best peer':>9} {'ratio':>6} {'iqr':>5} {'same':>5}  executor (rank 0)")
         worst = 0.0
         for nd, L in (QUICK if args.quick else CASES):
             for w in (1, 2):
                 for corners in (False, True):
-                    r = case_row(comm, nd, L, w, corners, args.reps, say)
+                    r = case_row(comm, nd, L, w, corners, args.reps)
                     t = r["t"]
                     worst = max(worst, r["ratio"])
                     say(f"{r['case']:<11} {r['grid']:<6} {r['w']:>2} {r['corners']:>7} {t['dm'] * 1e6:9.1f} "
                         f"{t['dm-split'] * 1e6:9.1f} {t['hand'] * 1e6:9.1f} {r['best']:>9} {r['ratio']:6.2f} "
+                        f"{r['spread']:5.0%} "
                         f"{'yes' if r['ok'] else 'NO':>5}  {r['executor']}")
                     sys.stdout.flush()
         say(f"worst ratio datamotion / best peer: {worst:.2f} (target <= 1.0)")
@@ -277,7 +287,7 @@ def main():
             f"{'overlap':>8} {'exposed':>7} {'hidden':>6} | {'comp+pr':>8} {'ovl+pr':>8} {'exposed':>7} {'hidden':>6}"
             f"  executor")
         for nd, L, w, corners in [(2, 512, 1, False), (3, 64, 1, False), (3, 64, 1, True), (3, 128, 1, False)]:
-            r = overlap(comm, nd, L, w, corners, args.reps, say)
+            r = overlap(comm, nd, L, w, corners, args.reps)
             t = r["t"]
             say(f"{r['case']:<11} {r['w']:>2} {r['corners']:>7} {r['slabs']:>5} {t['exchange'] * 1e6:8.1f} "
                 f"{t['compute'] * 1e6:8.1f} {t['exchange,compute'] * 1e6:8.1f} {t['start,compute,wait'] * 1e6:8.1f} "

@@ -4,8 +4,6 @@ types at 1-8 ranks against NumPy oracles; blocking calls, start()/wait() and the
 context manager give the same results; misuse of an exchange in flight fails with the
 same datamotion.Error on every rank."""
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import Phase, given, settings
