@@ -4,6 +4,9 @@ types at 1-8 ranks against NumPy oracles; blocking calls, start()/wait() and the
 context manager give the same results; misuse of an exchange in flight fails with the
 same datamotion.Error on every rank."""
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 from hypothesis import Phase, given, settings
@@ -398,19 +401,24 @@ def test_free_with_an_exchange_in_flight_fails_everywhere():
 
 @pytest.mark.parallel(nprocs=MAIN)
 def test_exchange_keeps_its_arrays_alive():
-    """Dropping the last reference to an array in flight is safe: the Exchange holds it."""
+    """Dropping the last reference to an array in flight is safe: the Exchange holds it
+    until wait(), and lets it go then."""
     periods = [True, True]
     grid = dm.ProcessGrid(dims=2, periods=periods)
     x = sample((8, 6), np.float64, seed=12)
     a = ghosted(grid, x, 1)
     halo = dm.Halo(a, corners=True)
-    view = a.local_with_ghosts
+    storage, ref = a.local_with_ghosts, weakref.ref(a)
     ex = halo.start(a)
     del a
+    gc.collect()
+    kept = ref() is not None
     ex.wait()
-    a_again = ghosted(grid, x, 1)
-    halo.exchange(a_again)
-    check_same_array(WORLD, view, a_again.local_with_ghosts)
+    gc.collect()
+    check_all(WORLD, kept and ref() is None, f"kept while in flight: {kept}; released after wait: {ref() is None}")
+    b = ghosted(grid, x, 1)
+    halo.exchange(b)
+    check_same_array(WORLD, storage, b.local_with_ghosts, "the ghosts filled while the array had no other owner")
 
 
 @pytest.mark.parallel(nprocs=MAIN)
