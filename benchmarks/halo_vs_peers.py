@@ -2,6 +2,11 @@
 
     mpiexec -n 2 python benchmarks/halo_vs_peers.py [--reps 21] [--quick] [--no-overlap]
 
+Where ranks (or other work) outnumber the cores, busy-polling ranks lose whole time
+slices and every method measures the scheduler; MPICH's
+MPIR_CVAR_CH4_PROGRESS_THROTTLE=1 MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=16
+makes waiting ranks yield instead (compare rows of one run only).
+
 Per case (2-d local extents 8^2, 64^2, 512^2; 3-d 8^3, 32^3, 64^3; ghost width 1
 and 2; faces only and with corners; float64; periodic on every axis), side by side
 in one run, the rows interleaved repetition by repetition:
