@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 
 namespace dm::exchange {
@@ -127,29 +129,34 @@ bool parse_model(const std::string &text, const std::string &version, CostModel 
     }
     for (const char *key : kKeys)
         if (!seen[key]) return false;
-    if (!seen["split_runs"] || !seen["split_min_bytes"] || !seen["chunk_bytes"] || m.chunk_bytes < 4096) return false;
+    if (!seen["split_runs"] || !seen["split_min_bytes"] || !seen["chunk_bytes"] || m.chunk_bytes < 64) return false;
     model = m;
     return true;
 }
 
 const CostModel &cost_model() {
-    static const CostModel model = [] {
+    // Read again only when the path changes (tests point DM_EXCHANGE_MODEL at
+    // their own files); plans keep a pointer, so every model read stays alive.
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<CostModel>> models;
+    const std::lock_guard<std::mutex> lock(mutex);
+    const std::string path = model_path();
+    auto &slot = models[path];
+    if (!slot) {
         const std::string version = library_version();
-        CostModel m = builtin_model(version);
-        const std::string path = model_path();
-        if (path.empty()) return m;
+        slot = std::make_unique<CostModel>(builtin_model(version));
         std::ifstream file(path);
-        if (!file) return m;
-        std::ostringstream text;
-        text << file.rdbuf();
-        CostModel read;
-        if (parse_model(text.str(), version, read)) {
-            read.source = path;
-            return read;
+        if (!path.empty() && file) {
+            std::ostringstream text;
+            text << file.rdbuf();
+            CostModel read;
+            if (parse_model(text.str(), version, read)) {
+                read.source = path;
+                *slot = read;
+            }
         }
-        return m;
-    }();
-    return model;
+    }
+    return *slot;
 }
 
 }  // namespace dm::exchange

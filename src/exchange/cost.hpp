@@ -31,9 +31,9 @@ struct CostModel {
     std::int64_t chunk_bytes = std::int64_t{1} << 20;
 };
 
-// The model of the MPI library this process runs on, read once: a calibration
-// file when one matches the library (see model_path()), else the built-in
-// constants of its family. Local.
+// The model of the MPI library this process runs on: a calibration file when one
+// matches the library (see model_path(); each path is read once), else the
+// built-in constants of its family. Local.
 const CostModel &cost_model();
 // The built-in constants for a library version string (MPI_Get_library_version).
 CostModel builtin_model(const std::string &library_version);
