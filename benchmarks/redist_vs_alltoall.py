@@ -2,6 +2,11 @@
 
     mpiexec -n 2 python benchmarks/redist_vs_alltoall.py [--reps 15] [--reps-large 7] [--quick]
 
+With --shared-floor a row "shm-floor" times the on-node alternative to messages:
+every source block in an MPI_Win_allocate_shared window, each rank copying what
+it receives straight out of its owners' windows (NumPy slices, one copy that
+also changes the layout).
+
 Cases (float64, row-major local storage as DistArray keeps it):
 
   block  n^2, n = 4000 and 8000: block-cyclic 36 -> 128 on both axes, on a
@@ -108,6 +113,71 @@ def pair_counts(comm, src, dst):
     return counts
 
 
+def axis_runs(ms, cs, md, cd):
+    """(source local start, destination local start, length) of the positions of
+    an axis owned by source coordinate cs and destination coordinate cd, merged
+    where contiguous on both sides."""
+    g = np.arange(ms.length, dtype=np.int64)
+    both = g[((g // ms.block + ms.src) % ms.nprocs == cs) & ((g // md.block + md.src) % md.nprocs == cd)]
+    if both.size == 0:
+        return []
+    def local(m, x):
+        return (x // (m.block * m.nprocs)) * m.block + x % m.block
+    ls, ld = local(ms, both), local(md, both)
+    breaks = np.flatnonzero((np.diff(ls) != 1) | (np.diff(ld) != 1)) + 1
+    starts = np.concatenate([[0], breaks])
+    ends = np.concatenate([breaks, [both.size]])
+    return [(int(ls[a]), int(ld[a]), int(b - a)) for a, b in zip(starts, ends)]
+
+
+class SharedFloor:
+    """The on-node floor: every rank's source block in an MPI-3 shared-memory window
+    (MPI_Win_allocate_shared, filled once, untimed), and each rank copying what it
+    receives straight from the owners' windows into its destination with NumPy
+    slices: one copy that also changes the layout, no message, no packing."""
+
+    def __init__(self, comm, src, dst):
+        self.comm = comm
+        node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+        if node.size != comm.size:
+            raise RuntimeError("the shared-memory floor needs every rank on one node")
+        self.win = MPI.Win.Allocate_shared(max(src.local.nbytes, 8), 8, comm=node)
+        shapes = comm.allgather(src.local_shape)
+        self.views = []
+        for r in range(comm.size):
+            buf, _ = self.win.Shared_query(r)
+            self.views.append(np.frombuffer(buf, dtype=np.float64, count=int(np.prod(shapes[r]))).reshape(shapes[r]))
+        self.win.Lock_all()  # one passive epoch for the object's life (the unified memory model)
+        self.views[comm.rank][...] = src.local
+        self.win.Sync()
+        comm.Barrier()
+        self.win.Sync()
+        src_coords = comm.allgather(tuple(src.grid.coords))
+        ms_all, md_all = axis_maps(src), axis_maps(dst)
+        me = tuple(dst.grid.coords)
+        self.dst = dst
+        self.copies = []  # (source rank, source slices, destination slices)
+        for r in range(comm.size):
+            per_axis = [axis_runs(ms, src_coords[r][a], md, me[a]) for a, (ms, md) in enumerate(zip(ms_all, md_all))]
+            if any(not runs for runs in per_axis):
+                continue
+            for combo in np.ndindex(*[len(runs) for runs in per_axis]):
+                pick = [per_axis[a][i] for a, i in enumerate(combo)]
+                self.copies.append((r, tuple(slice(s, s + n) for s, _, n in pick),
+                                    tuple(slice(d, d + n) for _, d, n in pick)))
+
+    def __call__(self):
+        local = self.dst.local
+        for r, s, d in self.copies:
+            local[d] = self.views[r][s]
+        self.comm.Barrier()  # no source may change before every rank has read it
+
+    def free(self):
+        self.views = []
+        self.win.Unlock_all()
+        self.win.Free()
+
+
 def ways(text):
     """How this rank's messages travel, from describe(): 'send ..., recv ...'."""
     out = []
@@ -130,6 +200,8 @@ def main():
     parser.add_argument("--quick", action="store_true", help="4000^2 and 32^4 only, for a smoke test")
     parser.add_argument("--executors", nargs="+", default=list(EXECUTORS), choices=EXECUTORS)
     parser.add_argument("--method", default="auto", choices=redist.METHODS)
+    parser.add_argument("--shared-floor", action="store_true",
+                        help="also time the on-node floor: one copy from MPI-3 shared-memory windows")
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
     P = comm.size
@@ -166,6 +238,10 @@ def main():
 
         variants = {e: (lambda p=p, d=d: p.execute(src, d)) for e, (p, d) in plans.items()}
         variants["alltoallv"] = alltoallv
+        floor_dst = dm.DistArray.zeros(grid_d, shape, np.float64, dist=dd)
+        floor = SharedFloor(comm, src, floor_dst) if args.shared_floor else None
+        if floor:
+            variants["shm-floor"] = floor
         reps = args.reps if np.prod(shape) <= 4000 ** 2 else args.reps_large
         times = {k: [] for k in variants}
         for rep in range(-1, reps):
@@ -177,7 +253,8 @@ def main():
                 if rep >= 0:
                     times[k].append(dt)
             if rep in (-1, reps - 1):
-                for e, (p, d) in plans.items():
+                checked = list(plans.items()) + ([("shm-floor", (None, floor_dst))] if floor else [])
+                for e, (p, d) in checked:
                     bad = int(np.count_nonzero(d.local != expected))
                     bad = comm.allreduce(bad)
                     if bad:
@@ -189,6 +266,11 @@ def main():
             t = np.asarray(times[e])
             ratio = float(np.median(t / base))
             rows.append((label, e, p.method, ways(p.describe()), stats(t), stats(base), ratio))
+        if floor:
+            t = np.asarray(times["shm-floor"])
+            rows.append((label, "shm-floor", "-", "NumPy copies from MPI_Win_allocate_shared windows", stats(t), stats(base),
+                         float(np.median(t / base))))
+            floor.free()
         if comm.rank == 0:
             print(f"  done: {label}", file=sys.stderr)
             sys.stderr.flush()

@@ -382,9 +382,10 @@ int main(int argc, char **argv) {
         printf("- MPI: %.*s\n", length, library);
         int provided = 0;
         MPI_Query_thread(&provided);
-        printf("- thread level: %s (MPI_Init); DM_EXCHANGE=%s\n",
+        const char *executor = getenv("DM_EXCHANGE");
+        printf("- thread level: %s (MPI_Init); executor: %s\n",
                provided == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : "above MPI_THREAD_SINGLE",
-               getenv("DM_EXCHANGE") ? getenv("DM_EXCHANGE") : "(unset: auto)");
+               executor && *executor ? executor : "auto (DM_EXCHANGE unset)");
         printf("- datamotion %s (revision %s, %s build)\n", dm_version(), revision, build_type);
         printf("- repetitions: %d (N <= 4000), %d (N > 4000), after one warm-up; times are the slowest rank's,\n"
                "  medians in milliseconds; every result checked element by element against pdgemr2d's\n\n",

@@ -25,11 +25,13 @@ CostModel mpich() {
     // A datatype of more than IOV_MAX runs goes through 8 KiB shared-memory cells,
     // copied twice, with the sender and receiver taking turns.
     m.send_datatype = {5.0, 0.0012, 0.004};
-    // Pieces of <= IOV_MAX runs go in one copy, but process_vm_readv pays per run.
-    m.send_split = {5.0, 0.0002, 0.12};
-    // Unpacking is a second pass; the MPI scatters into a datatype while it copies.
+    // Pieces of <= IOV_MAX runs go in one copy, but process_vm_readv pays per run
+    // (about 0.2 us), so packing wins below runs of about 800 bytes.
+    m.send_split = {5.0, 0.0002, 0.2};
+    // Unpacking is a second pass; the MPI scatters into a datatype while it copies,
+    // paying per run as above: a datatype wins for runs above about 1 KiB.
     m.recv_packed = {0.5, 0.00025, 0.004};
-    m.recv_datatype = {1.0, 0.00005, 0.03};
+    m.recv_datatype = {1.0, 0.00005, 0.2};
     m.split_runs = 1024;      // IOV_MAX
     m.split_min_bytes = 8192;  // MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD of the PyPI wheel
     return m;
