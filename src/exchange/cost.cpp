@@ -37,15 +37,22 @@ CostModel mpich() {
     return m;
 }
 
-// Open MPI's vader transport packs a datatype through cache-sized fragments on
-// both sides, which beats packing the whole message first.
+// Open MPI's vader transport copies a message once (CMA) only when it is
+// contiguous on both sides; any other datatype is packed and unpacked through
+// small shared-memory fragments, sender and receiver taking turns, which
+// collapses when the ranks share cores with other work (docs/redist-benchmarks.md).
+// So datatypes are priced high, and a datatype send is cut at every run
+// (split_runs 1): each piece then travels in place, worth it for long runs.
 CostModel open_mpi() {
     CostModel m;
     m.family = "Open MPI";
     m.send_packed = {1.0, 0.0004, 0.004};
-    m.send_datatype = {3.0, 0.0003, 0.002};
+    m.send_datatype = {3.0, 0.0008, 0.004};
+    m.send_split = {3.0, 0.0002, 0.0};
     m.recv_packed = {0.5, 0.00025, 0.004};
-    m.recv_datatype = {2.0, 0.0001, 0.002};
+    m.recv_datatype = {2.0, 0.0006, 0.05};
+    m.split_runs = 1;
+    m.split_min_bytes = 16384;
     return m;
 }
 
@@ -78,7 +85,7 @@ CostModel builtin_model(const std::string &version) {
         m = open_mpi();
     } else if (version.find("MPICH") != std::string::npos) {
         m = mpich();
-    } else {  // no known single-copy rule: datatypes priced like Open MPI's
+    } else {  // no known single-copy rule: priced like Open MPI
         m = open_mpi();
         m.family = "MPI";
     }

@@ -365,6 +365,10 @@ void Plan::finish(const Options &options) {
                 }
                 m.first.push_back(m.pieces.size());
             }
+            m.in_place.assign(m.count(), 0);
+            for (std::size_t i = 0; i < m.count(); ++i)
+                m.in_place[i] = m.first[i + 1] - m.first[i] == 1 && m.pieces[m.first[i]].levels == 0 &&
+                                options_.executor != Executor::Alltoallw;
             m.request = request, request += m.count();
             if (m.way != Way::Datatype) continue;
             m.absolute = options_.executor == Executor::Alltoallw;
@@ -488,15 +492,17 @@ void Plan::bind(const void *const *slots, bool staged) {
     auto endpoint = [&](const Message &m, std::size_t i, std::byte *packed, std::int64_t staged_at, void *&buffer,
                         int &count, MPI_Datatype &type, MPI_Datatype &owned) {
         owned = MPI_DATATYPE_NULL;
-        if (m.way == Way::Datatype && staged_at < 0) {
+        const bool in_place = staged_at < 0 && m.whole(i);
+        if (m.way == Way::Datatype && staged_at < 0 && !in_place) {
             buffer = m.absolute ? MPI_BOTTOM : base(m.blocks[0]);
             count = 1, type = m.types[i];
             return;
         }
-        buffer = (staged_at >= 0            ? stage_buffer_.get() + staged_at
-                  : m.way == Way::Packed    ? packed + m.at
-                                            : base(m.blocks[0]) + m.blocks[0].offset) +
-                 m.cuts[i];
+        const Block &only = m.pieces[m.first[i]];
+        buffer = in_place                ? base(only) + only.offset
+                 : staged_at >= 0        ? stage_buffer_.get() + staged_at + m.cuts[i]
+                 : m.way == Way::Packed  ? packed + m.at + m.cuts[i]
+                                         : base(m.blocks[0]) + m.blocks[0].offset + m.cuts[i];
         const std::int64_t bytes = m.cuts[i + 1] - m.cuts[i];
         if (bytes <= INT_MAX) {
             count = static_cast<int>(bytes), type = MPI_BYTE;
@@ -552,6 +558,10 @@ void Plan::start_round(std::size_t r, bool staged) {
         // unpacked while later pieces are packed.
         for (std::size_t i = 0; i < m.count(); ++i) {
             std::byte *out = send_buffer_.get() + m.at + m.cuts[i];
+            if (m.whole(i)) {  // sent in place
+                check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
+                continue;
+            }
             for (std::size_t b = m.first[i]; b < m.first[i + 1]; ++b)
                 out = pack(out, static_cast<const std::byte *>(slot_values_[m.pieces[b].slot]), m.pieces[b]);
             check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
@@ -576,7 +586,7 @@ bool Plan::progress(std::size_t r, bool wait) {
     for (int j = 0; j < done; ++j) {
         const auto [k, i] = recv_piece_[first + static_cast<std::size_t>(completed_[static_cast<std::size_t>(j)])];
         const Message &m = recvs_[k];
-        if (m.way != Way::Packed) continue;
+        if (m.way != Way::Packed || m.whole(i)) continue;
         const std::byte *in = recv_buffer_.get() + m.at + m.cuts[i];
         for (std::size_t b = m.first[i]; b < m.first[i + 1]; ++b)
             in = unpack(const_cast<std::byte *>(static_cast<const std::byte *>(slot_values_[m.pieces[b].slot])),

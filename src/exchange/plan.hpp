@@ -102,6 +102,10 @@ private:
         std::vector<std::int64_t> cuts;
         std::vector<Block> pieces;
         std::vector<std::size_t> first;
+        // Whether piece i is one contiguous run on this side: it then travels in
+        // place (pointer and count) whatever the message's way, never packed.
+        std::vector<char> in_place;
+        bool whole(std::size_t i) const { return in_place[i] != 0; }
         std::vector<MPI_Datatype> types;  // Datatype: one per piece
         std::size_t request = 0;  // its first piece's request
         std::size_t count() const { return cuts.size() - 1; }
