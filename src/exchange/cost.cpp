@@ -29,9 +29,9 @@ CostModel mpich() {
     // (about 0.2 us), so packing wins below runs of about 800 bytes.
     m.send_split = {5.0, 0.0002, 0.2};
     // Unpacking is a second pass; the MPI scatters into a datatype while it copies,
-    // paying per run as above: a datatype wins for runs above about 1 KiB.
+    // paying per run (less than the sender): a datatype wins for runs above about 400 bytes.
     m.recv_packed = {0.5, 0.00025, 0.004};
-    m.recv_datatype = {1.0, 0.00005, 0.2};
+    m.recv_datatype = {1.0, 0.00005, 0.1};
     m.split_runs = 1024;      // IOV_MAX
     m.split_min_bytes = 8192;  // MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD of the PyPI wheel
     return m;
