@@ -37,22 +37,20 @@ CostModel mpich() {
     return m;
 }
 
-// Open MPI's vader transport copies a message once (CMA) only when it is
-// contiguous on both sides; any other datatype is packed and unpacked through
-// small shared-memory fragments, sender and receiver taking turns, which
-// collapses when the ranks share cores with other work (docs/redist-benchmarks.md).
-// So datatypes are priced high, and a datatype send is cut at every run
-// (split_runs 1): each piece then travels in place, worth it for long runs.
+// Open MPI's vader transport moves a datatype through cache-sized fragments,
+// packed by the sender and unpacked by the receiver as they go, which beats
+// packing the whole message first on an idle machine (1.06x the Alltoallv for
+// long runs, docs/redist-benchmarks.md). The fragments need both ranks to take
+// turns, so on cores shared with other work packing is the robust choice:
+// DM_EXCHANGE=pack.
 CostModel open_mpi() {
     CostModel m;
     m.family = "Open MPI";
     m.send_packed = {1.0, 0.0004, 0.004};
-    m.send_datatype = {3.0, 0.0008, 0.004};
-    m.send_split = {3.0, 0.0002, 0.0};
+    m.send_datatype = {3.0, 0.0003, 0.002};
+    m.send_split = {3.0, 0.0003, 0.002};  // unused: split_runs 0
     m.recv_packed = {0.5, 0.00025, 0.004};
-    m.recv_datatype = {2.0, 0.0006, 0.05};
-    m.split_runs = 1;
-    m.split_min_bytes = 16384;
+    m.recv_datatype = {2.0, 0.0001, 0.002};
     return m;
 }
 
