@@ -41,6 +41,26 @@ typedef struct dm_array_s *dm_array;
 DM_API int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[],
                     const dm_dist dists[], const int ghost[], dm_array *array);
 
+/**
+ * Collective on the grid. As dm_array_create, but the storage is left
+ * uninitialised (like numpy.empty): for arrays whose every element is written
+ * before it is read, such as the destination of a shift or redistribution.
+ */
+DM_API int dm_array_create_empty(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[],
+                                 const dm_dist dists[], const int ghost[], dm_array *array);
+
+/**
+ * Collective on the grid. As dm_array_create, but the array's local storage is
+ * the caller's `memory` (no copy, nothing allocated): this rank's storage shape
+ * (local extent + 2 x ghost per axis, see dm_dist_local_extent), row-major, of
+ * at least `bytes` bytes, aligned to the element type. Borrowed: the memory must
+ * outlive the array, which never frees it. `memory` may be NULL where the rank's
+ * storage is empty. Memory too small, NULL or misaligned on any rank is
+ * DM_ERR_ARG on every rank.
+ */
+DM_API int dm_array_adopt(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[], const dm_dist dists[],
+                          const int ghost[], void *memory, int64_t bytes, dm_array *array);
+
 /** Collective on the array's grid. Frees the array and sets *array to NULL; NULL is a no-op,
  *  an already freed handle (a copy) DM_ERR_STATE. Communicates nothing. */
 DM_API int dm_array_free(dm_array *array);

@@ -63,11 +63,19 @@ void bind_array(nb::module_ &m) {
     nb::class_<DistArray>(m, "Array", "A distributed array (see datamotion.DistArray).")
         .def("__init__",
              [](DistArray *self, std::shared_ptr<ProcessGrid> grid, int dtype, std::vector<std::int64_t> shape,
-                std::vector<DistSpec> dists, std::vector<int> ghost) {
+                std::vector<DistSpec> dists, std::vector<int> ghost, bool zero, std::optional<OutArray> memory) {
+                 array::Storage storage;
+                 storage.fill = zero ? array::Storage::Zero : array::Storage::Uninitialised;
+                 if (memory) {  // adopted: kept alive by the array (keep_alive below)
+                     storage.adopt = true;
+                     storage.memory = memory->data();
+                     storage.bytes = static_cast<std::int64_t>(memory->nbytes());
+                 }
                  nb::gil_scoped_release release;
-                 new (self) DistArray(grid, dtype, shape, to_dists(dists), ghost);
+                 new (self) DistArray(grid, dtype, shape, to_dists(dists), ghost, storage);
              },
-             nb::arg("grid"), nb::arg("dtype"), nb::arg("shape"), nb::arg("dists"), nb::arg("ghost"))
+             nb::arg("grid"), nb::arg("dtype"), nb::arg("shape"), nb::arg("dists"), nb::arg("ghost"),
+             nb::arg("zero") = true, nb::arg("memory").none() = nb::none(), nb::keep_alive<1, 8>())
         .def_static("from_global",
              [](std::shared_ptr<ProcessGrid> grid, std::optional<InArray> global, int dtype,
                 std::vector<DistSpec> dists, std::vector<int> ghost, int root, Problem problem) {

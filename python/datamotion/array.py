@@ -96,7 +96,8 @@ class DistArray:
 
     Each rank stores the elements it owns, in row-major order, inside an optional
     ghost region. ``local`` is a zero-copy NumPy view of the owned elements.
-    Create arrays with :meth:`from_global` or :meth:`zeros`; all creation and
+    Create arrays with :meth:`from_global`, :meth:`zeros`, :meth:`empty` or
+    :meth:`adopt` (the caller's memory); all creation and
     movement calls are collective on ``grid.comm``.
     """
 
@@ -113,13 +114,60 @@ class DistArray:
             dist: one distribution for every axis or one per axis (default ``Block()``).
             ghost: ghost width, one for every axis or one per axis (default 0).
         """
+        return cls._create(grid, shape, dtype, dist, ghost, zero=True)
+
+    @classmethod
+    def empty(cls, grid: ProcessGrid, shape: Sequence[int], dtype=np.float64, dist: DistSpec = None,
+              ghost: Union[int, Sequence[int]] = 0) -> "DistArray":
+        """Collective. As :meth:`zeros`, but the storage is not initialised (like
+        ``numpy.empty``): for arrays whose every element is written before it is read."""
+        return cls._create(grid, shape, dtype, dist, ghost, zero=False)
+
+    @classmethod
+    def adopt(cls, grid: ProcessGrid, memory: np.ndarray, shape: Sequence[int], dist: DistSpec = None,
+              ghost: Union[int, Sequence[int]] = 0) -> "DistArray":
+        """Collective. An array of global ``shape`` whose local storage is ``memory``,
+        without a copy: a writeable, C-contiguous NumPy array of this rank's storage
+        (``local_shape`` plus twice the ghost width per axis, row-major; its first
+        bytes are used), whose dtype is the element type. The array keeps ``memory``
+        alive; writes through either are seen by both.
+
+        Example::
+
+            block = np.ones((n // grid.size, m))      # this rank's rows, already computed
+            a = DistArray.adopt(grid, block, (n, m))  # no copy
+        """
         problems = LocalProblems()
+
+        def check():
+            if not isinstance(memory, np.ndarray):
+                raise TypeError(f"memory must be a NumPy array, got {type(memory).__name__}")
+            if not (memory.flags.c_contiguous and memory.flags.writeable and memory.dtype.isnative):
+                raise TypeError("memory must be a writeable, C-contiguous NumPy array in native byte order "
+                                "(adopting it must not copy)")
+            return memory
+
+        adopted = problems.attempt("memory", check)
+        return cls._create(grid, shape, adopted.dtype if adopted is not None else np.float64, dist, ghost,
+                           zero=False, memory=adopted, problems=problems)
+
+    @classmethod
+    def _to_overwrite(cls, grid, shape, dtype, dist, ghost) -> "DistArray":
+        """A new array whose owned elements are all about to be written (the result
+        of a shift or redistribution): uninitialised, unless it has ghost regions,
+        which start zero as in :meth:`zeros`."""
+        has_ghosts = not isinstance(ghost, (int, np.integer)) or ghost != 0
+        return cls._create(grid, shape, dtype, dist, ghost, zero=has_ghosts)
+
+    @classmethod
+    def _create(cls, grid, shape, dtype, dist, ghost, zero, memory=None, problems=None) -> "DistArray":
+        problems = problems or LocalProblems()
         shape = problems.attempt("shape", lambda: [int64(n, "extent") for n in shape], default=[])
         code = _dtype_code(dtype, problems)
         dists = _dist_specs(dist, len(shape), problems)
         ghosts = _ghost_widths(ghost, len(shape), problems)
         _core.agree(grid.comm, *(problems.problem or (DM_ERR_ARG, None)))
-        return cls(grid, _core.Array(grid._grid, code, shape, dists, ghosts))
+        return cls(grid, _core.Array(grid._grid, code, shape, dists, ghosts, zero, memory))
 
     @classmethod
     def from_global(cls, grid: ProcessGrid, array, dist: DistSpec = None, root: Optional[int] = None,

@@ -22,6 +22,7 @@ from . import _core
 from ._checks import DM_ERR_ARG, LocalProblems
 from ._errors import Error
 from ._exchange import Exchange, executor_name
+from ._plans import cached, layout_key
 from .array import DistArray, DistSpec
 from .layout import ProcessGrid
 
@@ -182,7 +183,12 @@ def redistribute(a: DistArray, dist: DistSpec = None, grid: Optional[ProcessGrid
                  ghost=0) -> DistArray:
     """Collective. A copy of ``a`` with distribution ``dist`` (default: ``a``'s)
     on ``grid`` (default: ``a``'s grid; any grid over the same ranks), with
-    ``ghost`` widths, moved by a one-off :class:`RedistPlan`."""
-    out = DistArray.zeros(grid if grid is not None else a.grid, a.shape, a.dtype,
-                          dist=dist if dist is not None else list(a.dist), ghost=ghost)
-    return RedistPlan(a, out, method).execute(a, out)
+    ``ghost`` widths. The :class:`RedistPlan` that moves it is kept for the next
+    call with arrays of the same layouts (on ``a``'s grid, freed with it)."""
+    if not isinstance(a, DistArray):
+        raise Error(DM_ERR_ARG, f"redistribute: expected a DistArray, got {type(a).__name__}")
+    target = grid if grid is not None else a.grid
+    out = DistArray._to_overwrite(target, a.shape, a.dtype, dist if dist is not None else list(a.dist), ghost)
+    key = ("redist", layout_key(a), id(target), layout_key(out), method)
+    plan, _ = cached(a.grid, key, lambda: (RedistPlan(a, out, method), target))  # target kept: its id stays unique
+    return plan.execute(a, out)

@@ -17,6 +17,7 @@ from . import _core
 from ._checks import DM_ERR_ARG, LocalProblems, int64
 from ._errors import Error
 from ._exchange import Exchange, executor_name
+from ._plans import cached, layout_key
 from .array import DistArray
 
 __all__ = ["CShift", "EOShift", "Halo", "PShift", "cshift", "eoshift"]
@@ -160,7 +161,8 @@ class PShift:
     def __call__(self, srcs: Sequence[DistArray]) -> List[DistArray]:
         """Collective. The shifted arrays, newly allocated, one per shift."""
         grid, shape, dtype, dist, ghost = self._prototype
-        dsts = [DistArray.zeros(grid, shape, dtype, dist=list(dist), ghost=list(ghost)) for _ in self._shifts]
+        dsts = [DistArray._to_overwrite(grid, shape, dtype, list(dist), list(ghost) if any(ghost) else 0)
+                for _ in self._shifts]
         self.execute(dsts, srcs)
         return dsts
 
@@ -275,11 +277,23 @@ class Halo:
 
 def cshift(a: DistArray, shift: int, axis: int) -> DistArray:
     """Collective. A new array ``r`` with ``r[i] = a[(i + shift) mod n]`` along ``axis``
-    (Fortran's CSHIFT, ``numpy.roll(a, -shift, axis)``)."""
-    return PShift(a, [CShift(axis, shift)])([a])[0]
+    (Fortran's CSHIFT, ``numpy.roll(a, -shift, axis)``). Its plan is kept for the
+    next call of the same shift on arrays of the same layout (see :class:`PShift`)."""
+    return _one_shot(a, CShift(axis, shift))
 
 
 def eoshift(a: DistArray, shift: int, axis: int, boundary=0) -> DistArray:
     """Collective. A new array ``r`` with ``r[i] = a[i + shift]`` along ``axis`` where that
-    index exists, else ``boundary`` (Fortran's EOSHIFT)."""
-    return PShift(a, [EOShift(axis, shift, boundary)])([a])[0]
+    index exists, else ``boundary`` (Fortran's EOSHIFT). Its plan is kept as
+    :func:`cshift`'s is."""
+    return _one_shot(a, EOShift(axis, shift, boundary))
+
+
+def _one_shot(a: DistArray, shift: Shift) -> DistArray:
+    """``shift`` of ``a`` by a plan kept on ``a``'s grid."""
+    if not isinstance(a, DistArray):
+        raise Error(DM_ERR_ARG, f"expected a DistArray, got {type(a).__name__}")
+    key = ("pshift", layout_key(a), type(shift).__name__, shift.axis, shift.shift, _boundary_kind(shift))
+    plan = cached(a.grid, key, lambda: PShift(a, [shift]))
+    plan._shifts = [shift]  # the same kind, axis and distance: only a boundary's values may differ
+    return plan([a])[0]

@@ -6,6 +6,7 @@
 #include "array/handle.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace dm::array {
 DistArray &array_of(dm_array handle) {
@@ -22,16 +23,18 @@ using dm::array::array_of;
 
 extern "C" {
 
-int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[], const dm_dist dists[],
-                    const int ghost[], dm_array *array) {
+namespace {
+// dm_array_create and its variants: one path, differing in where the storage comes from.
+int create(const char *call, dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[], const dm_dist dists[],
+           const int ghost[], const dm::array::Storage &storage, dm_array *array) {
     return c_boundary([&] {
-        auto &g = dm::communicator_handle("dm_array_create", [&]() -> auto & { return dm::layout::grid_of(grid); });
+        auto &g = dm::communicator_handle(call, [&]() -> auto & { return dm::layout::grid_of(grid); });
         // Nothing is read from the arrays before ndims is known to be valid everywhere.
         dm::collective(g.comm(), [&] {
-            dm::require_pointer(array, "dm_array_create: array");
+            if (!array) fail(DM_ERR_ARG, call, ": array is NULL");
             if (ndims < 1 || ndims > DM_MAX_DIMS)
-                fail(DM_ERR_ARG, "dm_array_create: ndims must be in [1, ", DM_MAX_DIMS, "], got ", ndims);
-            if (!shape) fail(DM_ERR_ARG, "dm_array_create: shape is NULL");
+                fail(DM_ERR_ARG, call, ": ndims must be in [1, ", DM_MAX_DIMS, "], got ", ndims);
+            if (!shape) fail(DM_ERR_ARG, call, ": shape is NULL");
         });
         *array = nullptr;
         std::vector<int64_t> s(shape, shape + ndims);
@@ -42,11 +45,31 @@ int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape
         auto handle = std::make_unique<dm_array_s>();
         handle->grid.grid = grid->grid;
         handle->grid.borrowed = true;
-        handle->array = std::make_unique<dm::array::DistArray>(grid->grid, dm::enum_value(dtype), s, d, gh);
+        handle->array = std::make_unique<dm::array::DistArray>(grid->grid, dm::enum_value(dtype), s, d, gh, storage);
         dm::handles::add(handle.get(), "array");
         dm::handles::add(&handle->grid, "grid");  // what dm_array_grid hands out
         *array = handle.release();
     });
+}
+}  // namespace
+
+int dm_array_create(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[], const dm_dist dists[],
+                    const int ghost[], dm_array *array) {
+    return create("dm_array_create", grid, dtype, ndims, shape, dists, ghost, {}, array);
+}
+
+int dm_array_create_empty(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[], const dm_dist dists[],
+                          const int ghost[], dm_array *array) {
+    dm::array::Storage storage;
+    storage.fill = dm::array::Storage::Uninitialised;
+    return create("dm_array_create_empty", grid, dtype, ndims, shape, dists, ghost, storage, array);
+}
+
+int dm_array_adopt(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[], const dm_dist dists[],
+                   const int ghost[], void *memory, int64_t bytes, dm_array *array) {
+    dm::array::Storage storage;
+    storage.adopt = true, storage.memory = memory, storage.bytes = bytes;
+    return create("dm_array_adopt", grid, dtype, ndims, shape, dists, ghost, storage, array);
 }
 
 int dm_array_free(dm_array *array) {

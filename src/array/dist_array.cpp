@@ -76,7 +76,7 @@ std::int64_t product(const std::vector<std::int64_t> &v) {
 }  // namespace
 
 DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype, std::vector<std::int64_t> shape,
-                     std::vector<dm_dist> dists, std::vector<int> ghost)
+                     std::vector<dm_dist> dists, std::vector<int> ghost, const Storage &storage)
     : grid_(std::move(grid)), shape_(std::move(shape)), ghost_(std::move(ghost)) {
     if (!grid_) fail(DM_ERR_STATE, "distributed array: grid is NULL");
     MPI_Comm comm = grid_->comm();
@@ -122,7 +122,7 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
     require_same(comm, std::vector<std::int64_t>(ghost_.begin(), ghost_.end()), "ghost width");
 
     for (int a = 0; a < n; ++a) maps_.emplace_back(dists[a], shape_[a], grid_->dims()[a]);
-    collective(comm, [&] { allocate_storage(); });
+    collective(comm, [&] { allocate_storage(storage); });
     const auto strides = row_major_strides(storage_shape_);
     std::int64_t offset = 0;
     for (int a = 0; a < n; ++a) offset += ghost_[a] * strides[a];
@@ -134,7 +134,7 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
     }
 }
 
-void DistArray::allocate_storage() {
+void DistArray::allocate_storage(const Storage &storage) {
     const int n = ndims(), me = grid_->rank();
     std::optional<std::int64_t> elements = 1;
     for (int a = 0; a < n; ++a) {
@@ -155,11 +155,24 @@ void DistArray::allocate_storage() {
             fail(DM_ERR_ARG, "distributed array: axis ", a, " of rank ", me, "'s storage would hold ", local_shape_[a],
                  " elements and 2 x ", ghost_[a], " ghosts, more than ", INT_MAX,
                  " (the largest extent an MPI datatype describes)");
-    try {
-        storage_.assign(static_cast<std::size_t>(*bytes), std::byte{0});
-    } catch (const std::bad_alloc &) {
-        fail(DM_ERR_MEMORY, "distributed array: cannot allocate ", *bytes, " bytes of local storage on rank ", me);
+    if (storage.adopt) {
+        const std::size_t align = std::min<std::size_t>(elsize_, alignof(std::max_align_t));
+        if (storage.bytes < *bytes)
+            fail(DM_ERR_ARG, "distributed array: rank ", me, "'s storage needs ", *bytes, " bytes (local extents plus ",
+                 "2 x ghost per axis), the memory given has ", storage.bytes);
+        if (*bytes > 0 && !storage.memory) fail(DM_ERR_ARG, "distributed array: rank ", me, "'s memory is NULL");
+        if (reinterpret_cast<std::uintptr_t>(storage.memory) % align != 0)
+            fail(DM_ERR_ARG, "distributed array: rank ", me, "'s memory is not aligned to ", align, " bytes");
+        data_ = static_cast<std::byte *>(storage.memory);
+        return;
     }
+    // calloc takes fresh zero pages from the system for large sizes, as NumPy's zeros
+    // does; uninitialised storage is scratch memory (huge pages where they help).
+    owned_.reset(storage.fill == Storage::Zero
+                     ? static_cast<std::byte *>(std::calloc(std::max<std::size_t>(1, static_cast<std::size_t>(*bytes)), 1))
+                     : scratch(*bytes, 1, "distributed array").release());
+    if (!owned_) fail(DM_ERR_MEMORY, "distributed array: cannot allocate ", *bytes, " bytes of local storage on rank ", me);
+    data_ = owned_.get();
 }
 
 std::int64_t DistArray::global_size() const { return product(shape_); }
@@ -265,7 +278,7 @@ void DistArray::scatter(const void *global, int root, const Check &caller_check)
     const auto *src = static_cast<const std::byte *>(global);
     if (root == DM_ALL_RANKS) {
         for_each_run(grid_->coords().data(), [&](std::int64_t, std::int64_t s, std::int64_t g, std::int64_t len) {
-            std::memcpy(storage_.data() + s * elsize_, src + g * elsize_, len * elsize_);
+            std::memcpy(data_ + s * elsize_, src + g * elsize_, len * elsize_);
         });
         return;
     }
@@ -279,13 +292,13 @@ void DistArray::scatter(const void *global, int root, const Check &caller_check)
             });
         }
     }
-    std::byte *recv = contiguous ? storage_.data() : received.get();
+    std::byte *recv = contiguous ? data_ : received.get();
     MPI_Datatype type = dtype_mpi(dtype_);
     check_mpi(MPI_Scatterv(packed.get(), counts.data(), displs.data(), type, recv, counts[me], type, root, comm),
               "MPI_Scatterv");
     if (!contiguous)
         for_each_run(grid_->coords().data(), [&](std::int64_t p, std::int64_t s, std::int64_t, std::int64_t len) {
-            std::memcpy(storage_.data() + s * elsize_, recv + p * elsize_, len * elsize_);
+            std::memcpy(data_ + s * elsize_, recv + p * elsize_, len * elsize_);
         });
 }
 
@@ -303,10 +316,10 @@ void DistArray::gather(void *global, int root, const Check &caller_check) const 
         if (receives) packed = scratch(global_size(), elsize_, "gather");
         if (!contiguous) mine = scratch(local_size(), elsize_, "gather");
     });
-    const std::byte *send = contiguous ? storage_.data() : mine.get();
+    const std::byte *send = contiguous ? data_ : mine.get();
     if (!contiguous)
         for_each_run(grid_->coords().data(), [&](std::int64_t p, std::int64_t s, std::int64_t, std::int64_t len) {
-            std::memcpy(mine.get() + p * elsize_, storage_.data() + s * elsize_, len * elsize_);
+            std::memcpy(mine.get() + p * elsize_, data_ + s * elsize_, len * elsize_);
         });
     MPI_Datatype type = dtype_mpi(dtype_);
     if (root == DM_ALL_RANKS)

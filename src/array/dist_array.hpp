@@ -7,6 +7,7 @@
 #include "layout/grid.hpp"
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -14,14 +15,26 @@
 
 namespace dm::array {
 
+// Where an array's local storage comes from.
+struct Storage {
+    enum Fill { Zero, Uninitialised };
+    Fill fill = Zero;  // for storage the array allocates
+    // The caller's memory instead (borrowed, never freed by the array): at least
+    // `bytes` bytes, aligned to the element type; NULL only where the storage is empty.
+    bool adopt = false;
+    void *memory = nullptr;
+    std::int64_t bytes = 0;
+};
+
 class DistArray {
 public:
     // Collective on the grid's communicator. Every argument is checked and must
     // agree across ranks; an empty `dists` means Block on every axis, an empty
-    // `ghost` means no ghost region. The storage is zero-filled. Sizes that cannot
-    // be allocated (see allocate_storage) fail on every rank before any is.
+    // `ghost` means no ghost region. The storage is zero-filled, left
+    // uninitialised, or the caller's (`storage`). Sizes that cannot be allocated
+    // (see allocate_storage) fail on every rank before any is.
     DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype, std::vector<std::int64_t> shape,
-              std::vector<dm_dist> dists, std::vector<int> ghost);
+              std::vector<dm_dist> dists, std::vector<int> ghost, const Storage &storage = {});
 
     const layout::ProcessGrid &grid() const { return *grid_; }
     const std::shared_ptr<const layout::ProcessGrid> &grid_ptr() const { return grid_; }
@@ -38,10 +51,11 @@ public:
     std::int64_t local_size() const;
     // Storage including ghosts: local_shape + 2 * ghost per axis, row-major.
     const std::vector<std::int64_t> &storage_shape() const { return storage_shape_; }
-    std::byte *storage() { return storage_.data(); }
-    const std::byte *storage() const { return storage_.data(); }
-    std::byte *local_data() { return storage_.data() + interior_offset_; }  // first owned element
-    const std::byte *local_data() const { return storage_.data() + interior_offset_; }
+    std::byte *storage() { return data_; }
+    const std::byte *storage() const { return data_; }
+    std::byte *local_data() { return data_ + interior_offset_; }  // first owned element
+    const std::byte *local_data() const { return data_ + interior_offset_; }
+    bool adopted() const { return data_ && !owned_; }  // the storage is the caller's memory
     // Byte strides of the storage per axis.
     std::vector<std::int64_t> byte_strides() const;
 
@@ -85,11 +99,12 @@ private:
     void check_call(const void *global, int root, const char *what, const Check &caller_check,
                     const Check &prepare) const;
     std::vector<int> element_counts() const;  // owned elements of every rank (throws if > INT_MAX)
-    // Sizes the local storage from the axis maps and zero-fills it. Every byte count
-    // is checked first: DM_ERR_MEMORY for more than this process can address or this
-    // machine holds (or when the allocation fails), then DM_ERR_ARG for a storage
-    // axis longer than an MPI datatype can describe.
-    void allocate_storage();
+    // Sizes the local storage from the axis maps and allocates it (zero-filled or
+    // not) or adopts the caller's. Every byte count is checked first: DM_ERR_MEMORY
+    // for more than this process can address or this machine holds (or when the
+    // allocation fails), then DM_ERR_ARG for a storage axis longer than an MPI
+    // datatype can describe, or adopted memory too small or misaligned.
+    void allocate_storage(const Storage &storage);
 
     std::shared_ptr<const layout::ProcessGrid> grid_;
     dm_dtype dtype_ = DM_FLOAT64;
@@ -98,7 +113,8 @@ private:
     std::vector<layout::AxisMap> maps_;
     std::vector<int> ghost_;
     std::vector<std::int64_t> local_shape_, storage_shape_;
-    std::vector<std::byte> storage_;
+    std::byte *data_ = nullptr;
+    std::unique_ptr<std::byte, void (*)(void *)> owned_{nullptr, std::free};  // null for adopted storage
     std::size_t interior_offset_ = 0;
     LayoutKey key_;
     mutable int held_ = 0;

@@ -53,7 +53,10 @@ Case draw_case(int ndims, int size) {
     return c;
 }
 
-void run_case(const Case &c) {
+// How run_case makes its array: dm_array_create, dm_array_create_empty, or dm_array_adopt.
+enum class Make { Zeroed, Empty, Adopted };
+
+void run_case(const Case &c, Make make = Make::Zeroed) {
     dm_grid grid = nullptr;
     CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, c.ndims, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_OK);
     int dims[DM_MAX_DIMS];
@@ -62,10 +65,30 @@ void run_case(const Case &c) {
     for (int a = 0; a < c.ndims; ++a)  // a valid source coordinate for this grid
         if (dists[a].kind == DM_DIST_BLOCK_CYCLIC) dists[a].src = static_cast<int>(rng()() % dims[a]);
 
-    dm_array array = nullptr;
-    CHECK_EQ(dm_array_create(grid, c.dtype, c.ndims, c.shape.data(), dists.data(), c.ghost.data(), &array), DM_OK);
-    if (!array) return;
     const size_t elsize = dm_dtype_size(c.dtype);
+    std::vector<std::int64_t> memory;  // adopted storage (8-byte aligned), outliving the array
+    dm_array array = nullptr;
+    if (make == Make::Adopted) {
+        int at[DM_MAX_DIMS];
+        dm_grid_coords(grid, at);
+        std::int64_t bytes = static_cast<std::int64_t>(elsize);
+        for (int a = 0; a < c.ndims; ++a) {
+            std::int64_t extent = 0;
+            CHECK_EQ(dm_dist_local_extent(dists[a], c.shape[a], dims[a], at[a], &extent), DM_OK);
+            bytes *= extent + 2 * c.ghost[a];
+        }
+        memory.resize(static_cast<size_t>(bytes / 8 + 1));
+        CHECK_EQ(dm_array_adopt(grid, c.dtype, c.ndims, c.shape.data(), dists.data(), c.ghost.data(), memory.data(),
+                                bytes, &array),
+                 DM_OK);
+        void *storage = nullptr;
+        if (array) dm_array_storage(array, &storage, nullptr);
+        CHECK(bytes == 0 || storage == memory.data());
+    } else {
+        auto create = make == Make::Empty ? dm_array_create_empty : dm_array_create;
+        CHECK_EQ(create(grid, c.dtype, c.ndims, c.shape.data(), dists.data(), c.ghost.data(), &array), DM_OK);
+    }
+    if (!array) return;
     std::int64_t total = 1;
     for (auto e : c.shape) total *= e;
     std::vector<unsigned char> global(static_cast<size_t>(total) * elsize);
@@ -120,6 +143,32 @@ void run_case(const Case &c) {
 DM_TEST(scatter_gather_round_trip_every_rank_and_type) {
     for (int ndims = 1; ndims <= 4; ++ndims)
         for (int trial = 0; trial < 25; ++trial) run_case(draw_case(ndims, dmtest::world_size()));
+}
+
+DM_TEST(empty_and_adopted_arrays_round_trip) {
+    for (int ndims = 1; ndims <= 3; ++ndims)
+        for (int trial = 0; trial < 10; ++trial) {
+            run_case(draw_case(ndims, dmtest::world_size()), Make::Empty);
+            run_case(draw_case(ndims, dmtest::world_size()), Make::Adopted);
+        }
+}
+
+DM_TEST(adopting_too_little_memory_fails_everywhere) {
+    const int rank = dmtest::world_rank(), size = dmtest::world_size();
+    dm_grid grid = nullptr;
+    CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 1, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_OK);
+    const std::int64_t shape[1] = {4 * static_cast<std::int64_t>(size)};
+    std::vector<double> memory(4);
+    dm_array array = nullptr;
+    const std::int64_t bytes = rank == size - 1 ? 24 : 32;  // the last rank's is one element short
+    CHECK_EQ(dm_array_adopt(grid, DM_FLOAT64, 1, shape, nullptr, nullptr, memory.data(), bytes, &array), DM_ERR_ARG);
+    CHECK(array == nullptr);
+    CHECK(std::string(dm_last_error_message()).find("needs 32 bytes") != std::string::npos);
+    CHECK_EQ(dm_array_adopt(grid, DM_FLOAT64, 1, shape, nullptr, nullptr, nullptr, 32, &array), DM_ERR_ARG);
+    CHECK_EQ(dm_array_adopt(grid, DM_FLOAT64, 1, shape, nullptr, nullptr,
+                            reinterpret_cast<char *>(memory.data()) + (rank == 0), 31, &array),
+             DM_ERR_ARG);
+    dm_grid_free(&grid);
 }
 
 DM_TEST(seven_dimensional_array) {

@@ -7,6 +7,7 @@ from mpi4py import MPI
 import datamotion as dm
 from dmtest import (
     DTYPE_IDS, DTYPES, MAIN, WITH_8, WORLD, Unavailable, check_all, check_same_array, expected_local,
+    raises_everywhere,
     local_from_axis_maps, safely, same_array, sample,
 )
 
@@ -375,3 +376,67 @@ def test_roundtrip_on_a_duplicate_and_a_subset():
         if sub != MPI.COMM_NULL:
             sub.Free()
     check_all(WORLD, not problems, "; ".join(problems))
+
+
+@pytest.mark.parallel(nprocs=WITH_8)
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_empty_has_the_layout_of_zeros(dtype):
+    grid = dm.ProcessGrid(dims=2)
+    dist = [dm.Cyclic(), dm.BlockCyclic(2)]
+    a = dm.DistArray.empty(grid, (5, 7), dtype=dtype, dist=dist, ghost=[0, 1])
+    z = dm.DistArray.zeros(grid, (5, 7), dtype=dtype, dist=dist, ghost=[0, 1])
+    same = (a.shape, a.dtype, a.dist, a.ghost, a.local_shape, a.local_with_ghosts.shape) == \
+           (z.shape, z.dtype, z.dist, z.ghost, z.local_shape, z.local_with_ghosts.shape)
+    check_all(WORLD, same, f"{a!r} vs {z!r}")
+    x = sample((5, 7), dtype, seed=3)
+    a.scatter(x)
+    check_same_array(WORLD, a.to_global(), x, "empty, then scattered")
+
+
+def _storage_shape(grid, shape, dist, ghost):
+    return tuple(d.local_extent(n, p, c) + 2 * ghost for n, d, p, c in zip(shape, dist, grid.dims, grid.coords))
+
+
+@pytest.mark.parallel(nprocs=WITH_8)
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("ghost", [0, 1])
+def test_adopt_shares_the_callers_memory(dtype, ghost):
+    grid = dm.ProcessGrid(dims=2)
+    shape, dist = (3, 9), [dm.Block(), dm.BlockCyclic(2)]  # at 4 and 8 ranks some own nothing
+    memory = np.zeros(_storage_shape(grid, shape, dist, ghost), dtype)
+    a = dm.DistArray.adopt(grid, memory, shape, dist=dist, ghost=ghost)
+    x = sample(shape, dtype, seed=5)
+    a.scatter(x)
+    inside = tuple(slice(ghost, n - ghost) for n in memory.shape)
+    problems = []
+    if a.dtype != np.dtype(dtype):
+        problems.append(f"dtype {a.dtype}")
+    if not np.array_equal(memory[inside], expected_local(x, a.dist, grid.dims, grid.coords)):
+        problems.append("scatter did not write into the adopted memory")
+    memory[inside] = np.zeros_like(memory[inside])
+    if np.any(a.local):
+        problems.append("a write to the memory is not seen by the array")
+    check_all(WORLD, not problems, "; ".join(problems))
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_adopted_memory_lives_as_long_as_the_array():
+    grid = dm.ProcessGrid()
+    memory = np.arange(float(dm.Block().local_extent(10, grid.size, grid.coords[0])))
+    a = dm.DistArray.adopt(grid, memory, (10,))
+    local = a.local
+    del memory, a
+    check_same_array(WORLD, local.copy(), np.arange(float(local.size)), "local after memory and array are gone")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_adopt_refuses_memory_it_cannot_use_on_every_rank():
+    grid = dm.ProcessGrid()
+    n = dm.Block().local_extent(12, grid.size, grid.coords[0])
+    raises_everywhere(WORLD, lambda: dm.DistArray.adopt(grid, np.zeros(n - (grid.rank == grid.size - 1)), (12,)),
+                      status="DM_ERR_ARG", match="needs .* bytes")
+    raises_everywhere(WORLD, lambda: dm.DistArray.adopt(grid, np.zeros((n, 2))[:, 0], (12,)),
+                      status="DM_ERR_ARG", match="C-contiguous")
+    raises_everywhere(WORLD, lambda: dm.DistArray.adopt(grid, [0.0] * n, (12,)), status="DM_ERR_ARG",
+                      match="NumPy array")
+    raises_everywhere(WORLD, lambda: dm.DistArray.adopt(grid, np.zeros(n, np.uint8), (12,)), status="DM_ERR_TYPE")

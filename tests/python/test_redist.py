@@ -302,3 +302,18 @@ def test_bad_group_plans_fail_everywhere():
     d = dm.DistArray.zeros(dm.ProcessGrid(high, dims=[SIZE - 1]), (6,)) if WORLD.rank > 0 else None
     plan = redist.RedistPlan(a, d, comm=WORLD)
     raises_everywhere(WORLD, lambda: plan.execute(None, d), "DM_ERR_ARG", "pass the arrays this rank holds")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_redistribute_reuses_its_plan_and_fills_every_element():
+    grid = dm.ProcessGrid(dims=2)
+    x = sample((9, 7), np.float64, seed=4)
+    a = dm.DistArray.from_global(grid, x, dist=dm.BlockCyclic(2))
+    outs = [dm.redistribute(a, dm.Cyclic()) for _ in range(3)]
+    with_ghosts = dm.redistribute(a, dm.Block(), ghost=1)
+    for out in outs + [with_ghosts]:
+        np.testing.assert_array_equal(out.to_global(), x)
+    ring = np.ones(with_ghosts.local_with_ghosts.shape, bool)
+    ring[tuple(slice(1, n + 1) for n in with_ghosts.local_shape)] = False
+    check_all(WORLD, not np.any(with_ghosts.local_with_ghosts[ring]), "ghosts of a redistributed array start zero")
+    check_all(WORLD, len(a.grid._plans) == 2, f"{len(a.grid._plans)} plans kept for two layouts")

@@ -10,6 +10,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import datamotion as dm
+from datamotion._plans import CAPACITY
 from dmtest import (
     DTYPES, DTYPE_IDS, MAIN, WITH_8, WORLD, bcast_case, check_all, check_same_array, factorizations,
     raises_everywhere, safely, same_array, sample,
@@ -236,3 +237,21 @@ def test_shift_specs_differing_across_ranks():
     a = dm.DistArray.from_global(grid, np.zeros(8))
     s = 2 if WORLD.rank == SIZE - 1 else 1
     raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(0, s)]), "DM_ERR_MISMATCH", r"differs across ranks")
+
+
+@pytest.mark.parallel(nprocs=WITH_8)
+def test_one_shot_shifts_reuse_their_plans():
+    grid = dm.ProcessGrid(dims=2)
+    x = sample((6, 5), np.float64, seed=11)
+    a = dm.DistArray.from_global(grid, x)
+    results = []
+    for _ in range(3):  # the second and third calls find the first's plan
+        results.append((dm.cshift(a, 2, 0).to_global(), np.roll(x, -2, 0), "cshift"))
+        results.append((dm.eoshift(a, -1, 1, boundary=7.5).to_global(), expected_shift(x, -1, 1, "eo", 7.5), "eoshift 7.5"))
+        results.append((dm.eoshift(a, -1, 1, boundary=-2.0).to_global(), expected_shift(x, -1, 1, "eo", -2.0), "eoshift -2"))
+    for got, want, what in results:
+        check_same_array(WORLD, got, want, what)
+    check_all(WORLD, len(grid._plans) == 2, f"{len(grid._plans)} plans kept for two shifts")
+    for s in range(40):  # the cache is bounded
+        dm.cshift(a, s, 1)
+    check_all(WORLD, len(grid._plans) <= CAPACITY, f"{len(grid._plans)} plans kept")
