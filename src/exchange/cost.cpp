@@ -14,8 +14,8 @@ namespace {
 
 // The built-in constants, fitted to the forced-executor rows of
 // benchmarks/redist_vs_alltoall.py and redist_vs_scalapack.sh (docs/redist-benchmarks.md)
-// on a 2-core machine where memory bandwidth is the limit; `datamotion calibrate`
-// writes a file that replaces them on another machine.
+// on a 2-core machine where memory bandwidth is the limit; a model file
+// (model_path()) replaces them on another machine.
 CostModel mpich() {
     CostModel m;
     m.family = "MPICH";
