@@ -67,6 +67,9 @@ void bind_redist(nb::module_ &m) {
                                    static_cast<std::int64_t>(p.phases()));
         });
 
+    m.def("exchange_model", [] { return exchange::model_text(exchange::cost_model(), exchange::library_version()); },
+          "The exchange cost model in use, as the text of a model file (see docs/redist-benchmarks.md).");
+
     m.def("redist_schedule",
           [](const std::string &kind, int P, int K, std::uint64_t seed) {
               redist::Schedule s;

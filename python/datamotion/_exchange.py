@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional
 from ._checks import DM_ERR_ARG
 from ._errors import Error
 
-EXECUTORS = ("auto", "pack", "datatype")
+EXECUTORS = ("auto", "pack", "datatype", "hybrid")
 
 
 def executor_name(executor: Any) -> str:

@@ -113,8 +113,10 @@ class RedistPlan:
             latency and bandwidth replace the cost model's defaults for ``"auto"``.
         comm: an mpi4py communicator containing both grids' ranks, for arrays on
             different groups of ranks.
-        executor: how the messages travel: ``"auto"`` (a model of this MPI),
-            ``"pack"`` or ``"datatype"``; :meth:`describe` tells what was chosen.
+        executor: how the messages travel: ``"auto"`` (each side of each message
+            priced by a cost model of this MPI), ``"pack"``, ``"datatype"`` or
+            ``"hybrid"`` (senders pack, receivers take a datatype); :meth:`describe`
+            tells what was chosen and why.
     """
 
     def __init__(self, src: Optional[DistArray], dst: Optional[DistArray], method: str = "auto",

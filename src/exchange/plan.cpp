@@ -12,29 +12,37 @@
 namespace dm::exchange {
 namespace {
 
-// The cost model's facts about MPICH (measured in docs/exchange.md): its shared-memory
-// transport copies a message once (CMA, process_vm_readv) only when the message has
-// at least kSingleCopyBytes and the SENDER's datatype at most kSingleCopyRuns
-// contiguous runs; any receive layout is scattered into directly. Below those limits
-// a derived datatype is pipelined through 8 KiB cells, slower than packing here.
-constexpr std::int64_t kSingleCopyBytes = 8192;
-constexpr std::int64_t kSingleCopyRuns = 1024;  // IOV_MAX
-// A receive datatype pays per run; below this average run the unpack loop is faster.
-constexpr std::int64_t kScatterRunBytes = 512;
-// Other MPIs (Open MPI): datatypes for large messages of long runs, else pack.
-constexpr std::int64_t kDatatypeBytes = 65536;
-
-const std::string &library_family() {
-    static const std::string family = [] {
-        char version[MPI_MAX_LIBRARY_VERSION_STRING];
-        int length = 0;
-        MPI_Get_library_version(version, &length);
-        const std::string text(version, static_cast<std::size_t>(length));
-        if (text.find("Open MPI") != std::string::npos) return std::string("Open MPI");
-        if (text.find("MPICH") != std::string::npos) return std::string("MPICH");
-        return std::string("MPI");
-    }();
-    return family;
+// Cuts bytes [from, to) of block b's byte sequence into blocks appended to out:
+// a partial first row, whole rows at each level, a partial last row.
+void slice(const Block &b, std::int64_t from, std::int64_t to, std::vector<Block> &out) {
+    if (from >= to) return;
+    if (b.levels == 0) {
+        Block part = b;
+        part.offset += from, part.run = to - from;
+        out.push_back(part);
+        return;
+    }
+    Block inner = b;  // one step of the outermost level
+    inner.levels = b.levels - 1;
+    std::copy(b.count + 1, b.count + b.levels, inner.count);
+    std::copy(b.stride + 1, b.stride + b.levels, inner.stride);
+    const std::int64_t size = inner.bytes();
+    auto row = [&](std::int64_t i) {
+        Block r = inner;
+        r.offset = b.offset + i * b.stride[0];
+        return r;
+    };
+    std::int64_t i = from / size, last = (to - 1) / size;
+    if (i == last) return slice(row(i), from - i * size, to - i * size, out);
+    if (from % size) slice(row(i), from % size, size, out), ++i;
+    const std::int64_t whole_end = to % size ? last : last + 1;
+    if (whole_end - i == 1) out.push_back(row(i));
+    else if (whole_end > i) {
+        Block rows = b;
+        rows.offset = b.offset + i * b.stride[0], rows.count[0] = whole_end - i;
+        out.push_back(rows);
+    }
+    if (to % size) slice(row(last), 0, to % size, out);
 }
 
 int tag_upper_bound(MPI_Comm comm) {
@@ -105,9 +113,9 @@ std::string human_bytes(std::int64_t n) {
 }  // namespace
 
 Executor executor_named(const std::string &name) {
-    for (Executor e : {Executor::Auto, Executor::Pack, Executor::Datatype, Executor::Alltoallw})
+    for (Executor e : {Executor::Auto, Executor::Pack, Executor::Datatype, Executor::Hybrid, Executor::Alltoallw})
         if (name == executor_name(e)) return e;
-    fail(DM_ERR_ARG, "exchange: unknown executor '", name, "' (auto, pack, datatype or alltoallw)");
+    fail(DM_ERR_ARG, "exchange: unknown executor '", name, "' (auto, pack, datatype, hybrid or alltoallw)");
 }
 
 const char *executor_name(Executor e) {
@@ -115,6 +123,7 @@ const char *executor_name(Executor e) {
         case Executor::Auto: return "auto";
         case Executor::Pack: return "pack";
         case Executor::Datatype: return "datatype";
+        case Executor::Hybrid: return "hybrid";
         case Executor::Alltoallw: return "alltoallw";
     }
     return "?";
@@ -197,26 +206,98 @@ void Plan::group(std::vector<std::pair<int, std::pair<int, Block>>> &pieces, std
     pieces.shrink_to_fit();
 }
 
-Plan::Way Plan::choose(const Message &m, bool sending) const {
+void Plan::choose(Message &m, bool sending) const {
+    // Each side prices its own ways with the model of this MPI (cost.hpp) and takes
+    // the cheapest; an executor named by option or DM_EXCHANGE overrides the model
+    // where the message allows that way.
+    const CostModel &model = *model_;
     const bool contiguous = m.blocks.size() == 1 && m.blocks[0].levels == 0;
-    if (options_.executor == Executor::Alltoallw) return Way::Datatype;
-    if (contiguous) return Way::Direct;
     bool describable = m.blocks.size() <= INT_MAX;
     for (const Block &b : m.blocks) describable = describable && fits_int(b);
-    if (!describable || options_.executor == Executor::Pack) return Way::Packed;
-    if (options_.executor == Executor::Datatype) return Way::Datatype;
-    if (library_ == "MPICH") {
-        if (m.bytes < kSingleCopyBytes) return Way::Packed;
-        if (sending) return m.runs <= kSingleCopyRuns ? Way::Datatype : Way::Packed;
-        return m.bytes / m.runs >= kScatterRunBytes ? Way::Datatype : Way::Packed;
+    const double bytes = static_cast<double>(m.bytes), runs = static_cast<double>(m.runs);
+    const double chunks = static_cast<double>((m.bytes + model.chunk_bytes - 1) / model.chunk_bytes);
+    if (sending) {
+        m.cost[1] = model.send_packed.at(chunks, bytes, runs);
+        const double split = static_cast<double>(model.split_runs ? (m.runs + model.split_runs - 1) / model.split_runs : 0);
+        const bool single_copy = model.split_runs > 0 && m.bytes >= model.split_min_bytes * split;
+        m.cost[2] = single_copy ? std::min(model.send_split.at(split, bytes, runs), model.send_datatype.at(1, bytes, runs))
+                                : model.send_datatype.at(1, bytes, runs);
+    } else {
+        m.cost[1] = model.recv_packed.at(1, bytes, runs);
+        m.cost[2] = model.recv_datatype.at(1, bytes, runs);
     }
-    return m.bytes >= kDatatypeBytes && m.bytes / m.runs >= kScatterRunBytes ? Way::Datatype : Way::Packed;
+    const Executor e = options_.executor;
+    if (e == Executor::Alltoallw) m.way = Way::Datatype, m.why = Why::Option;
+    else if (contiguous) m.way = Way::Direct, m.why = Why::Contiguous;
+    else if (!describable) m.way = Way::Packed, m.why = Why::Limits;
+    else if (e == Executor::Pack || (e == Executor::Hybrid && sending)) m.way = Way::Packed, m.why = Why::Option;
+    else if (e == Executor::Datatype || e == Executor::Hybrid) m.way = Way::Datatype, m.why = Why::Option;
+    else m.way = m.cost[2] < m.cost[1] ? Way::Datatype : Way::Packed, m.why = Why::Model;
+}
+
+void Plan::cut_pieces(Message &m) const {
+    // The sender's cuts: packed messages in pipelined pieces of about chunk_bytes
+    // (64-byte aligned), datatypes on MPICH after every split_runs runs when the
+    // pieces stay above the single-copy threshold; the rest in one piece.
+    const CostModel &model = *model_;
+    m.cuts.assign(1, 0);
+    if (options_.executor != Executor::Alltoallw && m.way == Way::Packed && m.bytes > model.chunk_bytes) {
+        const std::int64_t n = (m.bytes + model.chunk_bytes - 1) / model.chunk_bytes;
+        for (std::int64_t i = 1; i < n; ++i) m.cuts.push_back((m.bytes / n * i) & ~std::int64_t{63});
+    } else if (options_.executor != Executor::Alltoallw && m.way == Way::Datatype && model.split_runs > 0 &&
+               m.runs > model.split_runs) {
+        const std::int64_t pieces = (m.runs + model.split_runs - 1) / model.split_runs;
+        const bool single_copy = m.bytes >= model.split_min_bytes * pieces;
+        const double split = model.send_split.at(static_cast<double>(pieces), static_cast<double>(m.bytes),
+                                                 static_cast<double>(m.runs));
+        if (single_copy && split <= model.send_datatype.at(1, static_cast<double>(m.bytes), static_cast<double>(m.runs))) {
+            std::int64_t at = 0, runs_left = model.split_runs;  // runs before the next cut
+            for (const Block &b : m.blocks) {
+                std::int64_t runs = b.runs();
+                while (runs > runs_left) {
+                    at += runs_left * b.run, runs -= runs_left;
+                    m.cuts.push_back(at);
+                    runs_left = model.split_runs;
+                }
+                at += runs * b.run, runs_left -= runs;
+            }
+            if (m.cuts.back() == m.bytes) m.cuts.pop_back();
+        }
+    }
+    m.cuts.push_back(m.bytes);
+}
+
+void Plan::exchange_cuts() {
+    // Each sender tells its receiver where it cuts (the interior cuts, possibly none);
+    // messages between a pair keep their order, so the n-th message from a peer
+    // answers the n-th receive from it.
+    std::vector<MPI_Request> requests(sends_.size(), MPI_REQUEST_NULL);
+    for (std::size_t i = 0; i < sends_.size(); ++i) {
+        const Message &m = sends_[i];
+        check_mpi(MPI_Isend(m.cuts.data() + 1, static_cast<int>(m.cuts.size() - 2), MPI_INT64_T, m.peer, tag_, comm_,
+                            &requests[i]),
+                  "MPI_Isend");
+    }
+    for (Message &m : recvs_) {
+        MPI_Status status;
+        check_mpi(MPI_Probe(m.peer, tag_, comm_, &status), "MPI_Probe");
+        int n = 0;
+        check_mpi(MPI_Get_count(&status, MPI_INT64_T, &n), "MPI_Get_count");
+        m.cuts.assign(static_cast<std::size_t>(n) + 2, 0);
+        check_mpi(MPI_Recv(m.cuts.data() + 1, n, MPI_INT64_T, m.peer, tag_, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+        m.cuts.back() = m.bytes;
+        for (std::size_t i = 1; i < m.cuts.size(); ++i)
+            if (m.cuts[i] <= m.cuts[i - 1])
+                fail(DM_ERR_ARG, name_, ": internal error: rank ", m.peer, " cuts a message of ", m.bytes,
+                     " bytes at ", m.cuts[i]);
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
 void Plan::finish(const Options &options) {
     options_ = options;
     if (options_.executor == Executor::Auto) options_.executor = executor_from_environment(Executor::Auto);
-    library_ = library_family();
+    model_ = &cost_model();
     tag_ = next_tag(comm_);
     group(send_pieces_, sends_);
     group(recv_pieces_, recvs_);
@@ -239,19 +320,24 @@ void Plan::finish(const Options &options) {
         rounds_.push_back(round);
     }
 
-    // Ways, buffer offsets, and the types that do not depend on addresses.
+    // Ways, pieces, buffer offsets, and the types that do not depend on addresses.
     std::int64_t staged = 0;
     for (Message &m : sends_) {
-        m.way = choose(m, true);
+        choose(m, true);
+        cut_pieces(m);
         if (m.way == Way::Packed) m.at = send_bytes_, send_bytes_ += m.bytes;
         staged += m.bytes;
         for (const Block &b : m.blocks) read_slot_[static_cast<std::size_t>(b.slot)] = true;
     }
     for (Message &m : recvs_) {
-        m.way = choose(m, false);
+        choose(m, false);
         if (m.way == Way::Packed) m.at = recv_bytes_, recv_bytes_ += m.bytes;
         for (const Block &b : m.blocks) written_slot_[static_cast<std::size_t>(b.slot)] = true;
     }
+    if (options_.executor == Executor::Alltoallw)
+        for (Message &m : recvs_) m.cuts = {0, m.bytes};
+    else
+        exchange_cuts();
     for (const Copy &c : copies_) {
         staged += c.to.bytes();
         read_slot_[static_cast<std::size_t>(c.from.slot)] = true;
@@ -260,13 +346,39 @@ void Plan::finish(const Options &options) {
     if (options_.read_before_write && options_.executor == Executor::Alltoallw)
         fail(DM_ERR_ARG, name_, ": the alltoallw executor cannot stage aliased buffers");
     if (options_.read_before_write) stage_bytes_ = staged;
-    for (auto *list : {&sends_, &recvs_})
+    std::size_t max_recv = 0;
+    for (auto *list : {&sends_, &recvs_}) {
+        std::size_t request = 0;
         for (Message &m : *list) {
+            // The blocks of every piece, sliced once here so the hot path only walks them.
+            m.first.assign(1, 0);
+            std::size_t b = 0;
+            std::int64_t start = 0;  // of block b in the message
+            for (std::size_t i = 0; i + 1 < m.cuts.size(); ++i) {
+                const std::int64_t from = m.cuts[i], to = m.cuts[i + 1];
+                while (b < m.blocks.size() && start + m.blocks[b].bytes() <= from) start += m.blocks[b++].bytes();
+                for (std::size_t k = b; k < m.blocks.size() && start < to;) {
+                    const std::int64_t size = m.blocks[k].bytes();
+                    slice(m.blocks[k], std::max<std::int64_t>(from - start, 0), std::min(to - start, size), m.pieces);
+                    if (start + size > to) break;
+                    start += size, ++k, b = k;
+                }
+                m.first.push_back(m.pieces.size());
+            }
+            m.in_place.assign(m.count(), 0);
+            for (std::size_t i = 0; i < m.count(); ++i)
+                m.in_place[i] = m.first[i + 1] - m.first[i] == 1 && m.pieces[m.first[i]].levels == 0 &&
+                                options_.executor != Executor::Alltoallw;
+            m.request = request, request += m.count();
             if (m.way != Way::Datatype) continue;
             m.absolute = options_.executor == Executor::Alltoallw;
-            for (const Block &b : m.blocks) m.absolute = m.absolute || b.slot != m.blocks[0].slot;
-            if (!m.absolute) make_type(m, nullptr);
+            for (const Block &x : m.blocks) m.absolute = m.absolute || x.slot != m.blocks[0].slot;
+            m.types.assign(m.count(), MPI_DATATYPE_NULL);
+            if (!m.absolute) make_types(m, nullptr);
         }
+        if (list == &recvs_) max_recv = request;
+    }
+    completed_.assign(max_recv, 0);
     if (send_bytes_) send_buffer_.reset(new std::byte[static_cast<std::size_t>(send_bytes_)]);
     if (recv_bytes_) recv_buffer_.reset(new std::byte[static_cast<std::size_t>(recv_bytes_)]);
     if (options_.executor == Executor::Alltoallw) {
@@ -279,7 +391,7 @@ void Plan::finish(const Options &options) {
     finished_ = true;
 }
 
-void Plan::make_type(Message &m, const void *const *slots) const {
+MPI_Datatype Plan::make_type(const Message &m, std::size_t piece, const void *const *slots) const {
     // Runs of blocks of one shape become one hindexed_block of that shape's type; the
     // groups join in a struct. Displacements are offsets in the slot, or addresses.
     std::vector<MPI_Datatype> groups;
@@ -293,10 +405,12 @@ void Plan::make_type(Message &m, const void *const *slots) const {
         }
         return at;
     };
-    for (std::size_t i = 0; i < m.blocks.size();) {
+    const Block *blocks = m.pieces.data() + m.first[piece];
+    const std::size_t n = m.first[piece + 1] - m.first[piece];
+    for (std::size_t i = 0; i < n;) {
         std::size_t j = i + 1;
-        while (j < m.blocks.size() && m.blocks[j].same_shape(m.blocks[i])) ++j;
-        const Block &b = m.blocks[i];
+        while (j < n && blocks[j].same_shape(blocks[i])) ++j;
+        const Block &b = blocks[i];
         MPI_Datatype unit = bytes_type(b.run);
         for (int l = b.levels - 1; l >= 0; --l) {
             MPI_Datatype outer;
@@ -307,7 +421,7 @@ void Plan::make_type(Message &m, const void *const *slots) const {
             unit = outer;
         }
         displs.clear();
-        for (std::size_t k = i; k < j; ++k) displs.push_back(where(m.blocks[k]));
+        for (std::size_t k = i; k < j; ++k) displs.push_back(where(blocks[k]));
         MPI_Datatype group;
         check_mpi(MPI_Type_create_hindexed_block(static_cast<int>(j - i), 1, displs.data(), unit, &group),
                   "MPI_Type_create_hindexed_block");
@@ -315,23 +429,31 @@ void Plan::make_type(Message &m, const void *const *slots) const {
         groups.push_back(group);
         i = j;
     }
+    MPI_Datatype type;
     if (groups.size() == 1) {
-        m.type = groups[0];
+        type = groups[0];
     } else {
         std::vector<int> ones(groups.size(), 1);
         std::vector<MPI_Aint> zeros(groups.size(), 0);
         check_mpi(MPI_Type_create_struct(static_cast<int>(groups.size()), ones.data(), zeros.data(), groups.data(),
-                                         &m.type),
+                                         &type),
                   "MPI_Type_create_struct");
         for (MPI_Datatype &g : groups) MPI_Type_free(&g);
     }
-    check_mpi(MPI_Type_commit(&m.type), "MPI_Type_commit");
+    check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
+    return type;
+}
+
+void Plan::make_types(Message &m, const void *const *slots) const {
+    for (std::size_t i = 0; i < m.count(); ++i) m.types[i] = make_type(m, i, slots);
 }
 
 void Plan::free_types(bool absolute_only) {
     for (auto *list : {&sends_, &recvs_})
         for (Message &m : *list)
-            if (m.type != MPI_DATATYPE_NULL && (m.absolute || !absolute_only)) MPI_Type_free(&m.type);
+            if (m.absolute || !absolute_only)
+                for (MPI_Datatype &t : m.types)
+                    if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
 }
 
 void Plan::release_requests() {
@@ -360,85 +482,126 @@ void Plan::bind(const void *const *slots, bool staged) {
     free_types(true);
     for (auto *list : {&sends_, &recvs_})
         for (Message &m : *list)
-            if (m.way == Way::Datatype && m.absolute) make_type(m, slots);
+            if (m.way == Way::Datatype && m.absolute) make_types(m, slots);
     bound_.assign(slots, slots + slots_);
     bound_staged_ = staged;
     if (options_.executor == Executor::Alltoallw) return;  // no point-to-point requests
 
     auto base = [&](const Block &b) { return const_cast<std::byte *>(static_cast<const std::byte *>(slots[b.slot])); };
-    // The buffer, count and type of one side of a message.
-    auto endpoint = [&](const Message &m, std::byte *packed, std::int64_t staged_at, void *&buffer, int &count,
-                        MPI_Datatype &type, MPI_Datatype &owned) {
+    // The buffer, count and type of one piece of one side of a message.
+    auto endpoint = [&](const Message &m, std::size_t i, std::byte *packed, std::int64_t staged_at, void *&buffer,
+                        int &count, MPI_Datatype &type, MPI_Datatype &owned) {
         owned = MPI_DATATYPE_NULL;
-        if (m.way == Way::Datatype && staged_at < 0) {
+        const bool in_place = staged_at < 0 && m.whole(i);
+        if (m.way == Way::Datatype && staged_at < 0 && !in_place) {
             buffer = m.absolute ? MPI_BOTTOM : base(m.blocks[0]);
-            count = 1, type = m.type;
+            count = 1, type = m.types[i];
             return;
         }
-        buffer = staged_at >= 0 ? stage_buffer_.get() + staged_at
-                 : m.way == Way::Packed ? packed + m.at
-                                         : base(m.blocks[0]) + m.blocks[0].offset;
-        if (m.bytes <= INT_MAX) {
-            count = static_cast<int>(m.bytes), type = MPI_BYTE;
+        const Block &only = m.pieces[m.first[i]];
+        buffer = in_place                ? base(only) + only.offset
+                 : staged_at >= 0        ? stage_buffer_.get() + staged_at + m.cuts[i]
+                 : m.way == Way::Packed  ? packed + m.at + m.cuts[i]
+                                         : base(m.blocks[0]) + m.blocks[0].offset + m.cuts[i];
+        const std::int64_t bytes = m.cuts[i + 1] - m.cuts[i];
+        if (bytes <= INT_MAX) {
+            count = static_cast<int>(bytes), type = MPI_BYTE;
         } else {
-            owned = type = bytes_type(m.bytes);
+            owned = type = bytes_type(bytes);
             check_mpi(MPI_Type_commit(&owned), "MPI_Type_commit");
             count = 1;
         }
     };
-    recv_requests_.assign(recvs_.size(), MPI_REQUEST_NULL);
-    send_requests_.assign(sends_.size(), MPI_REQUEST_NULL);
+    recv_requests_.clear(), send_requests_.clear(), recv_piece_.clear();
     void *buffer = nullptr;
     int count = 0;
     MPI_Datatype type, owned;
-    for (std::size_t i = 0; i < recvs_.size(); ++i) {
-        endpoint(recvs_[i], recv_buffer_.get(), -1, buffer, count, type, owned);
-        check_mpi(MPI_Recv_init(buffer, count, type, recvs_[i].peer, tag_, comm_, &recv_requests_[i]), "MPI_Recv_init");
-        if (owned != MPI_DATATYPE_NULL) MPI_Type_free(&owned);
-    }
+    for (std::size_t k = 0; k < recvs_.size(); ++k)
+        for (std::size_t i = 0; i < recvs_[k].count(); ++i) {
+            endpoint(recvs_[k], i, recv_buffer_.get(), -1, buffer, count, type, owned);
+            recv_requests_.push_back(MPI_REQUEST_NULL);
+            recv_piece_.push_back({k, i});
+            check_mpi(MPI_Recv_init(buffer, count, type, recvs_[k].peer, tag_, comm_, &recv_requests_.back()),
+                      "MPI_Recv_init");
+            if (owned != MPI_DATATYPE_NULL) MPI_Type_free(&owned);
+        }
     std::int64_t staged_at = 0;
-    for (std::size_t i = 0; i < sends_.size(); ++i) {
-        endpoint(sends_[i], send_buffer_.get(), staged ? staged_at : -1, buffer, count, type, owned);
-        staged_at += sends_[i].bytes;
-        check_mpi(MPI_Send_init(buffer, count, type, sends_[i].peer, tag_, comm_, &send_requests_[i]), "MPI_Send_init");
-        if (owned != MPI_DATATYPE_NULL) MPI_Type_free(&owned);
+    for (const Message &m : sends_) {
+        for (std::size_t i = 0; i < m.count(); ++i) {
+            endpoint(m, i, send_buffer_.get(), staged ? staged_at : -1, buffer, count, type, owned);
+            send_requests_.push_back(MPI_REQUEST_NULL);
+            check_mpi(MPI_Send_init(buffer, count, type, m.peer, tag_, comm_, &send_requests_.back()), "MPI_Send_init");
+            if (owned != MPI_DATATYPE_NULL) MPI_Type_free(&owned);
+        }
+        staged_at += m.bytes;
     }
+}
+
+std::pair<std::size_t, std::size_t> Plan::requests(const std::vector<Message> &list, std::size_t first,
+                                                   std::size_t end) const {
+    if (first == end) return {0, 0};
+    return {list[first].request, list[end - 1].request + list[end - 1].count()};
 }
 
 void Plan::start_round(std::size_t r, bool staged) {
     const Round &round = rounds_[r];
-    if (round.end_recv > round.first_recv)
-        check_mpi(MPI_Startall(static_cast<int>(round.end_recv - round.first_recv), &recv_requests_[round.first_recv]),
-                  "MPI_Startall");
-    if (!staged)
-        for (std::size_t i = round.first_send; i < round.end_send; ++i) {
-            const Message &m = sends_[i];
-            if (m.way != Way::Packed) continue;
-            std::byte *out = send_buffer_.get() + m.at;
-            for (const Block &b : m.blocks) out = pack(out, static_cast<const std::byte *>(slot_values_[b.slot]), b);
+    const auto [first_recv, end_recv] = requests(recvs_, round.first_recv, round.end_recv);
+    if (end_recv > first_recv)
+        check_mpi(MPI_Startall(static_cast<int>(end_recv - first_recv), &recv_requests_[first_recv]), "MPI_Startall");
+    for (std::size_t k = round.first_send; k < round.end_send; ++k) {
+        const Message &m = sends_[k];
+        if (staged || m.way != Way::Packed) {
+            check_mpi(MPI_Startall(static_cast<int>(m.count()), &send_requests_[m.request]), "MPI_Startall");
+            continue;
         }
-    if (round.end_send > round.first_send)
-        check_mpi(MPI_Startall(static_cast<int>(round.end_send - round.first_send), &send_requests_[round.first_send]),
-                  "MPI_Startall");
+        // Pipelined: each piece leaves as soon as it is packed, and arrivals are
+        // unpacked while later pieces are packed.
+        for (std::size_t i = 0; i < m.count(); ++i) {
+            std::byte *out = send_buffer_.get() + m.at + m.cuts[i];
+            if (m.whole(i)) {  // sent in place
+                check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
+                continue;
+            }
+            for (std::size_t b = m.first[i]; b < m.first[i + 1]; ++b)
+                out = pack(out, static_cast<const std::byte *>(slot_values_[m.pieces[b].slot]), m.pieces[b]);
+            check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
+            if (m.count() > 1) progress(r, false);
+        }
+    }
+}
+
+bool Plan::progress(std::size_t r, bool wait) {
+    // Completes the receives of round r that have arrived (waits for one at least
+    // when `wait`), unpacking packed pieces; true once none is left.
+    const Round &round = rounds_[r];
+    const auto [first, end] = requests(recvs_, round.first_recv, round.end_recv);
+    if (end == first) return true;
+    int done = 0;
+    const int n = static_cast<int>(end - first);
+    if (wait)
+        check_mpi(MPI_Waitsome(n, &recv_requests_[first], &done, completed_.data(), MPI_STATUSES_IGNORE), "MPI_Waitsome");
+    else
+        check_mpi(MPI_Testsome(n, &recv_requests_[first], &done, completed_.data(), MPI_STATUSES_IGNORE), "MPI_Testsome");
+    if (done == MPI_UNDEFINED) return true;
+    for (int j = 0; j < done; ++j) {
+        const auto [k, i] = recv_piece_[first + static_cast<std::size_t>(completed_[static_cast<std::size_t>(j)])];
+        const Message &m = recvs_[k];
+        if (m.way != Way::Packed || m.whole(i)) continue;
+        const std::byte *in = recv_buffer_.get() + m.at + m.cuts[i];
+        for (std::size_t b = m.first[i]; b < m.first[i + 1]; ++b)
+            in = unpack(const_cast<std::byte *>(static_cast<const std::byte *>(slot_values_[m.pieces[b].slot])),
+                        m.pieces[b], in);
+    }
+    return false;
 }
 
 void Plan::finish_round(std::size_t r) {
-    const Round &round = rounds_[r];
-    const int n = static_cast<int>(round.end_recv - round.first_recv);
-    for (int done = 0; done < n; ++done) {  // unpack each message as it arrives
-        int index = MPI_UNDEFINED;
-        check_mpi(MPI_Waitany(n, &recv_requests_[round.first_recv], &index, MPI_STATUS_IGNORE), "MPI_Waitany");
-        if (index == MPI_UNDEFINED) break;
-        const Message &m = recvs_[round.first_recv + static_cast<std::size_t>(index)];
-        if (m.way != Way::Packed) continue;
-        const std::byte *in = recv_buffer_.get() + m.at;
-        for (const Block &b : m.blocks)
-            in = unpack(const_cast<std::byte *>(static_cast<const std::byte *>(slot_values_[b.slot])), b, in);
+    while (!progress(r, true)) {
     }
-    if (round.end_send > round.first_send)
-        check_mpi(MPI_Waitall(static_cast<int>(round.end_send - round.first_send), &send_requests_[round.first_send],
-                              MPI_STATUSES_IGNORE),
-                  "MPI_Waitall");
+    const Round &round = rounds_[r];
+    const auto [first, end] = requests(sends_, round.first_send, round.end_send);
+    if (end > first)
+        check_mpi(MPI_Waitall(static_cast<int>(end - first), &send_requests_[first], MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
 void Plan::begin(const void *const *slots) {
@@ -457,8 +620,8 @@ void Plan::begin(const void *const *slots) {
         for (const Copy &c : copies_) stage = pack(stage, from(c.from), c.from);
     }
     if (options_.executor == Executor::Alltoallw) {
-        for (const Message &m : sends_) counts_out_[static_cast<std::size_t>(m.peer)] = 1, types_out_[static_cast<std::size_t>(m.peer)] = m.type;
-        for (const Message &m : recvs_) counts_in_[static_cast<std::size_t>(m.peer)] = 1, types_in_[static_cast<std::size_t>(m.peer)] = m.type;
+        for (const Message &m : sends_) counts_out_[static_cast<std::size_t>(m.peer)] = 1, types_out_[static_cast<std::size_t>(m.peer)] = m.types[0];
+        for (const Message &m : recvs_) counts_in_[static_cast<std::size_t>(m.peer)] = 1, types_in_[static_cast<std::size_t>(m.peer)] = m.types[0];
         check_mpi(MPI_Ialltoallw(MPI_BOTTOM, counts_out_.data(), displs_.data(), types_out_.data(), MPI_BOTTOM,
                                  counts_in_.data(), displs_.data(), types_in_.data(), comm_, &collective_),
                   "MPI_Ialltoallw");
@@ -504,29 +667,50 @@ std::string Plan::describe() const {
     MPI_Comm_rank(comm_, &me);
     MPI_Comm_size(comm_, &size);
     std::ostringstream s;
+    s.precision(3);
     const Volume v = volume();
+    const char *ways[3] = {"direct", "packed", "datatype"};
     s << name_ << " on rank " << me << " of " << size << ": executor " << executor_name(options_.executor);
-    if (options_.executor == Executor::Auto) s << " (" << library_ << " cost model)";
+    if (model_) s << " (" << model_->family << " cost model, " << model_->source << ")";
     s << ", " << v.rounds << (v.rounds == 1 ? " round" : " rounds") << "\n";
     auto side = [&](const char *what, const std::vector<Message> &list) {
-        std::int64_t n[3] = {0, 0, 0}, bytes = 0, runs = 0;
-        for (const Message &m : list) ++n[static_cast<int>(m.way)], bytes += m.bytes, runs += m.runs;
-        s << "  " << what << ": " << list.size() << " messages, " << human_bytes(bytes) << " in " << runs
-          << " runs; " << n[0] << " direct, " << n[1] << " packed, " << n[2] << " datatype\n";
+        std::int64_t n[3] = {0, 0, 0}, bytes = 0, runs = 0, pieces = 0;
+        for (const Message &m : list)
+            ++n[static_cast<int>(m.way)], bytes += m.bytes, runs += m.runs, pieces += static_cast<std::int64_t>(m.count());
+        s << "  " << what << ": " << list.size() << " messages, " << human_bytes(bytes) << " in " << runs << " runs, "
+          << pieces << " MPI messages; " << n[0] << " direct, " << n[1] << " packed, " << n[2] << " datatype\n";
     };
     side("send", sends_);
     side("receive", recvs_);
     s << "  local: " << copies_.size() << " copies, " << human_bytes(v.bytes_copied) << " (no MPI)\n";
-    s << "  why: contiguous messages go as pointer and count";
-    if (options_.executor == Executor::Auto && library_ == "MPICH")
-        s << "; a sender's datatype when >= " << kSingleCopyBytes << " B in <= " << kSingleCopyRuns
-          << " runs (MPICH's single-copy limits), a receiver's when >= " << kSingleCopyBytes << " B with runs of >= "
-          << kScatterRunBytes << " B on average; otherwise packed";
-    else if (options_.executor == Executor::Auto)
-        s << "; datatypes for messages >= " << kDatatypeBytes << " B with runs of >= " << kScatterRunBytes
-          << " B on average; otherwise packed";
-    else
-        s << "; the rest as the executor chosen by option or DM_EXCHANGE says";
+    // Each message, and why it travels as it does (the first few of each side).
+    constexpr std::size_t kShown = 8;
+    auto each = [&](const char *to, const std::vector<Message> &list) {
+        for (std::size_t k = 0; k < list.size() && k < kShown; ++k) {
+            const Message &m = list[k];
+            s << "  " << to << " rank " << m.peer;
+            if (rounds_.size() > 1) s << " (round " << m.round << ")";
+            s << ": " << human_bytes(m.bytes) << " in " << m.runs << " runs, " << ways[static_cast<int>(m.way)];
+            if (m.count() > 1) s << " in " << m.count() << " pieces";
+            switch (m.why) {
+                case Why::Contiguous: s << " (contiguous: pointer and count)"; break;
+                case Why::Limits: s << " (too large for an MPI datatype's int counts)"; break;
+                case Why::Option: s << " (executor " << executor_name(options_.executor) << " by option or DM_EXCHANGE)"; break;
+                case Why::Model:
+                    s << " (model: packed " << m.cost[1] << " us, datatype " << m.cost[2] << " us)";
+                    break;
+            }
+            s << "\n";
+        }
+        if (list.size() > kShown) s << "  ... and " << list.size() - kShown << " more\n";
+    };
+    each("to", sends_);
+    each("from", recvs_);
+    s << "  why: each side prices its ways as a * messages + b * bytes + c * runs";
+    if (model_ && model_->split_runs > 0)
+        s << "; a datatype send is cut into messages of <= " << model_->split_runs << " runs (of >= "
+          << model_->split_min_bytes << " B) that " << model_->family << " copies once";
+    s << "; packed sends leave in pieces of about " << human_bytes(model_ ? model_->chunk_bytes : 0);
     if (options_.read_before_write) s << "\n  aliased buffers are staged: every byte is read before any is written";
     return s.str();
 }

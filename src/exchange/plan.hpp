@@ -6,6 +6,7 @@
 #pragma once
 
 #include "exchange/block.hpp"
+#include "exchange/cost.hpp"
 
 #include <mpi.h>
 
@@ -17,15 +18,18 @@
 namespace dm::exchange {
 
 // How a message's bytes travel. Messages are typed as bytes, so each side chooses
-// for itself: a packed send may meet a datatype receive.
+// for itself: a packed send may meet a datatype receive. A sender may cut a
+// message into pieces (pipelined packing, or datatypes of at most IOV_MAX runs);
+// it tells the receiver where at finish().
 enum class Executor {
-    Auto,      // per message, from the cost model of this MPI (see choose() in plan.cpp)
+    Auto,      // per side of each message, from the cost model of this MPI (cost.hpp)
     Pack,      // copied into one contiguous buffer per peer (and out of it on arrival)
     Datatype,  // an MPI derived datatype over the blocks, no copy by datamotion
+    Hybrid,    // the sender packs (pipelined), the receiver takes a datatype
     Alltoallw  // every message through one MPI_Ialltoallw of derived datatypes (a collective)
 };
 
-// Executor from its name ("auto", "pack", "datatype", "alltoallw"); throws DM_ERR_ARG.
+// Executor from its name ("auto", "pack", "datatype", "hybrid", "alltoallw"); throws DM_ERR_ARG.
 Executor executor_named(const std::string &name);
 const char *executor_name(Executor e);
 // The executor the environment asks for (DM_EXCHANGE), else `fallback`.
@@ -63,7 +67,8 @@ public:
     void copy(const Copy &c);
 
     // Collective on comm: takes the plan's tag (the same on every rank, as plans are
-    // made in the same order), joins blocks, chooses each message's executor.
+    // made in the same order), joins blocks, chooses each side of each message's way,
+    // and tells each receiver where its sender cuts the message into pieces.
     void finish(const Options &options);
 
     // A hot path: the caller has checked its arguments. begin() posts the receives,
@@ -82,35 +87,55 @@ public:
 
 private:
     enum class Way { Direct, Packed, Datatype };  // how one side of one message travels
+    enum class Why { Contiguous, Option, Model, Limits };  // what chose the way
     struct Message {
         int peer = 0, round = 0;
         std::vector<Block> blocks;
         std::int64_t bytes = 0, runs = 0;
         Way way = Way::Packed;
-        std::int64_t at = 0;  // offset in the pack buffer, or of the staged copy
-        MPI_Datatype type = MPI_DATATYPE_NULL;
-        bool absolute = false;  // the type addresses memory (blocks in several slots)
+        Why why = Why::Model;
+        double cost[3] = {-1, -1, -1};  // the model's microseconds per way (-1: not a choice)
+        std::int64_t at = 0;  // offset in the pack buffer
+        bool absolute = false;  // the types address memory (blocks in several slots)
+        // Pieces: piece i is bytes [cuts[i], cuts[i+1]) of the message, one MPI message
+        // each; its blocks are pieces[first[i]] .. pieces[first[i+1]] (sliced blocks).
+        std::vector<std::int64_t> cuts;
+        std::vector<Block> pieces;
+        std::vector<std::size_t> first;
+        // Whether piece i is one contiguous run on this side: it then travels in
+        // place (pointer and count) whatever the message's way, never packed.
+        std::vector<char> in_place;
+        bool whole(std::size_t i) const { return in_place[i] != 0; }
+        std::vector<MPI_Datatype> types;  // Datatype: one per piece
+        std::size_t request = 0;  // its first piece's request
+        std::size_t count() const { return cuts.size() - 1; }
     };
     struct Round {
         std::size_t first_send, end_send, first_recv, end_recv;
     };
 
     void group(std::vector<std::pair<int, std::pair<int, Block>>> &pieces, std::vector<Message> &out) const;
-    Way choose(const Message &m, bool sending) const;
-    void make_type(Message &m, const void *const *slots) const;
+    void choose(Message &m, bool sending) const;
+    void cut_pieces(Message &m) const;
+    void exchange_cuts();
+    MPI_Datatype make_type(const Message &m, std::size_t piece, const void *const *slots) const;
+    void make_types(Message &m, const void *const *slots) const;
     void bind(const void *const *slots, bool staged);
     void start_round(std::size_t r, bool staged);
+    bool progress(std::size_t r, bool wait);
     void finish_round(std::size_t r);
     bool aliased(const void *const *slots) const;
     void release_requests();
     void free_types(bool absolute_only);
+    std::pair<std::size_t, std::size_t> requests(const std::vector<Message> &list, std::size_t first,
+                                                 std::size_t end) const;
 
     MPI_Comm comm_;
     int slots_;
     std::string name_;
     int tag_ = 0;
     Options options_;
-    std::string library_;  // "MPICH", "Open MPI" or "MPI": the cost model's family
+    const CostModel *model_ = nullptr;
     bool finished_ = false;
 
     std::vector<std::pair<int, std::pair<int, Block>>> send_pieces_, recv_pieces_;  // (round, (peer, block))
@@ -124,7 +149,9 @@ private:
     std::int64_t send_bytes_ = 0, recv_bytes_ = 0, stage_bytes_ = 0;
 
     // Persistent requests (point to point) bound to the slot addresses of the last begin.
-    std::vector<MPI_Request> send_requests_, recv_requests_;
+    std::vector<MPI_Request> send_requests_, recv_requests_;  // one per piece
+    std::vector<std::pair<std::size_t, std::size_t>> recv_piece_;  // per receive request: (message, piece)
+    std::vector<int> completed_;  // indices from MPI_Testsome
     std::vector<const void *> bound_;
     bool bound_staged_ = false;
     // Alltoallw: per rank counts and types.

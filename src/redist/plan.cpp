@@ -21,6 +21,9 @@ constexpr std::uint64_t kRandomSeed = 0x5eed1996;      // DM_REDIST_RANDOM: the 
 // A factor K beyond this is scheduled like any other change of distribution.
 constexpr std::int64_t kMaxBlockFactor = 1 << 16;
 constexpr double kMaxInflightBytes = 64.0 * (1 << 20); // beyond this AUTO keeps one message in flight
+// Messages and local copies walk the axis before the last in bands of about this
+// many bytes of global rows (see band_of).
+constexpr std::int64_t kBandBytes = 256 * 1024;
 
 bool same_map(const layout::AxisMap &a, const layout::AxisMap &b) {
     return a.block() == b.block() && a.nprocs() == b.nprocs() && a.src() == b.src();
@@ -41,6 +44,31 @@ int factor_axis(const Side &src, const Side &dst) {
         axis = static_cast<int>(a);
     }
     return axis;
+}
+
+// The band of the axis before the last: boxes are cut every `band` window
+// positions along it, so that the box product, row-major, walks both storages a
+// few rows at a time (each strip of columns of a band while the band is in
+// cache) rather than one column strip of the whole array after another. Both
+// sides compute it from the window's shape, so they cut at the same positions.
+// 0: no cut (one axis, or rows too long to band).
+std::int64_t band_of(const std::vector<std::int64_t> &counts, std::int64_t elsize) {
+    const std::size_t n = counts.size();
+    if (n < 2 || counts[n - 1] <= 0) return 0;
+    const std::int64_t band = std::max<std::int64_t>(1, kBandBytes / (elsize * counts[n - 1]));
+    return band < counts[n - 2] ? band : 0;
+}
+
+// Runs cut at the multiples of `band` (window positions).
+void cut_bands(std::vector<Run> &runs, std::int64_t band) {
+    std::vector<Run> out;
+    for (const Run &r : runs)
+        for (std::int64_t at = r.global; at < r.global + r.length;) {
+            const std::int64_t end = std::min(r.global + r.length, (at / band + 1) * band);
+            out.push_back({at, end - at, r.local + (at - r.global), r.peer, r.phase});
+            at = end;
+        }
+    runs.swap(out);
 }
 
 const char *method_name(dm_redist_method m) {
@@ -401,11 +429,13 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
             const bool split = scheduled && a == axis_;
             runs[a] = overlaps(mine.maps[a], mine.coords[a], mine.offset[a], other.maps[a], other.offset[a], counts[a],
                                split ? small_block_ : 0, split ? phase_of : PhaseOf{});
+            if (band_ > 0 && a == n - 2) cut_bands(runs[a], band_);
         }
         return runs;
     };
     const auto elsize = static_cast<std::int64_t>(dtype_size(dtype));
     elsize_ = static_cast<std::size_t>(elsize);
+    band_ = band_of(counts, elsize);
     exchange_ = std::make_unique<exchange::Plan>(comm_, 2, "redistribution");
     // One side's messages to (or from) the other ranks: per peer and phase the
     // product of the runs of every axis, box by box in row-major order over the
@@ -515,7 +545,8 @@ void RedistPlan::plan_self(const Side &src, const Side &dst, const std::vector<s
             if (lo < hi) {
                 const Segment s{out[i]->local + lo - out[i]->global, in[j]->local + lo - in[j]->global, hi - lo};
                 Segment *last = segments.empty() ? nullptr : &segments.back();
-                if (last && last->from + last->length == s.from && last->to + last->length == s.to)
+                const bool band_starts = band_ > 0 && a + 2 == out_runs.size() && lo % band_ == 0;
+                if (last && !band_starts && last->from + last->length == s.from && last->to + last->length == s.to)
                     last->length += s.length;  // contiguous on both sides: one longer segment
                 else
                     segments.push_back(s);

@@ -117,6 +117,7 @@ private:
     int axis_ = -1;
     std::int64_t small_block_ = 0;
     std::vector<int> phase_of_position_;
+    std::int64_t band_ = 0;  // rows of the axis before the last per band of boxes (0: none)
     // DM_REDIST_PER_AXIS: one plan per changed axis, through intermediate arrays.
     std::vector<std::unique_ptr<RedistPlan>> stages_;
     std::vector<std::unique_ptr<array::DistArray>> between_;

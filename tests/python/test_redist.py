@@ -3,6 +3,9 @@ trips A -> layout L -> back on random shapes, distributions, grids and element
 types at 1-8 ranks (Hypothesis), every method, and bad input failing the same
 way on every rank."""
 
+import os
+import tempfile
+
 import numpy as np
 import pytest
 from hypothesis import Phase, given, settings
@@ -10,7 +13,8 @@ from hypothesis import strategies as st
 from mpi4py import MPI
 
 import datamotion as dm
-from datamotion import redist
+from datamotion import _core, redist
+from datamotion._exchange import EXECUTORS
 from dmtest import (
     ALL, DTYPES, MAIN, ORDERS, WORLD, bcast_case, check_all, dist_for, factorizations, raises_everywhere, sample,
 )
@@ -111,6 +115,58 @@ def test_round_trips_through_random_layouts(case):
     redist.RedistPlan(b, back, case["method"]).execute(b, back)
     check_all(WORLD, np.array_equal(middle, x) and np.array_equal(back.to_global(), x),
               f"case {case}: the data changed on the way")
+
+
+def _tiny_pieces_model():
+    """The model in use with pieces of 256 bytes and datatype sends cut after every
+    3 runs (priced free), so that small arrays exercise pipelined packing and
+    split datatypes."""
+    lines = []
+    for line in _core.exchange_model().splitlines():
+        key = line.split(" ", 1)[0]
+        lines.append({"chunk_bytes": "chunk_bytes 256", "split_runs": "split_runs 3",
+                      "split_min_bytes": "split_min_bytes 0", "send_split": "send_split 0 0 0"}.get(key, line))
+    path = os.path.join(tempfile.gettempdir(), f"datamotion-test-model-{os.getpid()}.txt")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parallel(nprocs=ALL)
+@pytest.mark.parametrize("executor", EXECUTORS)
+@settings(max_examples=EXAMPLES // 3, deadline=None, derandomize=True, phases=PHASES, database=None)
+@given(case=cases(), pieces=st.booleans())
+def test_every_executor_against_the_oracle(executor, case, pieces):
+    """Each executor forced by option, with the built-in model and with one that
+    cuts every message into many pieces, on random layouts and element types."""
+    case, pieces = bcast_case(WORLD, (case, pieces))
+    x = sample(case["shape"], case["dtype"], seed=case["seed"])
+    saved = os.environ.get("DM_EXCHANGE_MODEL")
+    path = _tiny_pieces_model() if pieces else None
+    try:
+        if path:
+            os.environ["DM_EXCHANGE_MODEL"] = path
+        a = _array(case["a"], x)
+        b = _array(case["b"], np.zeros_like(x))
+        method = case["method"] if case["method"] != "alltoallw" else "nonblocking"
+        plan = redist.RedistPlan(a, b, method, executor=executor)
+        with plan.start(a, b):
+            pass
+        text = plan.describe()
+        back = _array(case["a"], np.zeros_like(x))
+        redist.RedistPlan(b, back, method, executor=executor).execute(b, back)
+    finally:
+        if saved is None:
+            os.environ.pop("DM_EXCHANGE_MODEL", None)
+        else:
+            os.environ["DM_EXCHANGE_MODEL"] = saved
+        if path:
+            os.remove(path)
+    said = f"executor {executor}" in text and (not pieces or "cost model, " + (path or "") in text)
+    if pieces and executor in ("pack", "hybrid", "datatype") and plan.volume()["elements_sent"] * x.itemsize > 4096:
+        said = said and " pieces" in text  # a message of more than 16 pieces of 256 bytes
+    check_all(WORLD, np.array_equal(b.to_global(), x) and np.array_equal(back.to_global(), x) and said,
+              f"executor {executor}, case {case}, pieces {pieces}:\n{text}")
 
 
 @pytest.mark.parallel(nprocs=ALL)

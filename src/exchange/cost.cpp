@@ -1,0 +1,169 @@
+#include "exchange/cost.hpp"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+namespace dm::exchange {
+namespace {
+
+// The built-in constants, fitted to the forced-executor rows of
+// benchmarks/redist_vs_alltoall.py and redist_vs_scalapack.sh (docs/redist-benchmarks.md)
+// on a 2-core machine where memory bandwidth is the limit; a model file
+// (model_path()) replaces them on another machine.
+CostModel mpich() {
+    CostModel m;
+    m.family = "MPICH";
+    // Packing costs a pass over the bytes and a memcpy call per run; the packed
+    // bytes then go in one copy (CMA) per piece.
+    m.send_packed = {3.0, 0.00045, 0.004};
+    // A datatype of more than IOV_MAX runs goes through 8 KiB shared-memory cells,
+    // copied twice, with the sender and receiver taking turns.
+    m.send_datatype = {5.0, 0.0012, 0.004};
+    // Pieces of <= IOV_MAX runs go in one copy, but process_vm_readv pays per run
+    // (about 0.2 us), so packing wins below runs of about 800 bytes.
+    m.send_split = {5.0, 0.0002, 0.2};
+    // Unpacking is a second pass; the MPI scatters into a datatype while it copies,
+    // paying per run (less than the sender): a datatype wins for runs above about 400 bytes.
+    m.recv_packed = {0.5, 0.00025, 0.004};
+    m.recv_datatype = {1.0, 0.00005, 0.1};
+    m.split_runs = 1024;      // IOV_MAX
+    m.split_min_bytes = 8192;  // MPIR_CVAR_CH4_IPC_CMA_P2P_THRESHOLD of the PyPI wheel
+    return m;
+}
+
+// Open MPI's vader transport moves a datatype through cache-sized fragments,
+// packed by the sender and unpacked by the receiver as they go, which beats
+// packing the whole message first on an idle machine (1.06x the Alltoallv for
+// long runs, docs/redist-benchmarks.md). The fragments need both ranks to take
+// turns, so on cores shared with other work packing is the robust choice:
+// DM_EXCHANGE=pack.
+CostModel open_mpi() {
+    CostModel m;
+    m.family = "Open MPI";
+    m.send_packed = {1.0, 0.0004, 0.004};
+    m.send_datatype = {3.0, 0.0003, 0.002};
+    m.send_split = {3.0, 0.0003, 0.002};  // unused: split_runs 0
+    m.recv_packed = {0.5, 0.00025, 0.004};
+    m.recv_datatype = {2.0, 0.0001, 0.002};
+    return m;
+}
+
+const char *const kKeys[] = {"send_packed", "send_datatype", "send_split", "recv_packed", "recv_datatype"};
+
+Line *line_of(CostModel &m, const std::string &key) {
+    if (key == "send_packed") return &m.send_packed;
+    if (key == "send_datatype") return &m.send_datatype;
+    if (key == "send_split") return &m.send_split;
+    if (key == "recv_packed") return &m.recv_packed;
+    if (key == "recv_datatype") return &m.recv_datatype;
+    return nullptr;
+}
+
+}  // namespace
+
+std::string library_version() {
+    char text[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    MPI_Get_library_version(text, &length);
+    std::string version(text, static_cast<std::size_t>(length));
+    const std::size_t end = version.find_first_of("\r\n");
+    if (end != std::string::npos) version.resize(end);
+    return version;
+}
+
+CostModel builtin_model(const std::string &version) {
+    CostModel m;
+    if (version.find("Open MPI") != std::string::npos) {
+        m = open_mpi();
+    } else if (version.find("MPICH") != std::string::npos) {
+        m = mpich();
+    } else {  // no known single-copy rule: priced like Open MPI
+        m = open_mpi();
+        m.family = "MPI";
+    }
+    m.source = "built-in";
+    return m;
+}
+
+std::string model_path() {
+    if (const char *path = std::getenv("DM_EXCHANGE_MODEL"); path && *path) return path;
+    if (const char *cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
+        return std::string(cache) + "/datamotion/exchange-model.txt";
+    if (const char *home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/datamotion/exchange-model.txt";
+    return "";
+}
+
+std::string model_text(const CostModel &m, const std::string &version) {
+    std::ostringstream s;
+    s.precision(6);
+    s << "library " << version << "\n";
+    CostModel copy = m;
+    for (const char *key : kKeys) {
+        const Line *l = line_of(copy, key);
+        s << key << " " << l->a << " " << l->b << " " << l->c << "\n";
+    }
+    s << "split_runs " << m.split_runs << "\nsplit_min_bytes " << m.split_min_bytes << "\nchunk_bytes "
+      << m.chunk_bytes << "\n";
+    return s.str();
+}
+
+bool parse_model(const std::string &text, const std::string &version, CostModel &model) {
+    std::istringstream in(text);
+    std::string line;
+    if (!std::getline(in, line) || line != "library " + version) return false;
+    CostModel m = builtin_model(version);
+    std::map<std::string, bool> seen;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string key;
+        if (!(fields >> key)) continue;
+        if (Line *l = line_of(m, key)) {
+            if (!(fields >> l->a >> l->b >> l->c) || l->a < 0 || l->b < 0 || l->c < 0) return false;
+        } else if (key == "split_runs" || key == "split_min_bytes" || key == "chunk_bytes") {
+            std::int64_t value = -1;
+            if (!(fields >> value) || value < 0) return false;
+            (key == "split_runs" ? m.split_runs : key == "split_min_bytes" ? m.split_min_bytes : m.chunk_bytes) = value;
+        } else {
+            return false;
+        }
+        seen[key] = true;
+    }
+    for (const char *key : kKeys)
+        if (!seen[key]) return false;
+    if (!seen["split_runs"] || !seen["split_min_bytes"] || !seen["chunk_bytes"] || m.chunk_bytes < 64) return false;
+    model = m;
+    return true;
+}
+
+const CostModel &cost_model() {
+    // Read again only when the path changes (tests point DM_EXCHANGE_MODEL at
+    // their own files); plans keep a pointer, so every model read stays alive.
+    static std::mutex mutex;
+    static std::map<std::string, std::unique_ptr<CostModel>> models;
+    const std::lock_guard<std::mutex> lock(mutex);
+    const std::string path = model_path();
+    auto &slot = models[path];
+    if (!slot) {
+        const std::string version = library_version();
+        slot = std::make_unique<CostModel>(builtin_model(version));
+        std::ifstream file(path);
+        if (!path.empty() && file) {
+            std::ostringstream text;
+            text << file.rdbuf();
+            CostModel read;
+            if (parse_model(text.str(), version, read)) {
+                read.source = path;
+                *slot = read;
+            }
+        }
+    }
+    return *slot;
+}
+
+}  // namespace dm::exchange

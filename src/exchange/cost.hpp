@@ -1,0 +1,51 @@
+// The exchange's cost model: how long one side of one message takes by each way
+// it can travel, on this MPI library. Each side of a message chooses its way for
+// itself (messages are typed as bytes), so the model prices one side at a time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace dm::exchange {
+
+// t = a * messages + b * bytes + c * runs, in microseconds: `messages` the MPI
+// messages the side posts, `runs` its contiguous runs of memory.
+struct Line {
+    double a = 0, b = 0, c = 0;
+    double at(double messages, double bytes, double runs) const { return a * messages + b * bytes + c * runs; }
+};
+
+struct CostModel {
+    std::string family;  // "MPICH", "Open MPI" or "MPI"
+    std::string source;  // "built-in" or the file it was read from
+    // Sending: packed into a buffer in pipelined pieces of chunk_bytes (the pack
+    // plus the transfer of contiguous bytes); a datatype over the runs in one
+    // message; a datatype cut into messages of at most split_runs runs.
+    Line send_packed, send_datatype, send_split;
+    // Receiving: into a buffer, then unpacked; straight into a datatype.
+    Line recv_packed, recv_datatype;
+    // MPICH copies a message once (CMA) only when the sender's datatype has at
+    // most IOV_MAX runs and the message at least its single-copy threshold:
+    // send_split prices pieces that meet both. 0: no such path (send_split unused).
+    std::int64_t split_runs = 0, split_min_bytes = 0;
+    std::int64_t chunk_bytes = std::int64_t{1} << 20;
+};
+
+// The model of the MPI library this process runs on: a calibration file when one
+// matches the library (see model_path(); each path is read once), else the
+// built-in constants of its family. Local.
+const CostModel &cost_model();
+// The built-in constants for a library version string (MPI_Get_library_version).
+CostModel builtin_model(const std::string &library_version);
+// Where the calibration file is looked for: $DM_EXCHANGE_MODEL, else
+// $XDG_CACHE_HOME/datamotion/exchange-model.txt, else ~/.cache/datamotion/exchange-model.txt.
+std::string model_path();
+// The text of a model file for `library_version` (the first line names the
+// library; a file for another library is ignored), and its parser: false, with
+// `model` untouched, when the text is not a complete model for that library.
+std::string model_text(const CostModel &model, const std::string &library_version);
+bool parse_model(const std::string &text, const std::string &library_version, CostModel &model);
+// This process's MPI_Get_library_version, first line.
+std::string library_version();
+
+}  // namespace dm::exchange
