@@ -14,7 +14,7 @@
 //   t(k) of the source. A counting pass and the count exchange as above; requests
 //   (int32 offsets) go to the owners, which answer each peer as its requests arrive;
 //   a last pass in destination order takes each answer from its rank's segment.
-//   Elements this rank owns itself are read directly, never requested.
+//   Requests to this rank itself are answered without MPI while the others travel.
 //
 // Targets are a function t(k) returning the global position or -1 (nothing to
 // move); it records a bad index in the call's fault and returns -1. The source is
@@ -45,12 +45,51 @@ namespace detail {
 // aligned (counts rounded up to 8 records).
 inline int64_t padded(int64_t n) { return (n + 7) & ~int64_t(7); }
 
-// Per rank: first global position (for offsets) and the segment cursors.
+// Adds to count[r] the number of targets that rank r owns. Four interleaved tallies
+// (in `tally`, 4 p entries): consecutive elements often go to the same rank, and a
+// single tally would make each increment wait for the previous one.
+template <class Targets>
+void count_owners(Targets target, int64_t n, const Block block, int p, int64_t *tally, int64_t *count) {
+    std::fill(tally, tally + 4 * static_cast<std::size_t>(p), int64_t(0));
+    int64_t k = 0;
+    for (; k + 4 <= n; k += 4)
+        for (int j = 0; j < 4; ++j) {
+            const int64_t g = target(k + j);
+            if (g >= 0) ++tally[j * p + block.owner(g)];
+        }
+    for (; k < n; ++k) {
+        const int64_t g = target(k);
+        if (g >= 0) ++tally[block.owner(g)];
+    }
+    for (int r = 0; r < p; ++r) count[r] += tally[r] + tally[p + r] + tally[2 * p + r] + tally[3 * p + r];
+}
+
+// The counting sort's placing pass: each element's receiver-local offset and value
+// go to the cursors of its rank's segment.
+template <class T, class Targets>
+void place(Targets target, const T *values, int64_t n, const Block block, const int64_t *begin, int32_t **offset,
+           T **value) {
+    for (int64_t k = 0; k < n; ++k) {
+        const int64_t g = target(k);
+        if (g < 0) continue;
+        const int r = block.owner(g);
+        *offset[r]++ = static_cast<int32_t>(g - begin[r]);
+        *value[r]++ = values[k];
+    }
+}
+
+// dst[offset[t]] = value[t]: the writes land at random, so the lines are fetched
+// ahead of them.
 template <class T>
-struct Cursor {
-    int32_t *offset;
-    T *value;
-};
+void scatter_into(T *dst, const int32_t *offset, const T *value, int64_t n) {
+    constexpr int64_t ahead = 16;
+    int64_t t = 0;
+    for (; t + ahead < n; ++t) {
+        __builtin_prefetch(dst + offset[t + ahead], 1, 0);
+        dst[offset[t]] = value[t];
+    }
+    for (; t < n; ++t) dst[offset[t]] = value[t];
+}
 
 // Whether [a, a + an) and [b, b + bn) share a byte.
 template <class A, class B>
@@ -78,14 +117,10 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
         }
         return;
     }
-    int64_t *count = c.scount.data();
-    for (int64_t k = 0; k < nsrc; ++k) {
-        const int64_t g = target(k);
-        if (g >= 0) ++count[dst_block.owner(g)];
-    }
+    const std::size_t p = static_cast<std::size_t>(c.nranks);
+    detail::count_owners(target, nsrc, dst_block, c.nranks, c.ws.get<int64_t>(kOwner, 4 * p), c.scount.data());
     exchange_counts(c, &fault);
 
-    const std::size_t p = static_cast<std::size_t>(c.nranks);
     constexpr int64_t record = sizeof(int32_t) + sizeof(T);
     int64_t *sp = c.ws.get<int64_t>(kMisc, 3 * p), *rp = sp + p, *begin = rp + p;
     for (int r = 0; r < c.nranks; ++r) {
@@ -96,33 +131,29 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     const int64_t nsend = prefix_sums_of(sp, c.sdispl, p), nrecv = prefix_sums_of(rp, c.rdispl, p);
     auto *send = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(nsend * record));
     auto *recv = c.ws.get<std::byte>(kRecv, static_cast<std::size_t>(nrecv * record));
-    auto *cursor = c.ws.get<detail::Cursor<T>>(kOwner, p);
+    // Cursors: where rank r's next offset and value go.
+    auto **offset = c.ws.get<int32_t *>(kOwner, 2 * p);
+    auto **value = reinterpret_cast<T **>(offset + p);
     for (std::size_t r = 0; r < p; ++r) {
         std::byte *at = send + c.sdispl[r] * record;
-        cursor[r] = {reinterpret_cast<int32_t *>(at), reinterpret_cast<T *>(at + sp[r] * int64_t(sizeof(int32_t)))};
+        offset[r] = reinterpret_cast<int32_t *>(at);
+        value[r] = reinterpret_cast<T *>(at + sp[r] * int64_t(sizeof(int32_t)));
     }
     run_exchange(c, [&] {
         dm::exchange::VariableExchange x(c.comm, kTagData, record);
         x.receive(recv, rp, c.rdispl.data());
-        for (int64_t k = 0; k < nsrc; ++k) {
-            const int64_t g = target(k);
-            if (g < 0) continue;
-            const int r = dst_block.owner(g);
-            *cursor[r].offset++ = static_cast<int32_t>(g - begin[r]);
-            *cursor[r].value++ = values[k];
-        }
+        detail::place(target, values, nsrc, dst_block, begin, offset, value);
         for (std::size_t r = 0; r < p; ++r) {  // the padding travels too: make it defined
             const int64_t pad = sp[r] - c.scount[r];
-            std::memset(cursor[r].offset, 0, static_cast<std::size_t>(pad) * sizeof(int32_t));
-            std::memset(static_cast<void *>(cursor[r].value), 0, static_cast<std::size_t>(pad) * sizeof(T));
+            std::memset(offset[r], 0, static_cast<std::size_t>(pad) * sizeof(int32_t));
+            std::memset(static_cast<void *>(value[r]), 0, static_cast<std::size_t>(pad) * sizeof(T));
         }
         x.send(send, sp, c.sdispl.data());
         prepare();
         x.finish(dm::exchange::ArrivalOrder::Rank, [&](const dm::exchange::Arrival &a) {
             const int64_t n = a.peer == c.rank ? c.scount[a.peer] : c.rcount[a.peer];
-            const auto *offset = reinterpret_cast<const int32_t *>(a.records);
-            const auto *value = reinterpret_cast<const T *>(a.records + a.count * int64_t(sizeof(int32_t)));
-            for (int64_t t = 0; t < n; ++t) dst[offset[t]] = value[t];
+            detail::scatter_into(dst, reinterpret_cast<const int32_t *>(a.records),
+                                 reinterpret_cast<const T *>(a.records + a.count * int64_t(sizeof(int32_t))), n);
         });
     });
 }
@@ -147,66 +178,57 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
         if (got != dst) std::memcpy(static_cast<void *>(dst), got, static_cast<std::size_t>(ndst) * sizeof(T));
         return;
     }
-    int64_t *count = c.scount.data();
-    for (int64_t k = 0; k < ndst; ++k) {
-        const int64_t g = target(k);
-        if (g >= 0) ++count[src_block.owner(g)];
-    }
+    const std::size_t p = static_cast<std::size_t>(c.nranks);
+    detail::count_owners(target, ndst, src_block, c.nranks, c.ws.get<int64_t>(kOwner, 4 * p), c.scount.data());
     exchange_counts(c, &fault);
 
-    // The elements this rank owns are read in the last pass, unless the destination
-    // overlaps the source: then they take the request path too (without MPI), so
-    // that every read precedes every write.
+    // This rank's own elements take the request path too, without MPI: the last
+    // pass then has no branch on the owner (whose outcome is random and would stall
+    // the reads behind it), and every read precedes every write, whatever overlaps.
     const int self = c.rank;
-    const int64_t e0 = src_block.begin(self);
-    const bool direct = !detail::overlap(dst, ndst, src, src_block.count(self));
-    const std::size_t p = static_cast<std::size_t>(c.nranks);
-    int64_t *asked = c.ws.get<int64_t>(kMisc, 3 * p), *serve = asked + p, *begin = serve + p;
-    for (int r = 0; r < c.nranks; ++r) {
-        asked[r] = r == self && direct ? 0 : c.scount[r];
-        serve[r] = r == self && direct ? 0 : c.rcount[r];
-        begin[r] = src_block.begin(r);
-    }
-    const int64_t nask = prefix_sums_of(asked, c.sdispl, p), nserve = prefix_sums_of(serve, c.rdispl, p);
+    int64_t *begin = c.ws.get<int64_t>(kMisc, p);
+    for (int r = 0; r < c.nranks; ++r) begin[r] = src_block.begin(r);
+    const int64_t nask = prefix_sums(c.scount, c.sdispl), nserve = prefix_sums(c.rcount, c.rdispl);
     auto *request = c.ws.get<int32_t>(kSend, static_cast<std::size_t>(nask));
     auto *incoming = c.ws.get<int32_t>(kRecv, static_cast<std::size_t>(nserve));
     T *reply = c.ws.get<T>(kReply, static_cast<std::size_t>(nserve));
     T *answer = c.ws.get<T>(kAnswer, static_cast<std::size_t>(nask));
-    auto *cursor = c.ws.get<int32_t *>(kOwner, p);
+    auto **cursor = c.ws.get<int32_t *>(kOwner, p);
     for (std::size_t r = 0; r < p; ++r) cursor[r] = request + c.sdispl[r];
+    // The own requests are answered straight into the answers: no copy.
+    const int64_t mine = c.scount[self];
+    c.scount[self] = c.rcount[self] = 0;
     run_exchange(c, [&] {
         dm::exchange::VariableExchange requests(c.comm, kTagRequest, sizeof(int32_t));
         dm::exchange::VariableExchange replies(c.comm, kTagReply, sizeof(T));
-        requests.receive(incoming, serve, c.rdispl.data());
-        replies.receive(answer, asked, c.sdispl.data());
+        requests.receive(incoming, c.rcount.data(), c.rdispl.data());
+        replies.receive(answer, c.scount.data(), c.sdispl.data());
         for (int64_t k = 0; k < ndst; ++k) {
             const int64_t g = target(k);
             if (g < 0) continue;
             const int r = src_block.owner(g);
-            if (r == self && direct) continue;
             *cursor[r]++ = static_cast<int32_t>(g - begin[r]);
         }
-        requests.send(request, asked, c.sdispl.data());
+        requests.send(request, c.scount.data(), c.sdispl.data());
+        auto serve = [&](const int32_t *offset, int64_t n, T *out) {
+            for (int64_t t = 0; t < n; ++t) out[t] = src[offset[t]];
+        };
+        serve(request + c.sdispl[self], mine, answer + c.sdispl[self]);  // while the requests travel
         // Answer each peer as soon as its requests are in.
         requests.finish(dm::exchange::ArrivalOrder::Any, [&](const dm::exchange::Arrival &a) {
-            const auto *offset = reinterpret_cast<const int32_t *>(a.records);
             T *out = reply + c.rdispl[static_cast<std::size_t>(a.peer)];
-            for (int64_t t = 0; t < a.count; ++t) out[t] = src[offset[t]];
+            serve(reinterpret_cast<const int32_t *>(a.records), a.count, out);
             replies.send_to(a.peer, out, a.count);
         });
         replies.finish();
     });
+    c.scount[self] = c.rcount[self] = mine;
     prepare();
     auto **from = c.ws.get<const T *>(kOwner, p);
     for (std::size_t r = 0; r < p; ++r) from[r] = answer + c.sdispl[r];
     for (int64_t k = 0; k < ndst; ++k) {
         const int64_t g = target(k);
-        if (g < 0) {
-            dst[k] = fill;
-            continue;
-        }
-        const int r = src_block.owner(g);
-        dst[k] = r == self && direct ? src[g - e0] : *from[r]++;
+        dst[k] = g >= 0 ? *from[src_block.owner(g)]++ : fill;
     }
 }
 
