@@ -1,20 +1,25 @@
 // The two data-dependent movements behind permutations, extract/replace and ranking,
 // on the engine's variable exchange (src/exchange/variable.hpp).
 //
+// Both sort the elements by destination with a counting sort whose buckets are
+// (rank, window): the window is the receiver-local offset >> 16, so an offset travels
+// as 16 bits and the receiver's random accesses stay inside one window of 2^16
+// elements (at most 512 KiB, in cache) at a time instead of roaming its whole block.
+//
 // scatter: every local source element k with a target t(k) >= 0 is written to global
-//   position t(k) of the destination. One pass counts the elements per destination
-//   rank (and checks the targets); one MPI_Alltoall of the counts agrees on faults, so
+//   position t(k) of the destination. One pass counts the elements per bucket (and
+//   checks the targets); one MPI_Alltoall of the per-rank counts agrees on faults, so
 //   a bad index fails every rank before anything moves; a second pass places each
-//   element's receiver-local offset (int32) and value into its rank's segment of one
-//   buffer (a counting sort by rank); one message per peer carries the segment, and
-//   each arrives straight into the destination. Segments are handed over in rank
-//   order, this rank's own from the send buffer, so with duplicate targets the
+//   element's (16-bit offset, value) record in its bucket. One message per peer
+//   carries its rank's buckets behind their counts, and each is written into the
+//   destination on arrival. Segments are handed over in rank order, this rank's own
+//   from the send buffer, and the sort is stable, so with duplicate targets the
 //   highest source position wins.
 // gather: every local destination element k with t(k) >= 0 reads global position
 //   t(k) of the source. A counting pass and the count exchange as above; requests
-//   (int32 offsets) go to the owners, which answer each peer as its requests arrive;
-//   a last pass in destination order takes each answer from its rank's segment.
-//   Requests to this rank itself are answered without MPI while the others travel.
+//   (16-bit offsets by bucket) go to the owners, which answer each peer as its
+//   requests arrive (this rank's own without MPI while the others travel); a last
+//   pass in destination order takes each answer from its bucket.
 //
 // Targets are a function t(k) returning the global position or -1 (nothing to
 // move); it records a bad index in the call's fault and returns -1. The source is
@@ -26,8 +31,10 @@
 #include "vector/exchange.hpp"
 #include "vector/state.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
+#include <numeric>
 
 namespace dm::vector {
 
@@ -40,55 +47,86 @@ struct Positions {
 
 namespace detail {
 
-// Where the receiver-local offsets (int32) and the values of the records for one
-// rank go: segments of `padded` records, offsets first, so that both arrays stay
-// aligned (counts rounded up to 8 records).
-inline int64_t padded(int64_t n) { return (n + 7) & ~int64_t(7); }
+constexpr int kWindowBits = 16;
 
-// Adds to count[r] the number of targets that rank r owns. Four interleaved tallies
-// (in `tally`, 4 p entries): consecutive elements often go to the same rank, and a
+// The buckets (rank, window) of a vector's block distribution, for global positions.
+class Buckets {
+public:
+    static int64_t windows_of(const Block &block) {
+        return std::max<int64_t>(1, (block.max_count() + (int64_t(1) << kWindowBits) - 1) >> kWindowBits);
+    }
+    // `begin`: scratch for p entries.
+    Buckets(const Block &block, int p, int64_t *begin)
+        : block_(block), begin_(begin), windows_(windows_of(block)), count_(p * windows_) {
+        for (int r = 0; r < p; ++r) begin[r] = block.begin(r);
+    }
+    int64_t windows() const { return windows_; }
+    int64_t count() const { return count_; }
+    // The bucket of global position g; `low` gets the offset within its window.
+    int64_t of(int64_t g, uint16_t &low) const {
+        const int r = block_.owner(g);
+        const int64_t offset = g - begin_[r];
+        low = static_cast<uint16_t>(offset);
+        return r * windows_ + (offset >> kWindowBits);
+    }
+
+private:
+    Block block_;
+    const int64_t *begin_;
+    int64_t windows_, count_;
+};
+
+// count[b] = the number of targets in bucket b. Four interleaved tallies (in `tally`,
+// 4 x buckets entries): consecutive elements often fall in the same bucket, and a
 // single tally would make each increment wait for the previous one.
 template <class Targets>
-void count_owners(Targets target, int64_t n, const Block block, int p, int64_t *tally, int64_t *count) {
-    std::fill(tally, tally + 4 * static_cast<std::size_t>(p), int64_t(0));
+void count_buckets(Targets target, int64_t n, const Buckets &buckets, int64_t *tally, int64_t *count) {
+    const int64_t nb = buckets.count();
+    std::fill(tally, tally + 4 * nb, int64_t(0));
+    uint16_t low = 0;
     int64_t k = 0;
     for (; k + 4 <= n; k += 4)
         for (int j = 0; j < 4; ++j) {
             const int64_t g = target(k + j);
-            if (g >= 0) ++tally[j * p + block.owner(g)];
+            if (g >= 0) ++tally[j * nb + buckets.of(g, low)];
         }
     for (; k < n; ++k) {
         const int64_t g = target(k);
-        if (g >= 0) ++tally[block.owner(g)];
+        if (g >= 0) ++tally[buckets.of(g, low)];
     }
-    for (int r = 0; r < p; ++r) count[r] += tally[r] + tally[p + r] + tally[2 * p + r] + tally[3 * p + r];
+    for (int64_t b = 0; b < nb; ++b) count[b] = tally[b] + tally[nb + b] + tally[2 * nb + b] + tally[3 * nb + b];
 }
 
-// The counting sort's placing pass: each element's receiver-local offset and value
-// go to the cursors of its rank's segment.
-template <class T, class Targets>
-void place(Targets target, const T *values, int64_t n, const Block block, const int64_t *begin, int32_t **offset,
-           T **value) {
-    for (int64_t k = 0; k < n; ++k) {
-        const int64_t g = target(k);
-        if (g < 0) continue;
-        const int r = block.owner(g);
-        *offset[r]++ = static_cast<int32_t>(g - begin[r]);
-        *value[r]++ = values[k];
+// A rank's segment of a message: its windows' record counts (int64), then the
+// records bucket by bucket. Returns the segment's bytes (0 without records).
+inline int64_t segment_bytes(int64_t windows, int64_t records, int64_t record_bytes) {
+    return records > 0 ? windows * int64_t(sizeof(int64_t)) + records * record_bytes : 0;
+}
+
+// Writes the counts of rank r's windows at `at` and points cursor[b] at each of its
+// buckets' first record.
+inline void start_segment(std::byte *at, int r, const Buckets &buckets, const int64_t *count, int64_t record_bytes,
+                          std::byte **cursor) {
+    const int64_t w = buckets.windows(), first = r * w;
+    std::memcpy(at, count + first, static_cast<std::size_t>(w) * sizeof(int64_t));
+    std::byte *next = at + w * int64_t(sizeof(int64_t));
+    for (int64_t b = first; b < first + w; ++b) {
+        cursor[b] = next;
+        next += count[b] * record_bytes;
     }
 }
 
-// dst[offset[t]] = value[t]: the writes land at random, so the lines are fetched
-// ahead of them.
-template <class T>
-void scatter_into(T *dst, const int32_t *offset, const T *value, int64_t n) {
-    constexpr int64_t ahead = 16;
-    int64_t t = 0;
-    for (; t + ahead < n; ++t) {
-        __builtin_prefetch(dst + offset[t + ahead], 1, 0);
-        dst[offset[t]] = value[t];
+// Runs body(window, low offsets at, count) over the windows of a segment whose
+// records are `record_bytes` bytes, each starting with its 16-bit offset.
+template <class F>
+void for_each_window(const std::byte *segment, int64_t windows, int64_t record_bytes, F &&body) {
+    const std::byte *at = segment + windows * int64_t(sizeof(int64_t));
+    for (int64_t w = 0; w < windows; ++w) {
+        int64_t n = 0;
+        std::memcpy(&n, segment + w * int64_t(sizeof(int64_t)), sizeof n);
+        body(w << kWindowBits, at, n);
+        at += n * record_bytes;
     }
-    for (; t < n; ++t) dst[offset[t]] = value[t];
 }
 
 // Whether [a, a + an) and [b, b + bn) share a byte.
@@ -117,43 +155,52 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
         }
         return;
     }
-    const std::size_t p = static_cast<std::size_t>(c.nranks);
-    detail::count_owners(target, nsrc, dst_block, c.nranks, c.ws.get<int64_t>(kOwner, 4 * p), c.scount.data());
+    const int p = c.nranks, self = c.rank;
+    const std::size_t np = static_cast<std::size_t>(p);
+    const int64_t w = detail::Buckets::windows_of(dst_block), nb = p * w;
+    int64_t *begin = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(nb) + 3 * np);
+    int64_t *count = begin + p, *sbytes = count + nb, *rbytes = sbytes + p;
+    const detail::Buckets buckets(dst_block, p, begin);
+    detail::count_buckets(target, nsrc, buckets, c.ws.get<int64_t>(kOwner, static_cast<std::size_t>(4 * nb)), count);
+    for (int r = 0; r < p; ++r) c.scount[r] = std::accumulate(count + r * w, count + (r + 1) * w, int64_t(0));
     exchange_counts(c, &fault);
 
-    constexpr int64_t record = sizeof(int32_t) + sizeof(T);
-    int64_t *sp = c.ws.get<int64_t>(kMisc, 3 * p), *rp = sp + p, *begin = rp + p;
-    for (int r = 0; r < c.nranks; ++r) {
-        sp[r] = detail::padded(c.scount[r]);
-        rp[r] = r == c.rank ? 0 : detail::padded(c.rcount[r]);  // the own segment is read from the send buffer
-        begin[r] = dst_block.begin(r);
+    constexpr int64_t record = sizeof(uint16_t) + sizeof(T);
+    for (int r = 0; r < p; ++r) {
+        sbytes[r] = detail::segment_bytes(w, c.scount[r], record);
+        rbytes[r] = r == self ? 0 : detail::segment_bytes(w, c.rcount[r], record);  // the own one stays in `send`
     }
-    const int64_t nsend = prefix_sums_of(sp, c.sdispl, p), nrecv = prefix_sums_of(rp, c.rdispl, p);
-    auto *send = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(nsend * record));
-    auto *recv = c.ws.get<std::byte>(kRecv, static_cast<std::size_t>(nrecv * record));
-    // Cursors: where rank r's next offset and value go.
-    auto **offset = c.ws.get<int32_t *>(kOwner, 2 * p);
-    auto **value = reinterpret_cast<T **>(offset + p);
-    for (std::size_t r = 0; r < p; ++r) {
-        std::byte *at = send + c.sdispl[r] * record;
-        offset[r] = reinterpret_cast<int32_t *>(at);
-        value[r] = reinterpret_cast<T *>(at + sp[r] * int64_t(sizeof(int32_t)));
-    }
+    const int64_t nsend = prefix_sums_of(sbytes, c.sdispl, np), nrecv = prefix_sums_of(rbytes, c.rdispl, np);
+    auto *send = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(nsend));
+    auto *recv = c.ws.get<std::byte>(kRecv, static_cast<std::size_t>(nrecv));
+    auto **cursor = c.ws.get<std::byte *>(kOwner, static_cast<std::size_t>(nb));
+    for (int r = 0; r < p; ++r)
+        if (sbytes[r] > 0) detail::start_segment(send + c.sdispl[r], r, buckets, count, record, cursor);
     run_exchange(c, [&] {
-        dm::exchange::VariableExchange x(c.comm, kTagData, record);
-        x.receive(recv, rp, c.rdispl.data());
-        detail::place(target, values, nsrc, dst_block, begin, offset, value);
-        for (std::size_t r = 0; r < p; ++r) {  // the padding travels too: make it defined
-            const int64_t pad = sp[r] - c.scount[r];
-            std::memset(offset[r], 0, static_cast<std::size_t>(pad) * sizeof(int32_t));
-            std::memset(static_cast<void *>(value[r]), 0, static_cast<std::size_t>(pad) * sizeof(T));
+        dm::exchange::VariableExchange x(c.comm, kTagData, 1);
+        x.receive(recv, rbytes, c.rdispl.data());
+        uint16_t low = 0;
+        for (int64_t k = 0; k < nsrc; ++k) {
+            const int64_t g = target(k);
+            if (g < 0) continue;
+            std::byte *&at = cursor[buckets.of(g, low)];
+            std::memcpy(at, &low, sizeof low);
+            std::memcpy(at + sizeof low, values + k, sizeof(T));
+            at += record;
         }
-        x.send(send, sp, c.sdispl.data());
+        x.send(send, sbytes, c.sdispl.data());
         prepare();
         x.finish(dm::exchange::ArrivalOrder::Rank, [&](const dm::exchange::Arrival &a) {
-            const int64_t n = a.peer == c.rank ? c.scount[a.peer] : c.rcount[a.peer];
-            detail::scatter_into(dst, reinterpret_cast<const int32_t *>(a.records),
-                                 reinterpret_cast<const T *>(a.records + a.count * int64_t(sizeof(int32_t))), n);
+            detail::for_each_window(a.records, w, record, [&](int64_t first, const std::byte *at, int64_t n) {
+                T *base = dst + first;
+                for (int64_t t = 0; t < n; ++t, at += record) {
+                    uint16_t offset;
+                    T value;
+                    std::memcpy(&offset, at, sizeof offset);
+                    std::memcpy(&value, at + sizeof offset, sizeof value);
+                    base[offset] = value;
+                }
+            });
         });
     });
 }
@@ -178,57 +225,93 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
         if (got != dst) std::memcpy(static_cast<void *>(dst), got, static_cast<std::size_t>(ndst) * sizeof(T));
         return;
     }
-    const std::size_t p = static_cast<std::size_t>(c.nranks);
-    detail::count_owners(target, ndst, src_block, c.nranks, c.ws.get<int64_t>(kOwner, 4 * p), c.scount.data());
+    const int p = c.nranks, self = c.rank;
+    const std::size_t np = static_cast<std::size_t>(p);
+    const int64_t w = detail::Buckets::windows_of(src_block), nb = p * w;
+    int64_t *begin = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(nb) + 7 * np);
+    int64_t *count = begin + p, *sbytes = count + nb, *sdispl = sbytes + p, *rbytes = sdispl + p,
+            *rdispl = rbytes + p, *asked = rdispl + p, *served = asked + p;
+    const detail::Buckets buckets(src_block, p, begin);
+    detail::count_buckets(target, ndst, buckets, c.ws.get<int64_t>(kOwner, static_cast<std::size_t>(4 * nb)), count);
+    for (int r = 0; r < p; ++r) c.scount[r] = std::accumulate(count + r * w, count + (r + 1) * w, int64_t(0));
     exchange_counts(c, &fault);
 
-    // This rank's own elements take the request path too, without MPI: the last
-    // pass then has no branch on the owner (whose outcome is random and would stall
-    // the reads behind it), and every read precedes every write, whatever overlaps.
-    const int self = c.rank;
-    int64_t *begin = c.ws.get<int64_t>(kMisc, p);
-    for (int r = 0; r < c.nranks; ++r) begin[r] = src_block.begin(r);
-    const int64_t nask = prefix_sums(c.scount, c.sdispl), nserve = prefix_sums(c.rcount, c.rdispl);
-    auto *request = c.ws.get<int32_t>(kSend, static_cast<std::size_t>(nask));
-    auto *incoming = c.ws.get<int32_t>(kRecv, static_cast<std::size_t>(nserve));
-    T *reply = c.ws.get<T>(kReply, static_cast<std::size_t>(nserve));
-    T *answer = c.ws.get<T>(kAnswer, static_cast<std::size_t>(nask));
-    auto **cursor = c.ws.get<int32_t *>(kOwner, p);
-    for (std::size_t r = 0; r < p; ++r) cursor[r] = request + c.sdispl[r];
-    // The own requests are answered straight into the answers: no copy.
-    const int64_t mine = c.scount[self];
-    c.scount[self] = c.rcount[self] = 0;
+    // Requests: per rank a segment of 16-bit offsets (this rank's own one is answered
+    // without MPI). Answers: scount[r] values from rank r, in the order asked.
+    constexpr int64_t record = sizeof(uint16_t);
+    for (int r = 0; r < p; ++r) {
+        sbytes[r] = detail::segment_bytes(w, c.scount[r], record);
+        rbytes[r] = r == self ? 0 : detail::segment_bytes(w, c.rcount[r], record);
+        asked[r] = r == self ? 0 : c.scount[r];
+        served[r] = r == self ? 0 : c.rcount[r];
+    }
+    std::vector<int64_t> &adispl = c.sdispl, &vdispl = c.rdispl;  // answers and replies, in values
+    int64_t total_s = 0, total_r = 0, total_a = 0, total_v = 0;
+    for (int r = 0; r < p; ++r) {
+        sdispl[r] = total_s;
+        total_s += sbytes[r];
+        rdispl[r] = total_r;
+        total_r += rbytes[r];
+        adispl[r] = total_a;
+        total_a += c.scount[r];
+        vdispl[r] = total_v;
+        total_v += served[r];
+    }
+    auto *request = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(total_s));
+    auto *incoming = c.ws.get<std::byte>(kRecv, static_cast<std::size_t>(total_r));
+    T *reply = c.ws.get<T>(kReply, static_cast<std::size_t>(total_v));
+    T *answer = c.ws.get<T>(kAnswer, static_cast<std::size_t>(total_a));
+    auto **cursor = c.ws.get<std::byte *>(kOwner, static_cast<std::size_t>(nb));
+    for (int r = 0; r < p; ++r)
+        if (sbytes[r] > 0) detail::start_segment(request + sdispl[r], r, buckets, count, record, cursor);
+    // out[t] = the source elements a segment of requests names, in its order.
+    auto serve = [&](const std::byte *segment, T *out) {
+        detail::for_each_window(segment, w, record, [&](int64_t first, const std::byte *at, int64_t n) {
+            const T *base = src + first;
+            for (int64_t t = 0; t < n; ++t, at += record) {
+                uint16_t offset;
+                std::memcpy(&offset, at, sizeof offset);
+                *out++ = base[offset];
+            }
+        });
+    };
     run_exchange(c, [&] {
-        dm::exchange::VariableExchange requests(c.comm, kTagRequest, sizeof(int32_t));
+        dm::exchange::VariableExchange requests(c.comm, kTagRequest, 1);
         dm::exchange::VariableExchange replies(c.comm, kTagReply, sizeof(T));
-        requests.receive(incoming, c.rcount.data(), c.rdispl.data());
-        replies.receive(answer, c.scount.data(), c.sdispl.data());
+        requests.receive(incoming, rbytes, rdispl);
+        replies.receive(answer, asked, adispl.data());
+        uint16_t low = 0;
         for (int64_t k = 0; k < ndst; ++k) {
             const int64_t g = target(k);
             if (g < 0) continue;
-            const int r = src_block.owner(g);
-            *cursor[r]++ = static_cast<int32_t>(g - begin[r]);
+            std::byte *&at = cursor[buckets.of(g, low)];
+            std::memcpy(at, &low, sizeof low);
+            at += record;
         }
-        requests.send(request, c.scount.data(), c.sdispl.data());
-        auto serve = [&](const int32_t *offset, int64_t n, T *out) {
-            for (int64_t t = 0; t < n; ++t) out[t] = src[offset[t]];
-        };
-        serve(request + c.sdispl[self], mine, answer + c.sdispl[self]);  // while the requests travel
+        for (int r = 0; r < p; ++r)
+            if (r != self) requests.send_to(r, request + sdispl[r], sbytes[r]);
+        if (sbytes[self] > 0) serve(request + sdispl[self], answer + adispl[self]);  // while the others travel
         // Answer each peer as soon as its requests are in.
         requests.finish(dm::exchange::ArrivalOrder::Any, [&](const dm::exchange::Arrival &a) {
-            T *out = reply + c.rdispl[static_cast<std::size_t>(a.peer)];
-            serve(reinterpret_cast<const int32_t *>(a.records), a.count, out);
-            replies.send_to(a.peer, out, a.count);
+            T *out = reply + vdispl[static_cast<std::size_t>(a.peer)];
+            serve(a.records, out);
+            replies.send_to(a.peer, out, served[a.peer]);
         });
         replies.finish();
     });
-    c.scount[self] = c.rcount[self] = mine;
     prepare();
-    auto **from = c.ws.get<const T *>(kOwner, p);
-    for (std::size_t r = 0; r < p; ++r) from[r] = answer + c.sdispl[r];
+    auto **from = c.ws.get<const T *>(kOwner, static_cast<std::size_t>(nb));
+    for (int r = 0; r < p; ++r) {
+        const T *next = answer + adispl[r];
+        for (int64_t b = r * w; b < (r + 1) * w; ++b) {
+            from[b] = next;
+            next += count[b];
+        }
+    }
+    uint16_t low = 0;
     for (int64_t k = 0; k < ndst; ++k) {
         const int64_t g = target(k);
-        dst[k] = g >= 0 ? *from[src_block.owner(g)]++ : fill;
+        dst[k] = g >= 0 ? *from[buckets.of(g, low)]++ : fill;
     }
 }
 
