@@ -4,8 +4,8 @@
 // Segmented forms turn segment-relative indices into global ones and then run the
 // unsegmented engine. The start and length of each element's segment come from the
 // element's own descriptor when the index is relative to it (smp_pe?), otherwise from
-// the other descriptor's segment side through seg_to_elem (one more MPI_Alltoallv of
-// small records), or locally again when both descriptors are the same handle.
+// the other descriptor's segment side through seg_to_elem (one more variable exchange
+// of small records), or locally again when both descriptors are the same handle.
 #include "vector/permute.hpp"
 
 #include "vector/ops.hpp"
