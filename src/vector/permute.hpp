@@ -97,6 +97,26 @@ void count_buckets(Targets target, int64_t n, const Buckets &buckets, int64_t *t
     for (int64_t b = 0; b < nb; ++b) count[b] = tally[b] + tally[nb + b] + tally[2 * nb + b] + tally[3 * nb + b];
 }
 
+// The counting sort's placing pass: the record of each element (its 16-bit offset,
+// then `Payload` bytes from payload + k * Payload, if any) goes to its bucket's
+// cursor. A function of its own (not inlined into its large caller, whose spilled
+// variables the byte stores would make it reload), with its invariants in
+// parameters, so that they stay in registers.
+template <std::size_t Payload, class Targets>
+[[gnu::noinline]] void place_records(Targets target, const std::byte *payload, int64_t n, const Buckets buckets, std::byte **cursor) {
+    constexpr std::size_t record = sizeof(uint16_t) + Payload;
+    uint16_t low = 0;
+    for (int64_t k = 0; k < n; ++k) {
+        const int64_t g = target(k);
+        if (g < 0) continue;
+        std::byte *&at = cursor[buckets.of(g, low)];
+        std::byte *to = at;
+        at = to + record;
+        std::memcpy(to, &low, sizeof low);
+        if constexpr (Payload > 0) std::memcpy(to + sizeof low, payload + k * int64_t(Payload), Payload);
+    }
+}
+
 // A rank's segment of a message: its windows' record counts (int64), then the
 // records bucket by bucket. Returns the segment's bytes (0 without records).
 inline int64_t segment_bytes(int64_t windows, int64_t records, int64_t record_bytes) {
@@ -179,15 +199,7 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     run_exchange(c, [&] {
         dm::exchange::VariableExchange x(c.comm, kTagData, 1);
         x.receive(recv, rbytes, c.rdispl.data());
-        uint16_t low = 0;
-        for (int64_t k = 0; k < nsrc; ++k) {
-            const int64_t g = target(k);
-            if (g < 0) continue;
-            std::byte *&at = cursor[buckets.of(g, low)];
-            std::memcpy(at, &low, sizeof low);
-            std::memcpy(at + sizeof low, values + k, sizeof(T));
-            at += record;
-        }
+        detail::place_records<sizeof(T)>(target, reinterpret_cast<const std::byte *>(values), nsrc, buckets, cursor);
         x.send(send, sbytes, c.sdispl.data());
         prepare();
         x.finish(dm::exchange::ArrivalOrder::Rank, [&](const dm::exchange::Arrival &a) {
@@ -280,14 +292,7 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
         dm::exchange::VariableExchange replies(c.comm, kTagReply, sizeof(T));
         requests.receive(incoming, rbytes, rdispl);
         replies.receive(answer, asked, adispl.data());
-        uint16_t low = 0;
-        for (int64_t k = 0; k < ndst; ++k) {
-            const int64_t g = target(k);
-            if (g < 0) continue;
-            std::byte *&at = cursor[buckets.of(g, low)];
-            std::memcpy(at, &low, sizeof low);
-            at += record;
-        }
+        detail::place_records<0>(target, nullptr, ndst, buckets, cursor);
         for (int r = 0; r < p; ++r)
             if (r != self) requests.send_to(r, request + sdispl[r], sbytes[r]);
         if (sbytes[self] > 0) serve(request + sdispl[self], answer + adispl[self]);  // while the others travel
