@@ -9,6 +9,8 @@ repetition, a barrier before each, the slowest rank's time), medians over the
 repetitions:
 
   permute   datamotion.vector.permute(v, index)    d[index[k]] = v[k]
+  smp_pu    CVL's smp_pu? into an existing vector (what a C program calls; no result
+            to allocate and zero-fill)
   bpermute  datamotion.vector.bpermute(v, index)   d[k] = v[index[k]]
   floor     NumPy's ``out[local] = values`` (``values[local]`` for bpermute) over
             the N elements of this rank with a random local permutation, then one
@@ -35,6 +37,7 @@ from mpi4py import MPI  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from datamotion import _core  # noqa: E402
 from datamotion import vector as cv  # noqa: E402
 
 # How each contender moves its data (printed beside its row).
@@ -42,6 +45,7 @@ PATHS = {
     "permute": "counting sort by (rank, 2^16-element window); MPI_Alltoall of counts; engine variable exchange "
                "(one Isend/Irecv per nonzero peer) of (16-bit offset, value) records; own part never copied; "
                "written into the result on arrival, window by window, in rank order",
+    "smp_pu": "as permute, into an existing vector",
     "bpermute": "counting sort by (rank, window); MPI_Alltoall of counts; variable exchanges of 16-bit requests "
                 "and of replies, each peer answered on arrival, own requests answered without MPI",
     "floor": "NumPy local scatter/gather + one MPI_Alltoallv (values only)",
@@ -109,6 +113,8 @@ def main():
         if not np.array_equal(cv.bpermute(v, index).to_numpy(), whole[perm]):
             sys.exit("bpermute: wrong result")
 
+        into = cv.Vector(n, dtype)
+        kind = {np.float64: "d", np.int32: "z"}[dtype]
         values = whole[mine].copy()
         out = np.empty_like(values)
         recv = np.empty(int(recv_counts.sum()), dtype=dtype)
@@ -135,6 +141,7 @@ def main():
 
         contenders = {
             "permute": lambda: cv.permute(v, index),
+            "smp_pu": lambda: _core.cvl_permute(f"smp_pu{kind}", into._handle, v._handle, index._handle, n),
             "bpermute": lambda: cv.bpermute(v, index),
             "scatter": scatter,
             "gather": gather,
@@ -151,13 +158,14 @@ def main():
         t = {k: np.asarray(s) for k, s in times.items()}
         med = {k: float(np.median(s)) for k, s in t.items()}
         if rank == 0:
-            for op, floor, part in (("permute", "floor_s", "scatter"), ("bpermute", "floor_g", "gather")):
+            for op, floor, part in (("permute", "floor_s", "scatter"), ("smp_pu", "floor_s", "scatter"),
+                                    ("bpermute", "floor_g", "gather")):
                 ratios = t[op] / t[floor]
                 lo, hi = np.percentile(ratios, [10, 90])
                 print(f"| {np.dtype(dtype).name} | {op} | {med[op] * 1e3:.2f} | {med[floor] * 1e3:.2f} "
                       f"| {med[part] * 1e3:.2f} | {med['alltoallv'] * 1e3:.2f} | {med[op] / med[floor]:.2f} "
                       f"| **{np.median(ratios):.2f}** ({lo:.2f}-{hi:.2f}) |")
-        del v
+        del v, into
     if rank == 0:
         print("\nratio = datamotion / floor; target for permute <= 1.5")
 
