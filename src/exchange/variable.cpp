@@ -86,7 +86,8 @@ void VariableExchange::receive(void *recv, const std::int64_t *rcount, const std
     std::rotate(incoming_.begin(), first_lower, incoming_.end());
     request_owner_.assign(recv_requests_.size(), 0);
     for (std::size_t i = 0; i < incoming_.size(); ++i)
-        for (std::size_t q = 0; q < incoming_[i].chunks; ++q) request_owner_[incoming_[i].first + q] = static_cast<int>(i);
+        for (std::size_t q = 0; q < incoming_[i].chunks; ++q)
+            request_owner_[incoming_[i].first + q] = static_cast<int>(i);
 }
 
 void VariableExchange::send_to(int peer, const void *records, std::int64_t count) {

@@ -103,7 +103,8 @@ void count_buckets(Targets target, int64_t n, const Buckets &buckets, int64_t *t
 // variables the byte stores would make it reload), with its invariants in
 // parameters, so that they stay in registers.
 template <std::size_t Payload, class Targets>
-[[gnu::noinline]] void place_records(Targets target, const std::byte *payload, int64_t n, const Buckets buckets, std::byte **cursor) {
+[[gnu::noinline]] void place_records(Targets target, const std::byte *payload, int64_t n, const Buckets buckets,
+                                     std::byte **cursor) {
     constexpr std::size_t record = sizeof(uint16_t) + Payload;
     uint16_t low = 0;
     for (int64_t k = 0; k < n; ++k) {
@@ -227,8 +228,8 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
         for (int64_t k = 0; k < ndst; ++k) c.scount[0] += target(k) >= 0;
         exchange_counts(c, &fault);
         // Read everything first when the destination is (part of) the source.
-        T *got = detail::overlap(dst, ndst, src, src_block.count(0)) ? c.ws.get<T>(kReply, static_cast<std::size_t>(ndst))
-                                                                       : dst;
+        const bool aliased = detail::overlap(dst, ndst, src, src_block.count(0));
+        T *got = aliased ? c.ws.get<T>(kReply, static_cast<std::size_t>(ndst)) : dst;
         for (int64_t k = 0; k < ndst; ++k) {
             const int64_t g = target(k);
             got[k] = g >= 0 ? src[g] : fill;

@@ -96,7 +96,8 @@ void extract_segmented(const char *name, vec_p d, vec_p s, vec_p i, vec_p sd, in
         if (m == 0) return;
         LocalFault fault;
         const int64_t *target = segment_positions(c, desc, c.local<int>(i), fault);
-        gather<T>(c, Positions<int64_t>{target}, desc.seg_count(), c.local<T>(d), c.local<T>(s), desc.elements(), T(0), fault, [] {});
+        gather<T>(c, Positions<int64_t>{target}, desc.seg_count(), c.local<T>(d), c.local<T>(s), desc.elements(), T(0),
+                  fault, [] {});
     });
 }
 
@@ -111,7 +112,8 @@ void replace_segmented(const char *name, vec_p d, vec_p s, vec_p v, vec_p sd, in
         if (m == 0) return;
         LocalFault fault;
         const int64_t *target = segment_positions(c, desc, c.local<int>(s), fault);
-        scatter<T>(c, Positions<int64_t>{target}, c.local<T>(v), desc.seg_count(), c.local<T>(d), desc.elements(), fault, [] {});
+        scatter<T>(c, Positions<int64_t>{target}, c.local<T>(v), desc.seg_count(), c.local<T>(d), desc.elements(), fault,
+                   [] {});
     });
 }
 

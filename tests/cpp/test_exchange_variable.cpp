@@ -34,7 +34,7 @@ std::vector<std::int64_t> count_matrix(int p, unsigned seed, int pattern) {
                 case 0: n = static_cast<std::int64_t>(rng() % 50); break;                   // dense, uneven
                 case 1: n = rng() % 3 == 0 ? static_cast<std::int64_t>(rng() % 200) : 0; break;  // sparse
                 case 2: n = s == 0 ? 0 : static_cast<std::int64_t>(rng() % 20); break;       // rank 0 sends nothing
-                case 3: n = d == p - 1 ? 0 : static_cast<std::int64_t>(rng() % 20); break;   // last rank receives nothing
+                case 3: n = d == p - 1 ? 0 : static_cast<std::int64_t>(rng() % 20); break;  // last receives nothing
                 case 4: n = d == (s + 1) % p ? 1000 : 0; break;                                // a ring
                 default: n = 0; break;                                                         // nothing at all
             }
@@ -224,7 +224,8 @@ DM_TEST(variable_exchange_answers_on_arrival) {
             na += ask[q];
             ns += serve[q];
         }
-        std::vector<std::int32_t> questions(static_cast<std::size_t>(na) + 1), incoming(static_cast<std::size_t>(ns) + 1);
+        std::vector<std::int32_t> questions(static_cast<std::size_t>(na) + 1);
+        std::vector<std::int32_t> incoming(static_cast<std::size_t>(ns) + 1);
         std::vector<double> replies(static_cast<std::size_t>(ns) + 1), answers(static_cast<std::size_t>(na) + 1, -1.0);
         for (int q = 0; q < p; ++q)
             for (std::int64_t t = 0; t < ask[q]; ++t)
