@@ -43,8 +43,8 @@ from datamotion import vector as cv  # noqa: E402
 # How each contender moves its data (printed beside its row).
 PATHS = {
     "permute": "counting sort by (rank, 2^16-element window); MPI_Alltoall of counts; engine variable exchange "
-               "(one Isend/Irecv per nonzero peer) of (16-bit offset, value) records; own segment read from the send buffer; "
-               "written into the result on arrival, window by window, in rank order",
+               "(one Isend/Irecv per nonzero peer) of (16-bit offset, value) records, the own segment read from "
+               "the send buffer; written into the result on arrival, window by window, in rank order",
     "smp_pu": "as permute, into an existing vector",
     "bpermute": "counting sort by (rank, window); MPI_Alltoall of counts; variable exchanges of 16-bit requests "
                 "and of replies, each peer answered on arrival, own requests answered without MPI",
