@@ -80,7 +80,8 @@ private:
 // 4 x buckets entries): consecutive elements often fall in the same bucket, and a
 // single tally would make each increment wait for the previous one.
 template <class Targets>
-void count_buckets(Targets target, int64_t n, const Buckets &buckets, int64_t *tally, int64_t *count) {
+[[gnu::noinline]] void count_buckets(Targets target, int64_t n, const Buckets buckets, int64_t *tally,
+                                     int64_t *count) {
     const int64_t nb = buckets.count();
     std::fill(tally, tally + 4 * nb, int64_t(0));
     uint16_t low = 0;
