@@ -64,6 +64,13 @@ void distribute(const char *name, vec_p d, T value, int len) {
         c.require_vector<T>(d, len, "destination d");
         T *out = c.local<T>(d);
         const int64_t n = c.block(len).count(c.rank);
+        // Zeros (a result about to be scattered into) by memset: its string stores
+        // need not read the lines they overwrite.
+        const T zero{};
+        if (std::memcmp(&value, &zero, sizeof(T)) == 0) {
+            std::memset(static_cast<void *>(out), 0, static_cast<std::size_t>(n) * sizeof(T));
+            return;
+        }
         for (int64_t k = 0; k < n; ++k) out[k] = value;
     });
 }
