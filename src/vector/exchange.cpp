@@ -4,16 +4,6 @@
 
 namespace dm::vector {
 
-int64_t prefix_sums(const std::vector<int> &counts, std::vector<int> &displs) {
-    int64_t total = 0;
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-        displs[r] = static_cast<int>(total);
-        total += counts[r];
-    }
-    if (total > INT32_MAX) fail(DM_ERR_ARG, "an exchange of ", total, " records is too large");
-    return total;
-}
-
 void exchange_counts(Context &c, const LocalFault *fault) {
     const bool bad = fault && fault->bad;
     if (c.nranks == 1) {
@@ -36,7 +26,7 @@ void exchange_counts(Context &c, const LocalFault *fault) {
     // Every failing rank sent -1 to every rank, so all ranks see the same failing set.
     for (int r = 0; r < c.nranks; ++r)
         if (c.hdr_recv[static_cast<std::size_t>(r) * stride] < 0) raise_fault(c, r, fault ? *fault : LocalFault{});
-    for (int r = 0; r < c.nranks; ++r) c.rcount[r] = static_cast<int>(c.hdr_recv[static_cast<std::size_t>(r) * stride]);
+    for (int r = 0; r < c.nranks; ++r) c.rcount[r] = c.hdr_recv[static_cast<std::size_t>(r) * stride];
 }
 
 const int64_t *gather_checked(Context &c, const int64_t *payload, int words, const LocalFault &fault) {
@@ -63,8 +53,8 @@ const int64_t *gather_checked(Context &c, const int64_t *payload, int words, con
     return out;
 }
 
-void exchange(Context &c, const void *send, const std::vector<int> &scount, void *recv,
-              const std::vector<int> &rcount, std::size_t bytes) {
+void exchange(Context &c, const void *send, const std::vector<int64_t> &scount, void *recv,
+              const std::vector<int64_t> &rcount, std::size_t bytes) {
     if (c.nranks == 1) {
         if (scount[0] != rcount[0]) fatal("exchange", "internal error: send and receive counts differ");
         if (scount[0] > 0) std::memmove(recv, send, static_cast<std::size_t>(scount[0]) * bytes);
@@ -72,10 +62,10 @@ void exchange(Context &c, const void *send, const std::vector<int> &scount, void
     }
     prefix_sums(scount, c.sdispl);
     prefix_sums(rcount, c.rdispl);
-    MPI_Datatype type = c.bytes_type(bytes);
-    check_mpi(MPI_Alltoallv(send, scount.data(), c.sdispl.data(), type, recv, rcount.data(), c.rdispl.data(), type,
-                            c.comm),
-              "MPI_Alltoallv");
+    run_exchange(c, [&] {
+        dm::exchange::exchange_variable(c.comm, kTagData, send, scount.data(), c.sdispl.data(), recv, rcount.data(),
+                                        c.rdispl.data(), bytes);
+    });
 }
 
 }  // namespace dm::vector

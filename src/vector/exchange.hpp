@@ -1,9 +1,12 @@
-// One message per peer: every data movement of the vector layer is one MPI_Alltoallv
-// of fixed-size records aggregated per destination rank in user-space buffers, preceded
-// (when the receivers cannot compute their counts) by one MPI_Alltoall of counts that
-// also carries the agreement on faults.
+// One message per peer: every data movement of the vector layer is a variable
+// exchange of the engine (src/exchange/variable.hpp): fixed-size records aggregated
+// per destination rank, one Isend/Irecv per peer with a nonzero count, the part for
+// this rank copied without MPI. It is preceded (when the receivers cannot compute
+// their counts) by one MPI_Alltoall of counts that also carries the agreement on
+// faults and the call's signature.
 #pragma once
 
+#include "exchange/variable.hpp"
 #include "vector/state.hpp"
 
 #include <cstddef>
@@ -12,8 +15,22 @@
 
 namespace dm::vector {
 
-// Exclusive prefix sums of counts into displs; returns the total.
-int64_t prefix_sums(const std::vector<int> &counts, std::vector<int> &displs);
+// Message tags on the library's own communicator. An exchange completes inside its
+// call, so tags only tell apart exchanges that are in flight together.
+enum Tag : int { kTagData = 1, kTagRequest = 2, kTagReply = 3 };
+
+// Exclusive prefix sums of the first n counts into displs; returns the total.
+inline int64_t prefix_sums_of(const int64_t *counts, std::vector<int64_t> &displs, std::size_t n) {
+    int64_t total = 0;
+    for (std::size_t r = 0; r < n; ++r) {
+        displs[r] = total;
+        total += counts[r];
+    }
+    return total;
+}
+inline int64_t prefix_sums(const std::vector<int64_t> &counts, std::vector<int64_t> &displs) {
+    return prefix_sums_of(counts.data(), displs, counts.size());
+}
 
 // Collective. Sends c.scount[r] to every rank r (or -1 to all when `fault` is set),
 // with the call's signature, and fills c.rcount with what every rank sends here. If
@@ -24,9 +41,21 @@ void exchange_counts(Context &c, const LocalFault *fault);
 
 // Collective. Sends scount[r] records of `bytes` bytes from `send` (grouped by
 // destination rank, in rank order) to every rank r and receives rcount[r] records from
-// every rank r into `recv` (in rank order). One MPI_Alltoallv; a copy on one rank.
-void exchange(Context &c, const void *send, const std::vector<int> &scount, void *recv,
-              const std::vector<int> &rcount, std::size_t bytes);
+// every rank r into `recv` (in rank order). One message per peer with a nonzero count;
+// the part to this rank is copied. Uses c.sdispl and c.rdispl.
+void exchange(Context &c, const void *send, const std::vector<int64_t> &scount, void *recv,
+              const std::vector<int64_t> &rcount, std::size_t bytes);
+
+// An MPI failure inside an exchange need not be shared by the other ranks: ends the
+// job naming the call (as check_mpi does).
+template <class F>
+void run_exchange(Context &c, F &&body) {
+    try {
+        body();
+    } catch (const dm::Error &e) {
+        fatal(c.call, e.what());
+    }
+}
 
 // Collective. Gathers every rank's `words` payload words with its call signature and
 // `fault`: throws DM_ERR_MISMATCH on every rank when the signatures differ (ranks
@@ -35,7 +64,7 @@ void exchange(Context &c, const void *send, const std::vector<int> &scount, void
 const int64_t *gather_checked(Context &c, const int64_t *payload, int words, const LocalFault &fault);
 
 // Sets every entry of counts to 0.
-inline void zero(std::vector<int> &counts) { std::fill(counts.begin(), counts.end(), 0); }
+inline void zero(std::vector<int64_t> &counts) { std::fill(counts.begin(), counts.end(), 0); }
 
 // Collective. For a call whose argument checks failed on this rank (see
 // local_checks): takes part in the count exchange, which throws on every rank.
@@ -43,13 +72,6 @@ inline void zero(std::vector<int> &counts) { std::fill(counts.begin(), counts.en
     zero(c.scount);
     exchange_counts(c, &fault);
     fatal(c.call, "internal error: a failed check was not agreed on");
-}
-
-// Checks that a per-peer count fits MPI's int counts (it always does for vectors whose
-// length is a C int).
-inline int to_count(int64_t n) {
-    if (n > INT32_MAX) fail(DM_ERR_ARG, "a message of ", n, " records is too large");
-    return static_cast<int>(n);
 }
 
 }  // namespace dm::vector

@@ -27,7 +27,7 @@ inline int index_value(int init, int64_t k, int stride) {
 // Collective. Keeps the flagged elements of src (this rank's ns elements) in order as
 // the dest_len elements of dst. One MPI_Allgather of counts (so every rank knows where
 // every other rank's kept elements go, and both sides compute the message sizes) and
-// one MPI_Alltoallv straight into the destination block.
+// one variable exchange straight into the destination block.
 template <class T>
 void pack(Context &c, const T *src, const cvl_b *flags, int64_t ns, T *dst, int64_t dest_len) {
     int64_t kept = 0;

@@ -4,8 +4,8 @@
 // Segmented forms turn segment-relative indices into global ones and then run the
 // unsegmented engine. The start and length of each element's segment come from the
 // element's own descriptor when the index is relative to it (smp_pe?), otherwise from
-// the other descriptor's segment side through seg_to_elem (one more MPI_Alltoallv of
-// small records), or locally again when both descriptors are the same handle.
+// the other descriptor's segment side through seg_to_elem (one more variable exchange
+// of small records), or locally again when both descriptors are the same handle.
 #include "vector/permute.hpp"
 
 #include "vector/ops.hpp"
@@ -27,31 +27,41 @@ struct SegSpan {
     int64_t start, len;
 };
 
-// Global targets for unsegmented indices: target[k] = idx[k] for elements whose flag is
-// set (all when flags is null), checked against [0, bound).
-int64_t *unsegmented_targets(Context &c, const int *idx, const cvl_b *flags, int64_t count, int64_t first,
-                             int64_t bound, LocalFault &fault) {
-    int64_t *target = c.ws.get<int64_t>(kTarget, static_cast<std::size_t>(count));
-    for (int64_t k = 0; k < count; ++k) {
-        if (flags && !flags[k]) {
-            target[k] = -1;
-            continue;
-        }
+// t(k) of unsegmented indices: idx[k] where the flag is set (every k without flags),
+// checked against [0, bound); a bad index becomes the call's fault (naming its global
+// position first + k) and moves nothing.
+template <bool Flagged>
+struct IndexTargets {
+    const int *idx;
+    const cvl_b *flags;
+    int64_t bound, first;
+    LocalFault *fault;
+    int64_t operator()(int64_t k) const {
+        if (Flagged && !flags[k]) return -1;
         const int64_t v = idx[k];
-        if (v < 0 || v >= bound) {
-            fault.set("index ", v, " at position ", first + k, " is outside [0, ", bound, ")");
-            target[k] = -1;
-            continue;
-        }
-        target[k] = v;
+        if (static_cast<std::uint64_t>(v) < static_cast<std::uint64_t>(bound)) return v;
+        bad(v, k);
+        return -1;
     }
-    return target;
+    [[gnu::noinline, gnu::cold]] void bad(int64_t v, int64_t k) const {
+        fault->set("index ", v, " at position ", first + k, " is outside [0, ", bound, ")");
+    }
+};
+
+// Calls body(targets) with the IndexTargets of idx (with or without flags).
+template <class F>
+void with_index_targets(const int *idx, const cvl_b *flags, int64_t bound, int64_t first, LocalFault &fault, F &&body) {
+    if (flags)
+        body(IndexTargets<true>{idx, flags, bound, first, &fault});
+    else
+        body(IndexTargets<false>{idx, nullptr, bound, first, &fault});
 }
 
 // Global targets for segment-relative indices of the elements of `elems`: the index of
 // element k refers to segment j of `other` (the same segment number as k's segment).
-int64_t *segmented_targets(Context &c, const Descriptor &elems, const Descriptor &other, const int *idx,
-                           const cvl_b *flags, LocalFault &fault) {
+// Global positions fit an int32: every CVL length is an int.
+Positions<int32_t> segmented_targets(Context &c, const Descriptor &elems, const Descriptor &other, const int *idx,
+                                     const cvl_b *flags, LocalFault &fault) {
     int64_t nrec = 0;
     const SegRecord *recs = elems.records(c, &nrec);
     const bool same = elems.handle() == other.handle() && elems.n() == other.n();
@@ -61,7 +71,7 @@ int64_t *segmented_targets(Context &c, const Descriptor &elems, const Descriptor
         span = seg_to_elem<SegSpan>(c, elems, recs, nrec, [&](int64_t t) { return SegSpan{start[t], len[t]}; });
     }
     const int64_t e0 = elems.elem_begin();
-    int64_t *target = c.ws.get<int64_t>(kTarget, static_cast<std::size_t>(elems.elem_count()));
+    int32_t *target = c.ws.get<int32_t>(kTarget, static_cast<std::size_t>(elems.elem_count()));
     for (int64_t t = 0; t < nrec; ++t) {
         const SegRecord &r = recs[t];
         const SegSpan s = same ? SegSpan{r.start, r.len} : span[t];
@@ -76,10 +86,10 @@ int64_t *segmented_targets(Context &c, const Descriptor &elems, const Descriptor
                 target[k] = -1;
                 continue;
             }
-            target[k] = s.start + v;
+            target[k] = static_cast<int32_t>(s.start + v);
         }
     }
-    return target;
+    return Positions<int32_t>{target};
 }
 
 template <class T>
@@ -109,10 +119,11 @@ void scatter_unsegmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt
         const Block sb = c.block(len_src), db = c.block(len_dest);
         const int64_t ns = sb.count(c.rank), nd = db.count(c.rank);
         T *dst = c.local<T>(d);
-        const int64_t *target = unsegmented_targets(c, c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, ns,
-                                                    sb.begin(c.rank), len_dest, fault);
-        scatter<T>(c, target, c.local<T>(s), ns, dst, db, fault, [&] {
-            if (v) copy_default(dst, c.local<T>(*v), nd);
+        with_index_targets(c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, len_dest, sb.begin(c.rank), fault,
+                           [&](auto target) {
+            scatter<T>(c, target, c.local<T>(s), ns, dst, db, fault, [&] {
+                if (v) copy_default(dst, c.local<T>(*v), nd);
+            });
         });
     });
 }
@@ -134,9 +145,10 @@ void gather_unsegmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, int 
             fail_in_count_exchange(c, fault);
         const Block sb = c.block(len_src), db = c.block(len_dest);
         const int64_t nd = db.count(c.rank);
-        const int64_t *target = unsegmented_targets(c, c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, nd,
-                                                    db.begin(c.rank), len_src, fault);
-        gather<T>(c, target, nd, c.local<T>(d), c.local<T>(s), sb, T(0), fault, [] {});
+        with_index_targets(c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, len_src, db.begin(c.rank), fault,
+                           [&](auto target) {
+            gather<T>(c, target, nd, c.local<T>(d), c.local<T>(s), sb, T(0), fault, [] {});
+        });
     });
 }
 
@@ -158,7 +170,7 @@ void scatter_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt v
         const Block db = c.block(n_d);
         T *dst = c.local<T>(d);
         LocalFault fault;
-        const int64_t *target =
+        const auto target =
             segmented_targets(c, src, dst_desc, c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, fault);
         scatter<T>(c, target, c.local<T>(s), src.elem_count(), dst, db, fault, [&] {
             if (v) copy_default(dst, c.local<T>(*v), db.count(c.rank));
@@ -180,7 +192,7 @@ void gather_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, vec_p 
         c.require_vector<int>(i, n_d, "index vector i");
         if (f) c.require_vector<cvl_b>(*f, n_d, "flag vector f");
         LocalFault fault;
-        const int64_t *target =
+        const auto target =
             segmented_targets(c, dst_desc, src, c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, fault);
         gather<T>(c, target, dst_desc.elem_count(), c.local<T>(d), c.local<T>(s), c.block(n_s), T(0), fault, [] {});
     });

@@ -1,120 +1,325 @@
-// The two data-dependent movements behind permutations, extract/replace and ranking.
+// The two data-dependent movements behind permutations, extract/replace and ranking,
+// on the engine's variable exchange (src/exchange/variable.hpp).
 //
-// scatter: every local source element k with target[k] >= 0 is written to global
-//   position target[k] of the destination. Elements are grouped per destination rank
-//   as (local offset, value) records: one MPI_Alltoall of counts (which also agrees on
-//   faults, so a bad index fails every rank before anything moves) and one
-//   MPI_Alltoallv. Records arrive in source order, so with duplicate targets the
+// Both sort the elements by destination with a counting sort whose buckets are
+// (rank, window): the window is the receiver-local offset >> 16, so an offset travels
+// as 16 bits and the receiver's random accesses stay inside one window of 2^16
+// elements (at most 512 KiB, in cache) at a time instead of roaming its whole block.
+//
+// scatter: every local source element k with a target t(k) >= 0 is written to global
+//   position t(k) of the destination. One pass counts the elements per bucket (and
+//   checks the targets); one MPI_Alltoall of the per-rank counts agrees on faults, so
+//   a bad index fails every rank before anything moves; a second pass places each
+//   element's (16-bit offset, value) record in its bucket. One message per peer
+//   carries its rank's buckets behind their counts, and each is written into the
+//   destination on arrival. Segments are handed over in rank order, this rank's own
+//   from the send buffer, and the sort is stable, so with duplicate targets the
 //   highest source position wins.
-// gather: every local destination element k with target[k] >= 0 reads global
-//   position target[k] of the source: one MPI_Alltoall of counts (with the fault
-//   agreement), one MPI_Alltoallv of requests and one of replies.
+// gather: every local destination element k with t(k) >= 0 reads global position
+//   t(k) of the source. A counting pass and the count exchange as above; requests
+//   (16-bit offsets by bucket) go to the owners, which answer each peer as its
+//   requests arrive (this rank's own without MPI while the others travel); a last
+//   pass in destination order takes each answer from its bucket.
 //
-// `prepare()` runs after the agreement and before any destination element is written
-// (default permutations copy their default vector there).
+// Targets are a function t(k) returning the global position or -1 (nothing to
+// move); it records a bad index in the call's fault and returns -1. The source is
+// read completely before `prepare()` runs (after the agreement) and before any
+// destination element is written (default permutations copy their default vector
+// in prepare).
 #pragma once
 
 #include "vector/exchange.hpp"
 #include "vector/state.hpp"
 
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <numeric>
+
 namespace dm::vector {
 
-template <class T>
-struct Placed {
-    int64_t offset;  // local position at the receiving rank
-    T value;
+// t(k) from an array of global positions (-1: nothing to move).
+template <class I>
+struct Positions {
+    const I *at;
+    int64_t operator()(int64_t k) const { return at[k]; }
 };
 
-// Uses slots kOwner, kSend, kRecv, kMisc.
-template <class T, class Prepare>
-void scatter(Context &c, const int64_t *target, const T *values, int64_t nsrc, T *dst, const Block &dst_block,
-             const LocalFault &fault, Prepare prepare) {
-    int *owner = c.ws.get<int>(kOwner, static_cast<std::size_t>(nsrc));
-    zero(c.scount);
-    int64_t nsend = 0;
-    for (int64_t k = 0; k < nsrc; ++k) {
-        if (target[k] < 0) {
-            owner[k] = -1;
-            continue;
+namespace detail {
+
+constexpr int kWindowBits = 16;
+
+// The buckets (rank, window) of a vector's block distribution, for global positions.
+class Buckets {
+public:
+    static int64_t windows_of(const Block &block) {
+        return std::max<int64_t>(1, (block.max_count() + (int64_t(1) << kWindowBits) - 1) >> kWindowBits);
+    }
+    // `begin`: scratch for p entries.
+    Buckets(const Block &block, int p, int64_t *begin)
+        : block_(block), begin_(begin), windows_(windows_of(block)), count_(p * windows_) {
+        for (int r = 0; r < p; ++r) begin[r] = block.begin(r);
+    }
+    int64_t windows() const { return windows_; }
+    int64_t count() const { return count_; }
+    // The bucket of global position g; `low` gets the offset within its window.
+    int64_t of(int64_t g, uint16_t &low) const {
+        const int r = block_.owner(g);
+        const int64_t offset = g - begin_[r];
+        low = static_cast<uint16_t>(offset);
+        return r * windows_ + (offset >> kWindowBits);
+    }
+
+private:
+    Block block_;
+    const int64_t *begin_;
+    int64_t windows_, count_;
+};
+
+// count[b] = the number of targets in bucket b. Four interleaved tallies (in `tally`,
+// 4 x buckets entries): consecutive elements often fall in the same bucket, and a
+// single tally would make each increment wait for the previous one.
+template <class Targets>
+[[gnu::noinline]] void count_buckets(Targets target, int64_t n, const Buckets buckets, int64_t *tally,
+                                     int64_t *count) {
+    const int64_t nb = buckets.count();
+    std::fill(tally, tally + 4 * nb, int64_t(0));
+    uint16_t low = 0;
+    int64_t k = 0;
+    for (; k + 4 <= n; k += 4)
+        for (int j = 0; j < 4; ++j) {
+            const int64_t g = target(k + j);
+            if (g >= 0) ++tally[j * nb + buckets.of(g, low)];
         }
-        owner[k] = dst_block.owner(target[k]);
-        ++c.scount[owner[k]];
-        ++nsend;
+    for (; k < n; ++k) {
+        const int64_t g = target(k);
+        if (g >= 0) ++tally[buckets.of(g, low)];
     }
-    exchange_counts(c, &fault);
-    if (c.nranks == 1) {  // nothing to move: write directly, in source order
-        prepare();
-        for (int64_t k = 0; k < nsrc; ++k)
-            if (target[k] >= 0) dst[target[k]] = values[k];
-        return;
-    }
-    int64_t *cursor = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(c.nranks));
-    int64_t nrecv = 0;
-    for (int r = 0, at = 0; r < c.nranks; at += c.scount[r], ++r) {
-        cursor[r] = at;
-        nrecv += c.rcount[r];
-    }
-    Placed<T> *send = c.ws.get<Placed<T>>(kSend, static_cast<std::size_t>(nsend));
-    for (int64_t k = 0; k < nsrc; ++k) {
-        const int r = owner[k];
-        if (r >= 0) send[cursor[r]++] = Placed<T>{target[k] - dst_block.begin(r), values[k]};
-    }
-    Placed<T> *recv = c.ws.get<Placed<T>>(kRecv, static_cast<std::size_t>(nrecv));
-    exchange(c, send, c.scount, recv, c.rcount, sizeof(Placed<T>));
-    prepare();
-    for (int64_t k = 0; k < nrecv; ++k) dst[recv[k].offset] = recv[k].value;
+    for (int64_t b = 0; b < nb; ++b) count[b] = tally[b] + tally[nb + b] + tally[2 * nb + b] + tally[3 * nb + b];
 }
 
-// Uses slots kOwner, kSend, kRecv, kReply, kOrder, kMisc. Destination elements with
-// target < 0 get `fill`.
-template <class T, class Prepare>
-void gather(Context &c, const int64_t *target, int64_t ndst, T *dst, const T *src, const Block &src_block, T fill,
-            const LocalFault &fault, Prepare prepare) {
-    int *owner = c.ws.get<int>(kOwner, static_cast<std::size_t>(ndst));
-    zero(c.scount);
-    int64_t nreq = 0;
-    for (int64_t k = 0; k < ndst; ++k) {
-        if (target[k] < 0) {
-            owner[k] = -1;
-            continue;
-        }
-        owner[k] = src_block.owner(target[k]);
-        ++c.scount[owner[k]];
-        ++nreq;
+// The counting sort's placing pass: the record of each element (its 16-bit offset,
+// then `Payload` bytes from payload + k * Payload, if any) goes to its bucket's
+// cursor. A function of its own (not inlined into its large caller, whose spilled
+// variables the byte stores would make it reload), with its invariants in
+// parameters, so that they stay in registers.
+template <std::size_t Payload, class Targets>
+[[gnu::noinline]] void place_records(Targets target, const std::byte *payload, int64_t n, const Buckets buckets,
+                                     std::byte **cursor) {
+    constexpr std::size_t record = sizeof(uint16_t) + Payload;
+    uint16_t low = 0;
+    for (int64_t k = 0; k < n; ++k) {
+        const int64_t g = target(k);
+        if (g < 0) continue;
+        std::byte *&at = cursor[buckets.of(g, low)];
+        std::byte *to = at;
+        at = to + record;
+        std::memcpy(to, &low, sizeof low);
+        if constexpr (Payload > 0) std::memcpy(to + sizeof low, payload + k * int64_t(Payload), Payload);
     }
-    exchange_counts(c, &fault);
-    if (c.nranks == 1) {  // read directly (the destination is written only after all reads)
-        T *got = c.ws.get<T>(kReply, static_cast<std::size_t>(ndst));
-        for (int64_t k = 0; k < ndst; ++k) got[k] = target[k] >= 0 ? src[target[k]] : fill;
+}
+
+// A rank's segment of a message: its windows' record counts (int64), then the
+// records bucket by bucket. Returns the segment's bytes (0 without records).
+inline int64_t segment_bytes(int64_t windows, int64_t records, int64_t record_bytes) {
+    return records > 0 ? windows * int64_t(sizeof(int64_t)) + records * record_bytes : 0;
+}
+
+// Writes the counts of rank r's windows at `at` and points cursor[b] at each of its
+// buckets' first record.
+inline void start_segment(std::byte *at, int r, const Buckets &buckets, const int64_t *count, int64_t record_bytes,
+                          std::byte **cursor) {
+    const int64_t w = buckets.windows(), first = r * w;
+    std::memcpy(at, count + first, static_cast<std::size_t>(w) * sizeof(int64_t));
+    std::byte *next = at + w * int64_t(sizeof(int64_t));
+    for (int64_t b = first; b < first + w; ++b) {
+        cursor[b] = next;
+        next += count[b] * record_bytes;
+    }
+}
+
+// Runs body(window, low offsets at, count) over the windows of a segment whose
+// records are `record_bytes` bytes, each starting with its 16-bit offset.
+template <class F>
+void for_each_window(const std::byte *segment, int64_t windows, int64_t record_bytes, F &&body) {
+    const std::byte *at = segment + windows * int64_t(sizeof(int64_t));
+    for (int64_t w = 0; w < windows; ++w) {
+        int64_t n = 0;
+        std::memcpy(&n, segment + w * int64_t(sizeof(int64_t)), sizeof n);
+        body(w << kWindowBits, at, n);
+        at += n * record_bytes;
+    }
+}
+
+// Whether [a, a + an) and [b, b + bn) share a byte.
+template <class A, class B>
+bool overlap(const A *a, int64_t an, const B *b, int64_t bn) {
+    const auto *a0 = reinterpret_cast<const std::byte *>(a), *b0 = reinterpret_cast<const std::byte *>(b);
+    const std::less<const std::byte *> less;
+    return an > 0 && bn > 0 && less(a0, b0 + bn * static_cast<int64_t>(sizeof(B))) &&
+           less(b0, a0 + an * static_cast<int64_t>(sizeof(A)));
+}
+
+}  // namespace detail
+
+// Uses slots kSend, kRecv, kOwner, kMisc.
+template <class T, class Targets, class Prepare>
+void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, const Block &dst_block,
+             const LocalFault &fault, Prepare prepare) {
+    zero(c.scount);
+    if (c.nranks == 1) {  // nothing to move: write directly, in source order
+        for (int64_t k = 0; k < nsrc; ++k) c.scount[0] += target(k) >= 0;
+        exchange_counts(c, &fault);
         prepare();
-        for (int64_t k = 0; k < ndst; ++k) dst[k] = got[k];
+        for (int64_t k = 0; k < nsrc; ++k) {
+            const int64_t g = target(k);
+            if (g >= 0) dst[g] = values[k];
+        }
         return;
     }
-    int64_t *cursor = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(c.nranks));
-    int64_t nserve = 0;
-    for (int r = 0, at = 0; r < c.nranks; at += c.scount[r], ++r) {
-        cursor[r] = at;
-        nserve += c.rcount[r];
+    const int p = c.nranks, self = c.rank;
+    const std::size_t np = static_cast<std::size_t>(p);
+    const int64_t w = detail::Buckets::windows_of(dst_block), nb = p * w;
+    int64_t *begin = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(nb) + 3 * np);
+    int64_t *count = begin + p, *sbytes = count + nb, *rbytes = sbytes + p;
+    const detail::Buckets buckets(dst_block, p, begin);
+    detail::count_buckets(target, nsrc, buckets, c.ws.get<int64_t>(kOwner, static_cast<std::size_t>(4 * nb)), count);
+    for (int r = 0; r < p; ++r) c.scount[r] = std::accumulate(count + r * w, count + (r + 1) * w, int64_t(0));
+    exchange_counts(c, &fault);
+
+    constexpr int64_t record = sizeof(uint16_t) + sizeof(T);
+    for (int r = 0; r < p; ++r) {
+        sbytes[r] = detail::segment_bytes(w, c.scount[r], record);
+        rbytes[r] = r == self ? 0 : detail::segment_bytes(w, c.rcount[r], record);  // the own one stays in `send`
     }
-    int64_t *request = c.ws.get<int64_t>(kSend, static_cast<std::size_t>(nreq));
-    int64_t *order = c.ws.get<int64_t>(kOrder, static_cast<std::size_t>(nreq));
-    for (int64_t k = 0; k < ndst; ++k) {
-        const int r = owner[k];
-        if (r < 0) continue;
-        const int64_t at = cursor[r]++;
-        request[at] = target[k] - src_block.begin(r);
-        order[at] = k;
+    const int64_t nsend = prefix_sums_of(sbytes, c.sdispl, np), nrecv = prefix_sums_of(rbytes, c.rdispl, np);
+    auto *send = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(nsend));
+    auto *recv = c.ws.get<std::byte>(kRecv, static_cast<std::size_t>(nrecv));
+    auto **cursor = c.ws.get<std::byte *>(kOwner, static_cast<std::size_t>(nb));
+    for (int r = 0; r < p; ++r)
+        if (sbytes[r] > 0) detail::start_segment(send + c.sdispl[r], r, buckets, count, record, cursor);
+    run_exchange(c, [&] {
+        dm::exchange::VariableExchange x(c.comm, kTagData, 1);
+        x.receive(recv, rbytes, c.rdispl.data());
+        detail::place_records<sizeof(T)>(target, reinterpret_cast<const std::byte *>(values), nsrc, buckets, cursor);
+        x.send(send, sbytes, c.sdispl.data());
+        prepare();
+        x.finish(dm::exchange::ArrivalOrder::Rank, [&](const dm::exchange::Arrival &a) {
+            detail::for_each_window(a.records, w, record, [&](int64_t first, const std::byte *at, int64_t n) {
+                T *base = dst + first;
+                for (int64_t t = 0; t < n; ++t, at += record) {
+                    uint16_t offset;
+                    T value;
+                    std::memcpy(&offset, at, sizeof offset);
+                    std::memcpy(&value, at + sizeof offset, sizeof value);
+                    base[offset] = value;
+                }
+            });
+        });
+    });
+}
+
+// Uses slots kSend, kRecv, kReply, kAnswer, kOwner, kMisc. Destination elements with
+// target < 0 get `fill`.
+template <class T, class Targets, class Prepare>
+void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, const Block &src_block, T fill,
+            const LocalFault &fault, Prepare prepare) {
+    zero(c.scount);
+    if (c.nranks == 1) {
+        for (int64_t k = 0; k < ndst; ++k) c.scount[0] += target(k) >= 0;
+        exchange_counts(c, &fault);
+        // Read everything first when the destination is (part of) the source.
+        const bool aliased = detail::overlap(dst, ndst, src, src_block.count(0));
+        T *got = aliased ? c.ws.get<T>(kReply, static_cast<std::size_t>(ndst)) : dst;
+        for (int64_t k = 0; k < ndst; ++k) {
+            const int64_t g = target(k);
+            got[k] = g >= 0 ? src[g] : fill;
+        }
+        prepare();
+        if (got != dst) std::memcpy(static_cast<void *>(dst), got, static_cast<std::size_t>(ndst) * sizeof(T));
+        return;
     }
-    int64_t *served = c.ws.get<int64_t>(kRecv, static_cast<std::size_t>(nserve));
-    exchange(c, request, c.scount, served, c.rcount, sizeof(int64_t));
-    T *reply = c.ws.get<T>(kReply, static_cast<std::size_t>(nserve));
-    for (int64_t t = 0; t < nserve; ++t) reply[t] = src[served[t]];
-    T *got = c.ws.get<T>(kSend, static_cast<std::size_t>(nreq));  // the requests are no longer needed
-    exchange(c, reply, c.rcount, got, c.scount, sizeof(T));
+    const int p = c.nranks, self = c.rank;
+    const std::size_t np = static_cast<std::size_t>(p);
+    const int64_t w = detail::Buckets::windows_of(src_block), nb = p * w;
+    int64_t *begin = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(nb) + 7 * np);
+    int64_t *count = begin + p, *sbytes = count + nb, *sdispl = sbytes + p, *rbytes = sdispl + p,
+            *rdispl = rbytes + p, *asked = rdispl + p, *served = asked + p;
+    const detail::Buckets buckets(src_block, p, begin);
+    detail::count_buckets(target, ndst, buckets, c.ws.get<int64_t>(kOwner, static_cast<std::size_t>(4 * nb)), count);
+    for (int r = 0; r < p; ++r) c.scount[r] = std::accumulate(count + r * w, count + (r + 1) * w, int64_t(0));
+    exchange_counts(c, &fault);
+
+    // Requests: per rank a segment of 16-bit offsets (this rank's own one is answered
+    // without MPI). Answers: scount[r] values from rank r, in the order asked.
+    constexpr int64_t record = sizeof(uint16_t);
+    for (int r = 0; r < p; ++r) {
+        sbytes[r] = detail::segment_bytes(w, c.scount[r], record);
+        rbytes[r] = r == self ? 0 : detail::segment_bytes(w, c.rcount[r], record);
+        asked[r] = r == self ? 0 : c.scount[r];
+        served[r] = r == self ? 0 : c.rcount[r];
+    }
+    std::vector<int64_t> &adispl = c.sdispl, &vdispl = c.rdispl;  // answers and replies, in values
+    int64_t total_s = 0, total_r = 0, total_a = 0, total_v = 0;
+    for (int r = 0; r < p; ++r) {
+        sdispl[r] = total_s;
+        total_s += sbytes[r];
+        rdispl[r] = total_r;
+        total_r += rbytes[r];
+        adispl[r] = total_a;
+        total_a += c.scount[r];
+        vdispl[r] = total_v;
+        total_v += served[r];
+    }
+    auto *request = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(total_s));
+    auto *incoming = c.ws.get<std::byte>(kRecv, static_cast<std::size_t>(total_r));
+    T *reply = c.ws.get<T>(kReply, static_cast<std::size_t>(total_v));
+    T *answer = c.ws.get<T>(kAnswer, static_cast<std::size_t>(total_a));
+    auto **cursor = c.ws.get<std::byte *>(kOwner, static_cast<std::size_t>(nb));
+    for (int r = 0; r < p; ++r)
+        if (sbytes[r] > 0) detail::start_segment(request + sdispl[r], r, buckets, count, record, cursor);
+    // out[t] = the source elements a segment of requests names, in its order.
+    auto serve = [&](const std::byte *segment, T *out) {
+        detail::for_each_window(segment, w, record, [&](int64_t first, const std::byte *at, int64_t n) {
+            const T *base = src + first;
+            for (int64_t t = 0; t < n; ++t, at += record) {
+                uint16_t offset;
+                std::memcpy(&offset, at, sizeof offset);
+                *out++ = base[offset];
+            }
+        });
+    };
+    run_exchange(c, [&] {
+        dm::exchange::VariableExchange requests(c.comm, kTagRequest, 1);
+        dm::exchange::VariableExchange replies(c.comm, kTagReply, sizeof(T));
+        requests.receive(incoming, rbytes, rdispl);
+        replies.receive(answer, asked, adispl.data());
+        detail::place_records<0>(target, nullptr, ndst, buckets, cursor);
+        for (int r = 0; r < p; ++r)
+            if (r != self) requests.send_to(r, request + sdispl[r], sbytes[r]);
+        if (sbytes[self] > 0) serve(request + sdispl[self], answer + adispl[self]);  // while the others travel
+        // Answer each peer as soon as its requests are in.
+        requests.finish(dm::exchange::ArrivalOrder::Any, [&](const dm::exchange::Arrival &a) {
+            T *out = reply + vdispl[static_cast<std::size_t>(a.peer)];
+            serve(a.records, out);
+            replies.send_to(a.peer, out, served[a.peer]);
+        });
+        replies.finish();
+    });
     prepare();
-    for (int64_t k = 0; k < ndst; ++k)
-        if (owner[k] < 0) dst[k] = fill;
-    for (int64_t t = 0; t < nreq; ++t) dst[order[t]] = got[t];
+    auto **from = c.ws.get<const T *>(kOwner, static_cast<std::size_t>(nb));
+    for (int r = 0; r < p; ++r) {
+        const T *next = answer + adispl[r];
+        for (int64_t b = r * w; b < (r + 1) * w; ++b) {
+            from[b] = next;
+            next += count[b];
+        }
+    }
+    uint16_t low = 0;
+    for (int64_t k = 0; k < ndst; ++k) {
+        const int64_t g = target(k);
+        dst[k] = g >= 0 ? *from[buckets.of(g, low)]++ : fill;
+    }
 }
 
 }  // namespace dm::vector

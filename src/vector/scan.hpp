@@ -9,7 +9,7 @@
 // Segmented reduction: each rank folds each of its records; the same MPI_Exscan
 // completes the segment that continues from lower ranks; the rank holding a segment's
 // last element sends its value to the rank holding the segment on the segment side
-// (one MPI_Alltoallv whose counts both sides compute from the descriptor), which writes
+// (one variable exchange whose counts both sides compute from the descriptor), which writes
 // the identity for its empty segments.
 #pragma once
 

@@ -84,7 +84,7 @@ struct DescriptorPair {
 // Collective. For every record of `d` on this rank, the payload of its segment, which
 // `payload(t)` gives on the rank holding that segment on the segment side (t is the
 // local index there). Returns an array in workspace slot kPayload, in record order.
-// Uses slots kSend and kMisc. One MPI_Alltoallv; every rank computes its own counts.
+// Uses slots kSend and kMisc. One variable exchange; every rank computes its own counts.
 template <class P, class F>
 const P *seg_to_elem(Context &c, const Descriptor &d, const SegRecord *recs, int64_t nrec, F payload);
 

@@ -72,11 +72,11 @@ enum Slot : int {
     kPayload,   // per-record payload from seg_to_elem
     kPartial,   // per-record partial values (reductions)
     kTarget,    // global target index per local element (permutations)
-    kOwner,     // owner rank per local element (permutation engines)
+    kOwner,     // per-rank cursors of the permutation engines
     kSend,      // outgoing records
     kRecv,      // incoming records
-    kReply,     // replies of a gather
-    kOrder,     // request order of a gather
+    kReply,     // replies a gather sends
+    kAnswer,    // replies a gather receives
     kSortA,     // sort records
     kSortB,     // sort records (second buffer)
     kMisc,      // small per-call arrays
@@ -158,8 +158,8 @@ public:
     bool owns_mpi = false;  // CVL_init initialised MPI
     Arena arena;
     Workspace ws;
-    // Per-peer count and displacement arrays (nranks entries each), reused.
-    std::vector<int> scount, sdispl, rcount, rdispl;
+    // Per-peer counts and displacements (nranks entries each), reused.
+    std::vector<int64_t> scount, sdispl, rcount, rdispl;
     // Per-peer headers of a count exchange: the count, then the call's signature.
     std::vector<int64_t> hdr_send, hdr_recv;
     // The call being run, its must-agree arguments, and the calls this rank has made

@@ -64,6 +64,13 @@ void distribute(const char *name, vec_p d, T value, int len) {
         c.require_vector<T>(d, len, "destination d");
         T *out = c.local<T>(d);
         const int64_t n = c.block(len).count(c.rank);
+        // Zeros (a result about to be scattered into) by memset: its string stores
+        // need not read the lines they overwrite.
+        const T zero{};
+        if (std::memcmp(&value, &zero, sizeof(T)) == 0) {
+            std::memset(static_cast<void *>(out), 0, static_cast<std::size_t>(n) * sizeof(T));
+            return;
+        }
         for (int64_t k = 0; k < n; ++k) out[k] = value;
     });
 }
@@ -96,7 +103,8 @@ void extract_segmented(const char *name, vec_p d, vec_p s, vec_p i, vec_p sd, in
         if (m == 0) return;
         LocalFault fault;
         const int64_t *target = segment_positions(c, desc, c.local<int>(i), fault);
-        gather<T>(c, target, desc.seg_count(), c.local<T>(d), c.local<T>(s), desc.elements(), T(0), fault, [] {});
+        gather<T>(c, Positions<int64_t>{target}, desc.seg_count(), c.local<T>(d), c.local<T>(s), desc.elements(), T(0),
+                  fault, [] {});
     });
 }
 
@@ -111,7 +119,8 @@ void replace_segmented(const char *name, vec_p d, vec_p s, vec_p v, vec_p sd, in
         if (m == 0) return;
         LocalFault fault;
         const int64_t *target = segment_positions(c, desc, c.local<int>(s), fault);
-        scatter<T>(c, target, c.local<T>(v), desc.seg_count(), c.local<T>(d), desc.elements(), fault, [] {});
+        scatter<T>(c, Positions<int64_t>{target}, c.local<T>(v), desc.seg_count(), c.local<T>(d), desc.elements(), fault,
+                   [] {});
     });
 }
 

@@ -1580,13 +1580,18 @@ static void t_companions(void) {
 
 /* ------------------------------------------------------------------- cases */
 
+/* --length N: every case has between N and N + N/8 elements (long vectors, where each
+ * rank holds more than one 2^16-element window of the permutation engines). */
+static int g_length = 0;
+
 static void run_case(unsigned long long seed) {
     Data D;
     Segs G, NE;
     int n, m, m2, *len, *len2;
     rseed(seed);
     g_seed = seed;
-    switch (rin(0, 9)) {
+    switch (g_length > 0 ? -1 : rin(0, 9)) {
+    case -1: n = rin(g_length, g_length + g_length / 8); break;
     case 0: n = 0; break;
     case 1: n = 1; break;
     case 2: n = rin(2, g_nranks + 1); break;
@@ -1645,6 +1650,7 @@ int main(int argc, char **argv) {
     for (int a = 1; a < argc; ++a) {
         if (strcmp(argv[a], "--cases") == 0 && a + 1 < argc) cases = atoi(argv[++a]);
         else if (strcmp(argv[a], "--seed") == 0 && a + 1 < argc) seed = strtoull(argv[++a], 0, 10);
+        else if (strcmp(argv[a], "--length") == 0 && a + 1 < argc) g_length = atoi(argv[++a]);
     }
     if (CVL_error() != CVL_OK) {
         fprintf(stderr, "CVL_init failed: %s\n", CVL_error_message());

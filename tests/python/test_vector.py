@@ -173,6 +173,38 @@ def test_permute_bpermute_pack_rank():
 
 
 @pytest.mark.parallel(nprocs=RANKS)
+def test_long_permutations_span_several_windows():
+    """Vectors long enough that every rank holds more than one 2^16-element window
+    (the unit the permutation engines sort by): permutations, repeated targets (the
+    highest source position wins), gathers of another length, segmented forms."""
+    rng = np.random.default_rng(11)
+    n = 70_000 * SIZE + 3
+    for dtype in (np.float64, np.int32, np.bool_):
+        a = data(rng, n, dtype)
+        va = cv.Vector.from_numpy(a)
+        p = rng.permutation(n).astype(np.int32)
+        want = np.empty_like(a)
+        want[p] = a
+        check_same_array(WORLD, cv.permute(va, p).to_numpy(), want, f"long permute {dtype.__name__}")
+        many = rng.integers(0, n // 3, n).astype(np.int32)
+        last = n - 1 - np.unique(many[::-1], return_index=True)[1]
+        want = np.zeros_like(a)
+        want[many[last]] = a[last]
+        check_same_array(WORLD, cv.permute(va, many).to_numpy(), want, f"long permute, repeated {dtype.__name__}")
+        g = rng.integers(0, n, n // 2 + 7).astype(np.int32)
+        check_same_array(WORLD, cv.bpermute(va, g).to_numpy(), a[g], f"long bpermute {dtype.__name__}")
+        lengths = [n // 3, 0, n - n // 3]
+        s = cv.Segments(lengths)
+        local = np.concatenate([rng.permutation(L) for L in lengths]).astype(np.int32)
+        starts = np.repeat([0, n // 3, n // 3], lengths)
+        want = np.empty_like(a)
+        want[starts + local] = a
+        check_same_array(WORLD, cv.permute(va, local, segments=s).to_numpy(), want, f"long seg permute {dtype}")
+        check_same_array(WORLD, cv.bpermute(va, local, segments=s).to_numpy(), a[starts + local],
+                         f"long seg bpermute {dtype.__name__}")
+
+
+@pytest.mark.parallel(nprocs=RANKS)
 def test_index_distribute_extract_replace():
     rng = np.random.default_rng(4)
     for n in LENGTHS:
