@@ -28,6 +28,20 @@ dm_redist register_plan(std::unique_ptr<dm_redist_s> handle) {
     dm::handles::add(handle.get(), "redist plan");
     return handle.release();
 }
+
+// dm_redist_execute or dm_redist_begin: the handles checked (hot path), then run(plan, src, dst).
+template <class Run>
+int with_redist_arrays(const char *call, dm_redist plan, dm_array src, dm_array dst, Run &&run) {
+    return dm::c_boundary([&] {
+        auto &p = dm::communicator_handle(call, [&]() -> auto & { return plan_of(plan); });
+        dm::array::DistArray *from = nullptr, *to = nullptr;
+        dm::hot_path(p.comm(), call, [&] {
+            from = optional_array(src);
+            to = optional_array(dst);
+        });
+        run(p, from, to);
+    });
+}
 }  // namespace
 
 extern "C" {
@@ -66,27 +80,11 @@ int dm_redist_setup_groups(MPI_Comm comm, dm_array src, dm_array dst, dm_redist_
 }
 
 int dm_redist_execute(dm_redist plan, dm_array src, dm_array dst) {
-    return c_boundary([&] {
-        auto &p = dm::communicator_handle("dm_redist_execute", [&]() -> auto & { return plan_of(plan); });
-        dm::array::DistArray *from = nullptr, *to = nullptr;
-        dm::hot_path(p.comm(), "dm_redist_execute", [&] {
-            from = optional_array(src);
-            to = optional_array(dst);
-        });
-        p.execute(from, to);
-    });
+    return with_redist_arrays("dm_redist_execute", plan, src, dst, [](auto &p, auto *from, auto *to) { p.execute(from, to); });
 }
 
 int dm_redist_begin(dm_redist plan, dm_array src, dm_array dst) {
-    return c_boundary([&] {
-        auto &p = dm::communicator_handle("dm_redist_begin", [&]() -> auto & { return plan_of(plan); });
-        dm::array::DistArray *from = nullptr, *to = nullptr;
-        dm::hot_path(p.comm(), "dm_redist_begin", [&] {
-            from = optional_array(src);
-            to = optional_array(dst);
-        });
-        p.begin(from, to);
-    });
+    return with_redist_arrays("dm_redist_begin", plan, src, dst, [](auto &p, auto *from, auto *to) { p.begin(from, to); });
 }
 
 int dm_redist_end(dm_redist plan) {

@@ -87,6 +87,17 @@ int with_pshift_arrays(const char *call, dm_pshift plan, dm_array const dsts[], 
 }
 
 
+// dm_halo_exchange or dm_halo_begin: the handles checked (hot path), then run(plan, array).
+template <class Run>
+int with_halo_array(const char *call, dm_halo plan, dm_array array, Run &&run) {
+    return c_boundary([&] {
+        auto &p = collective_plan(call, plan);
+        dm::array::DistArray *a = nullptr;
+        dm::hot_path(p.comm(), call, [&] { a = &dm::array::array_of(array); });
+        run(p, *a);
+    });
+}
+
 }  // namespace
 
 extern "C" {
@@ -154,21 +165,11 @@ int dm_halo_setup(dm_array prototype, int corners, dm_halo *plan) {
 }
 
 int dm_halo_exchange(dm_halo plan, dm_array array) {
-    return c_boundary([&] {
-        auto &p = collective_plan("dm_halo_exchange", plan);
-        dm::array::DistArray *a = nullptr;
-        dm::hot_path(p.comm(), "dm_halo_exchange", [&] { a = &dm::array::array_of(array); });
-        p.exchange(*a);
-    });
+    return with_halo_array("dm_halo_exchange", plan, array, [](auto &p, auto &a) { p.exchange(a); });
 }
 
 int dm_halo_begin(dm_halo plan, dm_array array) {
-    return c_boundary([&] {
-        auto &p = collective_plan("dm_halo_begin", plan);
-        dm::array::DistArray *a = nullptr;
-        dm::hot_path(p.comm(), "dm_halo_begin", [&] { a = &dm::array::array_of(array); });
-        p.begin(*a);
-    });
+    return with_halo_array("dm_halo_begin", plan, array, [](auto &p, auto &a) { p.begin(a); });
 }
 
 int dm_halo_end(dm_halo plan) {
