@@ -86,11 +86,17 @@ def ghosted(grid, x, ghost):
     return a
 
 
-@st.composite
-def halo_cases(draw):
+def draw_layout(draw):
+    """Axes, grid extents and a global shape (short or empty axes included)."""
     ndim = draw(st.integers(1, 3))
     dims = draw(st.sampled_from(factorizations(SIZE, ndim)))
     shape = tuple(draw(st.one_of(st.integers(0, 2), st.integers(1, 9))) for _ in range(ndim))
+    return ndim, dims, shape
+
+
+@st.composite
+def halo_cases(draw):
+    ndim, dims, shape = draw_layout(draw)
     return dict(dims=dims, order=draw(st.sampled_from(ORDERS)), shape=shape,
                 ghost=[draw(st.integers(0, 3)) for _ in range(ndim)],
                 periods=[draw(st.booleans()) for _ in range(ndim)], corners=draw(st.booleans()),
@@ -179,9 +185,7 @@ def shifted(x, s):
 
 @st.composite
 def pshift_cases(draw):
-    ndim = draw(st.integers(1, 3))
-    dims = draw(st.sampled_from(factorizations(SIZE, ndim)))
-    shape = tuple(draw(st.one_of(st.integers(0, 2), st.integers(1, 9))) for _ in range(ndim))
+    ndim, dims, shape = draw_layout(draw)
     shifts = []
     for _ in range(draw(st.integers(1, 4))):
         axis = draw(st.integers(0, ndim - 1))
