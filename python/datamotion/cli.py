@@ -223,15 +223,18 @@ def _calibrate(args) -> int:
     base, measurements = calibrate.measure(pair, quick=args.quick, reps=args.reps, progress=say)
     pair.Free()
     if comm.rank == 0:
-        model = calibrate.fit(base, measurements)
+        fitted = calibrate.fit(base, measurements)
+        model = calibrate.refine(fitted, measurements)
         text = model.text()
         if not _core.exchange_model_accepts(text):  # the library would ignore it: say so, write nothing
             comm.Barrier()
             raise SystemExit(f"datamotion calibrate: the fitted model is not one the library reads:\n{text}")
         rows = calibrate.evaluate(model, measurements)
-        print(calibrate.table(rows, {"fitted": model, "built-in": base}))
-        print(f"within {calibrate.TARGET_RATIO}x of the best: fitted {calibrate.within(rows):.0%}, "
-              f"built-in {calibrate.within(calibrate.evaluate(base, measurements)):.0%} of {len(rows)} messages")
+        print(calibrate.table(rows, {"model": model, "lsq": fitted, "built-in": base}))
+        share = {name: calibrate.within(calibrate.evaluate(m, measurements))
+                 for name, m in (("model", model), ("least squares alone", fitted), ("built-in", base))}
+        print(f"chosen ways within {calibrate.TARGET_RATIO}x of the best measured, of {len(rows)} messages: "
+              + ", ".join(f"{name} {value:.0%}" for name, value in share.items()))
         print(text, end="")
         with atomic_write(path) as f:
             f.write(text)

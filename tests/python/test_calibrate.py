@@ -63,6 +63,23 @@ def test_fit_recovers_known_lines_from_synthetic_measurements():
 
 
 @pytest.mark.parallel(nprocs=[1])
+def test_refining_moves_a_wrong_crossover_and_keeps_a_right_one():
+    truth = calibrate.Model("MPICH Version: test", TRUTH, 1024, 8192, 1 << 20)
+    measurements = []
+    for run_bytes, runs in calibrate.grid_points(quick=False):
+        nbytes = run_bytes * runs
+        for send in calibrate.send_ways(truth, runs, nbytes):
+            for recv in calibrate.RECVS:
+                measurements.append((send, recv, runs, nbytes, calibrate.predict(truth, send, recv, runs, nbytes)))
+    assert calibrate.refine(truth, measurements).lines == truth.lines  # nothing to gain
+    wrong = truth.with_lines(recv_datatype=(0.5, 0.0, 0.01))  # receivers take datatypes for short runs
+    assert calibrate.regret(wrong, measurements) > 0
+    better = calibrate.refine(wrong, measurements)
+    assert calibrate.regret(better, measurements) < calibrate.regret(wrong, measurements)
+    assert calibrate.within(calibrate.evaluate(better, measurements)) == 1.0
+
+
+@pytest.mark.parallel(nprocs=[1])
 def test_nonnegative_least_squares():
     A = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     np.testing.assert_allclose(calibrate.nnls(A, np.array([2.0, -1.0, 1.0])), [1.5, 0.0], atol=1e-12)
