@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shutil
 import tempfile
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -292,13 +293,28 @@ def _variant(base: Model, send: str, recv: str) -> Tuple[str, Optional[Model]]:
     return "auto", base.with_lines(send_packed=_PRICED_OUT, recv_packed=zero, recv_datatype=_PRICED_OUT, **datatype)
 
 
+def described_ways(model: Model, description: str, runs: int, nbytes: int) -> Tuple[str, str]:
+    """The (send, receive) ways a calibration plan's describe() reports."""
+    def side(name):
+        found = re.search(rf"^  {name}: .*; (\d+) direct, (\d+) packed, (\d+) datatype$", description, re.M)
+        return "packed" if found and found.group(2) == "1" else "datatype" if found and found.group(3) == "1" else "?"
+
+    send, recv = side("send"), side("receive")
+    if send == "datatype":
+        cut = re.search(r"^  to rank \d+: .* datatype in \d+ pieces", description, re.M)
+        send = "split" if cut or (_single_copy(model, runs, nbytes) and runs <= model.split_runs) else "whole"
+    return send, recv
+
+
 class _ModelFiles:
-    """Model files in a private folder, made current by pointing DM_EXCHANGE_MODEL at them."""
+    """Model files in a private folder, made current by pointing DM_EXCHANGE_MODEL at them.
+    DM_EXCHANGE is set aside meanwhile: it would override the ``auto`` plans."""
 
     def __init__(self):
         self.folder = tempfile.mkdtemp(prefix="datamotion-calibrate-")
         self.count = 0
         self.saved = os.environ.get("DM_EXCHANGE_MODEL")
+        self.executor = os.environ.pop("DM_EXCHANGE", None)
 
     def use(self, model: Optional[Model]) -> None:
         # The library reads each path once: every model gets a path of its own.
@@ -317,6 +333,8 @@ class _ModelFiles:
 
     def close(self) -> None:
         self.restore()
+        if self.executor is not None:
+            os.environ["DM_EXCHANGE"] = self.executor
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -364,6 +382,8 @@ def measure(comm, quick: bool = False, reps: Optional[int] = None,
                 v = plan.volume()
                 if (v["messages_sent"], v["messages_received"], v["elements_copied"]) != (1, 1, 0):
                     raise RuntimeError(f"calibration plan moves {v}, not one message each way")
+                if described_ways(base, plan.describe(), runs, nbytes) != (send, recv):
+                    raise RuntimeError(f"a calibration plan for {send}/{recv} takes other ways:\n{plan.describe()}")
                 plans.append(plan._core_plan)
             files.restore()
 
