@@ -104,7 +104,12 @@ def test_one_rank_is_refused_with_one_line(tmp_path):
 def test_calibrate_writes_a_model_the_library_reads():
     folder = WORLD.bcast(tempfile.mkdtemp() if WORLD.rank == 0 else None)
     path = os.path.join(folder, "exchange-model.txt")
-    assert cli.main(["calibrate", "--quick", "--reps", "1", "--output", path]) == 0
+    os.environ["DM_EXCHANGE"] = "pack"  # set aside while measuring (it would force the auto plans), then back
+    try:
+        assert cli.main(["calibrate", "--quick", "--reps", "1", "--output", path]) == 0
+        assert os.environ["DM_EXCHANGE"] == "pack"
+    finally:
+        os.environ.pop("DM_EXCHANGE", None)
     written = open(path).read()
     with model_file(path):
         in_use = _core.exchange_model()
