@@ -3,6 +3,7 @@
 #include "bindings.hpp"
 
 #include "core/error.hpp"
+#include "exchange/cost.hpp"
 #include "redist/plan.hpp"
 #include "redist/schedule.hpp"
 
@@ -69,6 +70,17 @@ void bind_redist(nb::module_ &m) {
 
     m.def("exchange_model", [] { return exchange::model_text(exchange::cost_model(), exchange::library_version()); },
           "The exchange cost model in use, as the text of a model file (see docs/redist-benchmarks.md).");
+    m.def("exchange_model_path", [] { return exchange::model_path(); },
+          "Local. Where the exchange cost model file is looked for: $DM_EXCHANGE_MODEL, else "
+          "$XDG_CACHE_HOME/datamotion/exchange-model.txt, else ~/.cache/datamotion/exchange-model.txt.");
+    m.def("exchange_model_accepts",
+          [](const std::string &text) {
+              exchange::CostModel model;
+              return exchange::parse_model(text, exchange::library_version(), model);
+          },
+          nb::arg("text"),
+          "Local. Whether this MPI library would use a model file of this text (right library, "
+          "complete, no negative coefficient).");
 
     m.def("redist_schedule",
           [](const std::string &kind, int P, int K, std::uint64_t seed) {

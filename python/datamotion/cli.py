@@ -8,6 +8,9 @@
     datamotion model predict model.json KERNEL [--bytes B] [--ranks P]
     datamotion report results.json [--model model.json] --out DIR
                                 an offline HTML report: plots, tables, CSV
+    datamotion calibrate [--np N] [--quick] [--output PATH]
+                                measure the exchange cost model of this MPI and write
+                                the model file the library reads (docs/exchange.md)
 
 Outside an MPI job a command starts itself on N local ranks with the MPI's own
 launcher; inside one (``mpiexec -n 8 datamotion demo``) it runs in place.
@@ -51,6 +54,12 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("results", help="the results JSON that `datamotion bench` wrote")
     report.add_argument("--model", default=None, help="a model JSON to draw (default: fit the results)")
     report.add_argument("--out", required=True, help="the folder for index.html, the plots, results.csv, model.json")
+    calibrate = sub.add_parser("calibrate", help="measure the exchange cost model of this MPI and write its file")
+    calibrate.add_argument("--np", type=int, default=2, help="ranks to launch when not inside an MPI job (default 2)")
+    calibrate.add_argument("--quick", action="store_true", help="a small grid of messages (seconds)")
+    calibrate.add_argument("--reps", type=int, default=None, help="repetitions per timing (default 11, quick 7)")
+    calibrate.add_argument("--output", default=None,
+                           help="the model file to write (default: where the library looks, see docs/exchange.md)")
     return parser
 
 
@@ -73,6 +82,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return _model(args)
     if args.command == "report":
         return _report(args)
+    if args.command == "calibrate":
+        return _calibrate(args)
     from .info import run_info
     return run_info(as_json=args.json)
 
@@ -165,6 +176,70 @@ def _bench(args) -> int:
         print("\n".join(summary + [f"wrote {args.out}"] + [f"warning: {w}" for w in doc["warnings"]]))
     else:
         run_suites(args.suites, comm, quick=args.quick, validate=args.validate)
+    return 0
+
+
+def _calibrate(args) -> int:
+    import os
+
+    if "mpi4py.MPI" not in sys.modules:  # measured at MPI_THREAD_SINGLE, as programs run
+        import mpi4py
+        mpi4py.rc.thread_level = "single"
+    from mpi4py import MPI
+
+    from . import _core, calibrate
+
+    comm = MPI.COMM_WORLD
+    if comm.size < 2:
+        raise SystemExit("datamotion calibrate: needs 2 ranks that exchange messages "
+                         "(run it as `datamotion calibrate --np 2` or under mpiexec -n 2)")
+    if args.reps is not None and args.reps < 1:
+        raise SystemExit("datamotion calibrate: --reps must be at least 1" if comm.rank == 0 else 1)
+    # Before measuring: a path that cannot be written fails now, on every rank alike.
+    problem, path = None, None
+    if comm.rank == 0:
+        path = args.output or _core.exchange_model_path()
+        try:
+            if not path:
+                raise OSError("no model path: set DM_EXCHANGE_MODEL, XDG_CACHE_HOME or HOME, or give --output")
+            if not args.output:  # the cache folder is ours to make
+                os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+            require_writable_file(path)
+        except OSError as exc:
+            problem = str(exc)
+    problem = comm.bcast(problem, root=0)
+    if problem:
+        raise SystemExit(f"datamotion calibrate: {problem}" if comm.rank == 0 else 1)
+    # Ranks 0 and 1 exchange; any others wait.
+    pair = comm.Split(0 if comm.rank < 2 else MPI.UNDEFINED, comm.rank)
+    if pair == MPI.COMM_NULL:
+        comm.Barrier()
+        return 0
+    points = calibrate.grid_points(args.quick)
+    say = (lambda line: print(line, flush=True)) if comm.rank == 0 else None
+    if say:
+        say(f"calibrating the exchange on ranks 0 and 1 of {comm.size}: {len(points)} messages "
+            f"of {points[0][0] * points[0][1]} B to {max(b * r for b, r in points) >> 10} KiB, every way")
+    base, measurements = calibrate.measure(pair, quick=args.quick, reps=args.reps, progress=say)
+    pair.Free()
+    if comm.rank == 0:
+        fitted = calibrate.fit(base, measurements)
+        model = calibrate.refine(fitted, measurements)
+        text = model.text()
+        if not _core.exchange_model_accepts(text):  # the library would ignore it: say so, write nothing
+            comm.Barrier()
+            raise SystemExit(f"datamotion calibrate: the fitted model is not one the library reads:\n{text}")
+        rows = calibrate.evaluate(model, measurements)
+        print(calibrate.table(rows, {"model": model, "lsq": fitted, "built-in": base}))
+        share = {name: calibrate.within(calibrate.evaluate(m, measurements))
+                 for name, m in (("model", model), ("least squares alone", fitted), ("built-in", base))}
+        print(f"chosen ways within {calibrate.TARGET_RATIO}x of the best measured, of {len(rows)} messages: "
+              + ", ".join(f"{name} {value:.0%}" for name, value in share.items()))
+        print(text, end="")
+        with atomic_write(path) as f:
+            f.write(text)
+        print(f"wrote {path}")
+    comm.Barrier()
     return 0
 
 

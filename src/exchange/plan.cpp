@@ -220,8 +220,13 @@ void Plan::choose(Message &m, bool sending) const {
         m.cost[1] = model.send_packed.at(chunks, bytes, runs);
         const double split = static_cast<double>(model.split_runs ? (m.runs + model.split_runs - 1) / model.split_runs : 0);
         const bool single_copy = model.split_runs > 0 && m.bytes >= model.split_min_bytes * split;
-        m.cost[2] = single_copy ? std::min(model.send_split.at(split, bytes, runs), model.send_datatype.at(1, bytes, runs))
-                                : model.send_datatype.at(1, bytes, runs);
+        // A datatype of at most split_runs runs is already one such piece: the MPI
+        // copies it once whatever send_datatype says; longer ones are cut or not
+        // (cut_pieces), whichever is cheaper.
+        m.cost[2] = !single_copy                  ? model.send_datatype.at(1, bytes, runs)
+                    : m.runs <= model.split_runs ? model.send_split.at(split, bytes, runs)
+                                                  : std::min(model.send_split.at(split, bytes, runs),
+                                                             model.send_datatype.at(1, bytes, runs));
     } else {
         m.cost[1] = model.recv_packed.at(1, bytes, runs);
         m.cost[2] = model.recv_datatype.at(1, bytes, runs);

@@ -1,0 +1,473 @@
+"""Measuring the exchange cost model of this MPI (``datamotion calibrate``).
+
+The exchange engine prices each side of each message by each way it can travel
+(``src/exchange/cost.hpp``): ``t = a * messages + b * bytes + c * runs`` for the
+sender's packed, datatype and split-datatype ways and the receiver's packed and
+datatype ways. This module times plans of the engine itself whose one message
+per rank has a chosen number of runs of a chosen length, with every combination
+of a sender's way and a receiver's way, and fits the five lines (every
+coefficient >= 0) so that their sums reproduce the measured times.
+
+The plan: a float64 array of global shape [R, W * 2] on a 1 x 2 grid of the first
+two ranks, with ghost width 1 on axis 1, shifted circularly by W along axis 1.
+Each rank's whole block goes to the other rank: one message each way of R runs
+of 8W bytes at a stride (the ghosts keep the runs apart), no local copy.
+
+Ways are forced per plan: the executors ``pack`` (packed / packed), ``hybrid``
+(packed / datatype) and ``datatype`` (datatype / datatype), and, for a sender's
+datatype on MPICH, a model file under which the plan cuts the datatype into
+pieces of at most ``split_runs`` runs or does not; the one pair no executor
+names (datatype / packed) is ``auto`` under a model file that prices the other
+ways out. Only the lines are measured: ``split_runs``, ``split_min_bytes`` and
+``chunk_bytes`` stay the built-in ones.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import tempfile
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+LINES = ("send_packed", "send_datatype", "send_split", "recv_packed", "recv_datatype")
+SENDS = ("packed", "split", "whole")  # whole: a datatype in one message
+RECVS = ("packed", "datatype")
+_SEND_LINE = {"packed": "send_packed", "split": "send_split", "whole": "send_datatype"}
+_RECV_LINE = {"packed": "recv_packed", "datatype": "recv_datatype"}
+
+# Run lengths (bytes) x runs per message, at most MAX_BYTES a message.
+FULL_RUN_BYTES = (8, 32, 128, 512, 2048, 8192, 32768, 65536)
+FULL_RUNS = (16, 64, 256, 1024, 4096, 16384)
+QUICK_RUN_BYTES = (8, 128, 2048, 32768)
+QUICK_RUNS = (16, 256, 4096)
+MAX_BYTES = 4 << 20
+QUICK_MAX_BYTES = 1 << 20
+# Repetitions per timing (medians), and the least time one repetition measures.
+FULL_REPS, QUICK_REPS = 11, 7
+FULL_SAMPLE_S, QUICK_SAMPLE_S = 0.02, 0.01
+TARGET_RATIO = 1.2  # a choice within this factor of the best measured counts as good
+
+_PRICED_OUT = (1e6, 1.0, 1e3)  # a line no way can win against
+
+
+# ---------------------------------------------------------------------------
+# Model files: the format of cost.cpp's model_text() / parse_model().
+
+class Model:
+    """A cost model: the library line, five lines (a, b, c) and the integer settings."""
+
+    def __init__(self, library: str, lines: Dict[str, Tuple[float, float, float]], split_runs: int,
+                 split_min_bytes: int, chunk_bytes: int):
+        self.library = library
+        self.lines = {k: tuple(float(x) for x in v) for k, v in lines.items()}
+        self.split_runs, self.split_min_bytes, self.chunk_bytes = split_runs, split_min_bytes, chunk_bytes
+
+    @classmethod
+    def parse(cls, text: str) -> "Model":
+        """The model of a model file's text (as ``_core.exchange_model()`` returns it)."""
+        rows = text.splitlines()
+        if not rows or not rows[0].startswith("library "):
+            raise ValueError("a model file starts with 'library <MPI library version>'")
+        lines, ints = {}, {}
+        for row in rows[1:]:
+            fields = row.split()
+            if not fields:
+                continue
+            if fields[0] in LINES:
+                lines[fields[0]] = tuple(float(x) for x in fields[1:4])
+            else:
+                ints[fields[0]] = int(fields[1])
+        return cls(rows[0][len("library "):], lines, ints["split_runs"], ints["split_min_bytes"], ints["chunk_bytes"])
+
+    def text(self) -> str:
+        """The text of a model file, as cost.cpp reads it."""
+        out = [f"library {self.library}"]
+        out += [f"{k} {' '.join(f'{x:.6g}' for x in self.lines[k])}" for k in LINES]
+        out += [f"split_runs {self.split_runs}", f"split_min_bytes {self.split_min_bytes}",
+                f"chunk_bytes {self.chunk_bytes}"]
+        return "\n".join(out) + "\n"
+
+    def with_lines(self, **lines) -> "Model":
+        merged = dict(self.lines)
+        merged.update(lines)
+        return Model(self.library, merged, self.split_runs, self.split_min_bytes, self.chunk_bytes)
+
+    def price(self, line: str, messages: float, nbytes: float, runs: float) -> float:
+        a, b, c = self.lines[line]
+        return a * messages + b * nbytes + c * runs
+
+
+# ---------------------------------------------------------------------------
+# Which ways a message of `runs` runs and `nbytes` bytes can take, and their features.
+
+def _pieces(model: Model, runs: int) -> int:
+    return -(-runs // model.split_runs) if model.split_runs else 0
+
+
+def _single_copy(model: Model, runs: int, nbytes: int) -> bool:
+    return model.split_runs > 0 and nbytes >= model.split_min_bytes * _pieces(model, runs)
+
+
+def send_ways(model: Model, runs: int, nbytes: int) -> List[str]:
+    """The sender's ways that differ for this message: packed, and a datatype that is
+    copied once (split: in pieces of <= split_runs runs, or one such piece) and/or
+    that is not (whole)."""
+    if not _single_copy(model, runs, nbytes):
+        return ["packed", "whole"]
+    return ["packed", "split"] + (["whole"] if runs > model.split_runs else [])
+
+
+def features(model: Model, way: str, runs: int, nbytes: int) -> Tuple[float, float, float]:
+    """(messages, bytes, runs) by which the line of a sender's or receiver's way is priced."""
+    if way == "packed_send":
+        return (float(-(-nbytes // model.chunk_bytes)), float(nbytes), float(runs))
+    if way == "split":
+        return (float(_pieces(model, runs)), float(nbytes), float(runs))
+    return (1.0, float(nbytes), float(runs))
+
+
+def _line_and_features(model: Model, send: str, recv: str, runs: int, nbytes: int):
+    s = features(model, "packed_send" if send == "packed" else send, runs, nbytes)
+    r = features(model, recv, runs, nbytes)
+    return (_SEND_LINE[send], s), (_RECV_LINE[recv], r)
+
+
+def predict(model: Model, send: str, recv: str, runs: int, nbytes: int) -> float:
+    """The model's time of one exchange by the sender's way ``send`` and the receiver's ``recv``."""
+    (sl, sf), (rl, rf) = _line_and_features(model, send, recv, runs, nbytes)
+    return model.price(sl, *sf) + model.price(rl, *rf)
+
+
+def choice(model: Model, runs: int, nbytes: int) -> Tuple[str, str]:
+    """The ways the engine's ``auto`` takes under ``model`` (as Plan::choose and
+    Plan::cut_pieces in src/exchange/plan.cpp decide them)."""
+    packed = model.price("send_packed", *features(model, "packed_send", runs, nbytes))
+    whole = model.price("send_datatype", 1.0, nbytes, runs)
+    single = _single_copy(model, runs, nbytes)
+    split = model.price("send_split", *features(model, "split", runs, nbytes)) if single else math.inf
+    if single and runs <= model.split_runs:
+        whole = math.inf  # one piece already: copied once, priced by send_split alone
+    send = "packed"
+    if min(split, whole) < packed:
+        if not single:
+            send = "whole"
+        elif runs <= model.split_runs:
+            send = "split"  # one piece of <= split_runs runs: copied once
+        else:
+            send = "split" if split <= whole else "whole"
+    recv_packed = model.price("recv_packed", 1.0, nbytes, runs)
+    recv_datatype = model.price("recv_datatype", 1.0, nbytes, runs)
+    return send, ("datatype" if recv_datatype < recv_packed else "packed")
+
+
+# ---------------------------------------------------------------------------
+# Fitting.
+
+def nnls(A: np.ndarray, b: np.ndarray, max_iter: Optional[int] = None) -> np.ndarray:
+    """argmin ||A x - b|| subject to x >= 0 (Lawson and Hanson's active-set method)."""
+    A, b = np.asarray(A, float), np.asarray(b, float)
+    m, n = A.shape
+    x = np.zeros(n)
+    passive = np.zeros(n, bool)
+    w = A.T @ (b - A @ x)
+    tol = 10 * max(m, n) * np.finfo(float).eps * max(1.0, np.abs(A).max(initial=0.0) * np.abs(b).max(initial=0.0))
+    for _ in range(max_iter or 3 * n + 10):
+        if passive.all() or w[~passive].max() <= tol:
+            break
+        passive[np.argmax(np.where(passive, -np.inf, w))] = True
+        while True:
+            z = np.zeros(n)
+            z[passive] = np.linalg.lstsq(A[:, passive], b, rcond=None)[0]
+            if (z[passive] > 0).all():
+                x = z
+                break
+            # Step back to the boundary and drop the variables that reached zero.
+            neg = passive & (z <= 0)
+            alpha = np.min(x[neg] / (x[neg] - z[neg]))
+            x = x + alpha * (z - x)
+            passive &= x > tol
+            x[~passive] = 0.0
+        w = A.T @ (b - A @ x)
+    return x
+
+
+# The sum of a sender's and a receiver's line is all the totals show: a part common
+# to every sender's way could as well be the receiver's. A slight weight on the
+# receiver's coefficients gives that part to the sender, so the fit is unique.
+_RECEIVER_WEIGHT = 1e-4
+
+
+def fit(base: Model, measurements: Sequence[Tuple[str, str, int, int, float]]) -> Model:
+    """The model (``base``'s settings, fitted lines, every coefficient >= 0) whose
+    sums best reproduce ``measurements``: (send way, receive way, runs, bytes,
+    microseconds) per exchange, each weighted by 1 / its time (relative errors)."""
+    index = {line: 3 * i for i, line in enumerate(LINES)}
+    rows = []
+    for send, recv, runs, nbytes, us in measurements:
+        if not us > 0:
+            raise ValueError(f"a measured time must be positive, got {us}")
+        row = np.zeros(3 * len(LINES))
+        for line, f in _line_and_features(base, send, recv, runs, nbytes):
+            row[index[line]:index[line] + 3] += f
+        rows.append(row / us)
+    if not rows:
+        raise ValueError("no measurements to fit")
+    target = np.ones(len(rows))
+    A = np.array(rows)
+    scale = np.linalg.norm(A, axis=0)
+    used = scale > 0
+    scale[~used] = 1.0
+    A = A / scale
+    penalty = np.zeros((6, A.shape[1]))
+    for k, col in enumerate(range(index["recv_packed"], 3 * len(LINES))):
+        penalty[k, col] = _RECEIVER_WEIGHT * used[col]
+    y = nnls(np.vstack([A, penalty]), np.concatenate([target, np.zeros(6)]))
+    x = np.where(used, y / scale, 0.0)
+    lines = {line: tuple(x[index[line]:index[line] + 3]) for line in LINES}
+    # A line no measurement reached keeps the built-in constants.
+    for line in LINES:
+        if not used[index[line]:index[line] + 3].any():
+            lines[line] = base.lines[line]
+    return Model(base.library, lines, base.split_runs, base.split_min_bytes, base.chunk_bytes)
+
+
+def regret(model: Model, measurements: Sequence[Tuple[str, str, int, int, float]]) -> float:
+    """The sum over messages of log(time of the ways ``model`` chooses / the best time)."""
+    total = 0.0
+    for row in evaluate(model, measurements):
+        total += math.log(row["ratio"]) if row["ratio"] is not None else math.log(4.0)
+    return total
+
+
+_STEPS = (0.0, 0.5, 0.8, 1.25, 2.0)
+
+
+def refine(model: Model, measurements: Sequence[Tuple[str, str, int, int, float]], rounds: int = 4) -> Model:
+    """``model`` with single coefficients changed wherever that makes the measured
+    choices better (lower regret()). A sender's and a receiver's lines are fitted to
+    totals; where the MPI's costs are not a sum of one per side (MPICH copies a
+    split datatype into a receiver's datatype in one pass), a least-squares line can
+    put a crossover at the wrong run length, and this moves it to the measured one."""
+    best = regret(model, measurements)
+    for _ in range(rounds):
+        improved = False
+        for line in LINES:
+            for k in range(3):
+                value = model.lines[line][k]
+                others = [model.lines[o][k] for o in LINES if model.lines[o][k] > 0]
+                tries = [value * f for f in _STEPS] if value > 0 else [v * f for v in others for f in _STEPS[1:]]
+                for v in tries:
+                    coefficients = list(model.lines[line])
+                    coefficients[k] = v
+                    candidate = model.with_lines(**{line: tuple(coefficients)})
+                    r = regret(candidate, measurements)
+                    if r < best - 1e-9:
+                        model, best, improved = candidate, r, True
+        if not improved:
+            break
+    return model
+
+
+def grid_points(quick: bool) -> List[Tuple[int, int]]:
+    """(run bytes, runs) of every measured message."""
+    run_bytes, runs, limit = (QUICK_RUN_BYTES, QUICK_RUNS, QUICK_MAX_BYTES) if quick else \
+        (FULL_RUN_BYTES, FULL_RUNS, MAX_BYTES)
+    return [(rb, r) for rb in run_bytes for r in runs if rb * r <= limit]
+
+
+# ---------------------------------------------------------------------------
+# Measuring.
+
+def _variant(base: Model, send: str, recv: str) -> Tuple[str, Optional[Model]]:
+    """The executor and model file under which a plan takes exactly these ways."""
+    zero = (0.0, 0.0, 0.0)
+    datatype = {"send_datatype": zero, "send_split": zero if send == "split" else _PRICED_OUT}
+    if send == "packed":
+        return ("pack" if recv == "packed" else "hybrid"), None
+    if recv == "datatype":
+        return "datatype", base.with_lines(**datatype)
+    return "auto", base.with_lines(send_packed=_PRICED_OUT, recv_packed=zero, recv_datatype=_PRICED_OUT, **datatype)
+
+
+def described_ways(model: Model, description: str, runs: int, nbytes: int) -> Tuple[str, str]:
+    """The (send, receive) ways a calibration plan's describe() reports."""
+    def side(name):
+        found = re.search(rf"^  {name}: .*; (\d+) direct, (\d+) packed, (\d+) datatype$", description, re.M)
+        return "packed" if found and found.group(2) == "1" else "datatype" if found and found.group(3) == "1" else "?"
+
+    send, recv = side("send"), side("receive")
+    if send == "datatype":
+        cut = re.search(r"^  to rank \d+: .* datatype in \d+ pieces", description, re.M)
+        send = "split" if cut or (_single_copy(model, runs, nbytes) and runs <= model.split_runs) else "whole"
+    return send, recv
+
+
+class _ModelFiles:
+    """Model files in a private folder, made current by pointing DM_EXCHANGE_MODEL at them.
+    DM_EXCHANGE is set aside meanwhile: it would override the ``auto`` plans."""
+
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="datamotion-calibrate-")
+        self.count = 0
+        self.saved = os.environ.get("DM_EXCHANGE_MODEL")
+        self.executor = os.environ.pop("DM_EXCHANGE", None)
+
+    def use(self, model: Optional[Model]) -> None:
+        # The library reads each path once: every model gets a path of its own.
+        self.count += 1
+        path = os.path.join(self.folder, f"model-{self.count}.txt")
+        if model is not None:
+            with open(path, "w") as f:
+                f.write(model.text())
+        os.environ["DM_EXCHANGE_MODEL"] = path  # no file there: the built-in model
+
+    def restore(self) -> None:
+        if self.saved is None:
+            os.environ.pop("DM_EXCHANGE_MODEL", None)
+        else:
+            os.environ["DM_EXCHANGE_MODEL"] = self.saved
+
+    def close(self) -> None:
+        self.restore()
+        if self.executor is not None:
+            os.environ["DM_EXCHANGE"] = self.executor
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def builtin_model() -> Model:
+    """Local. The built-in model of this MPI, whatever model file is present."""
+    from . import _core
+
+    files = _ModelFiles()
+    try:
+        files.use(None)
+        return Model.parse(_core.exchange_model())
+    finally:
+        files.close()
+
+
+def measure(comm, quick: bool = False, reps: Optional[int] = None,
+            progress: Optional[Callable[[str], None]] = None) -> Tuple[Model, List]:
+    """Collective on ``comm`` (2 ranks: the pair that exchanges). The built-in model
+    and the measurements: (send way, receive way, runs, bytes, median microseconds
+    over ``reps`` repetitions, default FULL_REPS or QUICK_REPS)."""
+    import datamotion as dm
+    from mpi4py import MPI
+
+    base = builtin_model()
+    grid = dm.ProcessGrid(comm, dims=[1, 2])
+    reps = reps or (QUICK_REPS if quick else FULL_REPS)
+    sample_s = QUICK_SAMPLE_S if quick else FULL_SAMPLE_S
+    points = grid_points(quick)
+    files = _ModelFiles()
+    out = []
+    try:
+        for n, (run_bytes, runs) in enumerate(points):
+            width = run_bytes // 8
+            a = dm.DistArray.empty(grid, [runs, 2 * width], ghost=[0, 1])
+            b = dm.DistArray.empty(grid, [runs, 2 * width], ghost=[0, 1])
+            a.local[...] = 1.0
+            b.local[...] = 0.0
+            nbytes = run_bytes * runs
+            ways = [(s, r) for s in send_ways(base, runs, nbytes) for r in RECVS]
+            plans = []
+            for send, recv in ways:
+                executor, model = _variant(base, send, recv)
+                files.use(model if model is not None else base)
+                plan = dm.PShift(a, [dm.CShift(1, width)], executor=executor)
+                v = plan.volume()
+                if (v["messages_sent"], v["messages_received"], v["elements_copied"]) != (1, 1, 0):
+                    raise RuntimeError(f"calibration plan moves {v}, not one message each way")
+                if described_ways(base, plan.describe(), runs, nbytes) != (send, recv):
+                    raise RuntimeError(f"a calibration plan for {send}/{recv} takes other ways:\n{plan.describe()}")
+                plans.append(plan._core_plan)
+            files.restore()
+
+            def run_once(core, times=1):
+                for _ in range(times):
+                    core.begin([b._a], [a._a], [])
+                    core.end()
+
+            # How many exchanges one repetition times: at least sample_s, alike on both ranks.
+            inner = []
+            for core in plans:
+                run_once(core, 2)
+                comm.Barrier()
+                t0 = MPI.Wtime()
+                run_once(core)
+                inner.append(max(1, int(sample_s / max(MPI.Wtime() - t0, 1e-7))))
+            inner = comm.bcast(inner, root=0)
+            samples = [[] for _ in plans]
+            for rep in range(reps):
+                for k in np.roll(np.arange(len(plans)), rep):  # interleaved, a different order each time
+                    comm.Barrier()
+                    t0 = MPI.Wtime()
+                    run_once(plans[k], inner[k])
+                    samples[k].append(comm.allreduce((MPI.Wtime() - t0) / inner[k], op=MPI.MAX))
+            for (send, recv), s in zip(ways, samples):
+                out.append((send, recv, runs, nbytes, float(np.median(s)) * 1e6))
+            del plans
+            if progress:
+                best = min((t, f"{sd}/{rv}") for sd, rv, _, _, t in out[-len(ways):])
+                progress(f"  {n + 1}/{len(points)}: {runs} runs of {run_bytes} B, best {best[1]} {best[0]:.1f} us")
+    finally:
+        files.close()
+    return base, out
+
+
+# ---------------------------------------------------------------------------
+# The table of choices.
+
+def _label(send: str, recv: str) -> str:
+    return f"{send}/{recv}"
+
+
+def evaluate(model: Model, measurements: Sequence[Tuple[str, str, int, int, float]]) -> List[dict]:
+    """Per measured message: the measured times, the best way, the model's choice and
+    chosen/best (the chosen time as measured)."""
+    by_point: Dict[Tuple[int, int], Dict[Tuple[str, str], float]] = {}
+    for send, recv, runs, nbytes, us in measurements:
+        by_point.setdefault((runs, nbytes), {})[(send, recv)] = us
+    rows = []
+    for (runs, nbytes), times in by_point.items():
+        best = min(times, key=times.get)
+        chosen = choice(model, runs, nbytes)
+        measured = times.get(chosen)
+        rows.append({"runs": runs, "bytes": nbytes, "times_us": times, "best": best, "chosen": chosen,
+                     "ratio": (measured / times[best]) if measured is not None else None})
+    return sorted(rows, key=lambda r: (r["bytes"] // r["runs"], r["runs"]))
+
+
+def within(rows: Sequence[dict], factor: float = TARGET_RATIO) -> float:
+    """The fraction of rows whose chosen ways took at most ``factor`` times the best."""
+    judged = [r for r in rows if r["ratio"] is not None]
+    return sum(r["ratio"] <= factor for r in judged) / max(len(judged), 1)
+
+
+def table(rows: Sequence[dict], models: Dict[str, Model]) -> str:
+    """A text table: per message, the measured times of each way (send/receive, us),
+    the best, and per model its choice and chosen/best."""
+    heads = ["packed/packed", "packed/datatype", "split/datatype", "whole/datatype", "split/packed", "whole/packed"]
+    short = {h: h.replace("packed", "pk").replace("datatype", "dt").replace("split", "sp").replace("whole", "wh")
+             for h in heads}
+    out = ["ways: sender/receiver; pk packed, dt datatype, sp a datatype copied once (in pieces of <= "
+           "split_runs runs), wh a datatype in one message; executors: pack = pk/pk, hybrid = pk/dt, "
+           "datatype = sp/dt or wh/dt; times in us; x: the chosen ways' time / the best",
+           f"{'run B':>6} {'runs':>6} {'KiB':>6} " + " ".join(f"{short[h]:>8}" for h in heads) + f" {'best':>6}"
+           + "".join(f" {name:>6} {'x':>5}" for name in models)]
+    for r in rows:
+        cells = [f"{r['times_us'][tuple(h.split('/'))]:8.1f}" if tuple(h.split("/")) in r["times_us"] else f"{'-':>8}"
+                 for h in heads]
+        line = f"{r['bytes'] // r['runs']:>6} {r['runs']:>6} {r['bytes'] / 1024:>6.0f} " + " ".join(cells) \
+            + f" {short[_label(*r['best'])]:>6}"
+        for model in models.values():
+            c = choice(model, r["runs"], r["bytes"])
+            t = r["times_us"].get(c)
+            ratio = f"{t / r['times_us'][r['best']]:5.2f}" if t is not None else f"{'?':>5}"
+            line += f" {short[_label(*c)]:>6} {ratio}"
+        out.append(line)
+    return "\n".join(out)

@@ -1,0 +1,167 @@
+"""`datamotion calibrate`: the fit recovers known lines from synthetic
+measurements; the command writes a model file that the library then reads (and
+plans say so); a file for another library, or malformed, is ignored; one rank is
+refused with one line. No timing is checked: the machine decides those."""
+
+import contextlib
+import os
+import tempfile
+
+import numpy as np
+import pytest
+
+import datamotion as dm
+from datamotion import _core, calibrate, cli
+from dmtest import WORLD, check_all, run_job
+
+
+@contextlib.contextmanager
+def model_file(path):
+    saved = os.environ.get("DM_EXCHANGE_MODEL")
+    os.environ["DM_EXCHANGE_MODEL"] = path
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("DM_EXCHANGE_MODEL", None)
+        else:
+            os.environ["DM_EXCHANGE_MODEL"] = saved
+
+
+def shift_plan():
+    grid = dm.ProcessGrid(WORLD, dims=[1, WORLD.size])
+    a = dm.DistArray.empty(grid, [64, 8 * WORLD.size], ghost=[0, 1])
+    return dm.PShift(a, [dm.CShift(1, 8)])
+
+
+TRUTH = {  # the receivers' coefficients have a zero each, which pins the sender/receiver split
+    "send_packed": (1.0, 0.0004, 0.004),
+    "send_datatype": (5.0, 0.0012, 0.004),
+    "send_split": (5.0, 0.0002, 0.2),
+    "recv_packed": (0.0, 0.00025, 0.0),
+    "recv_datatype": (0.5, 0.0, 0.1),
+}
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_fit_recovers_known_lines_from_synthetic_measurements():
+    truth = calibrate.Model("MPICH Version: test", TRUTH, 1024, 8192, 1 << 20)
+    measurements = []
+    for run_bytes, runs in calibrate.grid_points(quick=False):
+        nbytes = run_bytes * runs
+        for send in calibrate.send_ways(truth, runs, nbytes):
+            for recv in calibrate.RECVS:
+                measurements.append((send, recv, runs, nbytes, calibrate.predict(truth, send, recv, runs, nbytes)))
+    start = truth.with_lines(**{line: (0.0, 0.0, 0.0) for line in calibrate.LINES})
+    fitted = calibrate.fit(start, measurements)
+    for line in calibrate.LINES:
+        np.testing.assert_allclose(fitted.lines[line], TRUTH[line], rtol=1e-3, atol=1e-7, err_msg=line)
+    rows = calibrate.evaluate(fitted, measurements)
+    assert calibrate.within(rows, 1.0 + 1e-9) == 1.0
+    assert (fitted.split_runs, fitted.split_min_bytes, fitted.chunk_bytes) == (1024, 8192, 1 << 20)
+    assert calibrate.Model.parse(fitted.text()).lines.keys() == fitted.lines.keys()
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_refining_moves_a_wrong_crossover_and_keeps_a_right_one():
+    truth = calibrate.Model("MPICH Version: test", TRUTH, 1024, 8192, 1 << 20)
+    measurements = []
+    for run_bytes, runs in calibrate.grid_points(quick=False):
+        nbytes = run_bytes * runs
+        for send in calibrate.send_ways(truth, runs, nbytes):
+            for recv in calibrate.RECVS:
+                measurements.append((send, recv, runs, nbytes, calibrate.predict(truth, send, recv, runs, nbytes)))
+    assert calibrate.refine(truth, measurements).lines == truth.lines  # nothing to gain
+    wrong = truth.with_lines(recv_datatype=(0.5, 0.0, 0.01))  # receivers take datatypes for short runs
+    assert calibrate.regret(wrong, measurements) > 0
+    better = calibrate.refine(wrong, measurements)
+    assert calibrate.regret(better, measurements) < calibrate.regret(wrong, measurements)
+    assert calibrate.within(calibrate.evaluate(better, measurements)) == 1.0
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_nonnegative_least_squares():
+    A = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    np.testing.assert_allclose(calibrate.nnls(A, np.array([2.0, -1.0, 1.0])), [1.5, 0.0], atol=1e-12)
+    x = np.array([0.0, 3.0, 0.5])
+    B = np.random.default_rng(7).random((20, 3))
+    np.testing.assert_allclose(calibrate.nnls(B, B @ x), x, atol=1e-10)
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_one_rank_is_refused_with_one_line(tmp_path):
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["calibrate", "--quick", "--output", str(tmp_path / "model.txt")])
+    message = str(refused.value.code)
+    assert message.startswith("datamotion calibrate: ") and "\n" not in message, message
+    done = run_job("import sys\nfrom datamotion import cli\nsys.exit(cli.main(['calibrate', '--quick']))\n",
+                   1, tmp_path)
+    assert done.returncode != 0 and done.stdout.strip().splitlines() == [message], done.stdout
+    assert not (tmp_path / "model.txt").exists()
+
+
+@pytest.mark.parallel(nprocs=[2])
+def test_calibrate_writes_a_model_the_library_reads():
+    folder = WORLD.bcast(tempfile.mkdtemp() if WORLD.rank == 0 else None)
+    path = os.path.join(folder, "exchange-model.txt")
+    os.environ["DM_EXCHANGE"] = "pack"  # set aside while measuring (it would force the auto plans), then back
+    try:
+        assert cli.main(["calibrate", "--quick", "--reps", "1", "--output", path]) == 0
+        assert os.environ["DM_EXCHANGE"] == "pack"
+    finally:
+        os.environ.pop("DM_EXCHANGE", None)
+    written = open(path).read()
+    with model_file(path):
+        in_use = _core.exchange_model()
+        described = shift_plan().describe()
+    ok = _core.exchange_model_accepts(written) and in_use.splitlines()[0] == written.splitlines()[0]
+    ours, theirs = calibrate.Model.parse(written), calibrate.Model.parse(in_use)
+    ok = ok and all(np.allclose(ours.lines[k], theirs.lines[k], rtol=1e-5) for k in calibrate.LINES)
+    ok = ok and f"cost model, {path})" in described
+    check_all(WORLD, ok, f"written:\n{written}\nin use:\n{in_use}\n{described}")
+    with model_file(path):
+        check_all(WORLD, _core.exchange_model_path() == path)
+
+
+@pytest.mark.parallel(nprocs=[2])
+def test_a_file_for_another_library_or_malformed_is_ignored():
+    folder = WORLD.bcast(tempfile.mkdtemp() if WORLD.rank == 0 else None)
+    builtin = calibrate.builtin_model()
+    with model_file(os.path.join(folder, "absent.txt")):
+        expected = _core.exchange_model()
+        assert calibrate.Model.parse(expected).lines == builtin.lines
+    good = builtin.with_lines(send_packed=(9.0, 0.5, 0.25)).text()
+    cases = {
+        "other-library": good.replace(f"library {builtin.library}", "library Another MPI 1.0"),
+        "negative": good.replace("send_packed 9 0.5 0.25", "send_packed 9 -0.5 0.25"),
+        "missing-line": "".join(row for row in good.splitlines(True) if not row.startswith("recv_datatype")),
+        "garbage": good + "chunk_bytes lots\n",
+        "empty": "",
+    }
+    if WORLD.rank == 0:
+        for name, text in cases.items():
+            with open(os.path.join(folder, name), "w") as f:
+                f.write(text)
+    WORLD.Barrier()
+    problems = []
+    for name, text in cases.items():
+        with model_file(os.path.join(folder, name)):
+            if _core.exchange_model_accepts(text) or _core.exchange_model() != expected:
+                problems.append(f"{name}: used")
+            if "cost model, built-in)" not in shift_plan().describe():
+                problems.append(f"{name}: a plan does not say built-in")
+    with model_file(os.path.join(folder, "good")):
+        if WORLD.rank == 0:
+            with open(os.path.join(folder, "good"), "w") as f:
+                f.write(good)
+        WORLD.Barrier()
+        if not _core.exchange_model().startswith(good.splitlines()[0] + "\nsend_packed 9 0.5 0.25\n"):
+            problems.append(f"the well-formed file is not used: {_core.exchange_model()}")
+    check_all(WORLD, not problems, "; ".join(problems))
+
+
+@pytest.mark.parallel(nprocs=[2])
+def test_an_unwritable_output_fails_before_measuring_on_every_rank():
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["calibrate", "--quick", "--output", "/nonexistent-folder/model.txt"])
+    check_all(WORLD, WORLD.rank != 0 or "does not exist" in str(refused.value.code), str(refused.value.code))
