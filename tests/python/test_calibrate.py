@@ -43,8 +43,8 @@ TRUTH = {  # the receivers' coefficients have a zero each, which pins the sender
 }
 
 
-@pytest.mark.parallel(nprocs=[1])
-def test_fit_recovers_known_lines_from_synthetic_measurements():
+def synthetic():
+    """A model with known lines, and what it predicts for every way of every grid point."""
     truth = calibrate.Model("MPICH Version: test", TRUTH, 1024, 8192, 1 << 20)
     measurements = []
     for run_bytes, runs in calibrate.grid_points(quick=False):
@@ -52,6 +52,12 @@ def test_fit_recovers_known_lines_from_synthetic_measurements():
         for send in calibrate.send_ways(truth, runs, nbytes):
             for recv in calibrate.RECVS:
                 measurements.append((send, recv, runs, nbytes, calibrate.predict(truth, send, recv, runs, nbytes)))
+    return truth, measurements
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_fit_recovers_known_lines_from_synthetic_measurements():
+    truth, measurements = synthetic()
     start = truth.with_lines(**{line: (0.0, 0.0, 0.0) for line in calibrate.LINES})
     fitted = calibrate.fit(start, measurements)
     for line in calibrate.LINES:
@@ -64,13 +70,7 @@ def test_fit_recovers_known_lines_from_synthetic_measurements():
 
 @pytest.mark.parallel(nprocs=[1])
 def test_refining_moves_a_wrong_crossover_and_keeps_a_right_one():
-    truth = calibrate.Model("MPICH Version: test", TRUTH, 1024, 8192, 1 << 20)
-    measurements = []
-    for run_bytes, runs in calibrate.grid_points(quick=False):
-        nbytes = run_bytes * runs
-        for send in calibrate.send_ways(truth, runs, nbytes):
-            for recv in calibrate.RECVS:
-                measurements.append((send, recv, runs, nbytes, calibrate.predict(truth, send, recv, runs, nbytes)))
+    truth, measurements = synthetic()
     assert calibrate.refine(truth, measurements).lines == truth.lines  # nothing to gain
     wrong = truth.with_lines(recv_datatype=(0.5, 0.0, 0.01))  # receivers take datatypes for short runs
     assert calibrate.regret(wrong, measurements) > 0
