@@ -220,13 +220,12 @@ void Plan::choose(Message &m, bool sending) const {
         m.cost[1] = model.send_packed.at(chunks, bytes, runs);
         const double split = static_cast<double>(model.split_runs ? (m.runs + model.split_runs - 1) / model.split_runs : 0);
         const bool single_copy = model.split_runs > 0 && m.bytes >= model.split_min_bytes * split;
+        const double cut = model.send_split.at(split, bytes, runs), whole = model.send_datatype.at(1, bytes, runs);
         // A datatype of at most split_runs runs is already one such piece: the MPI
-        // copies it once whatever send_datatype says; longer ones are cut or not
-        // (cut_pieces), whichever is cheaper.
-        m.cost[2] = !single_copy                  ? model.send_datatype.at(1, bytes, runs)
-                    : m.runs <= model.split_runs ? model.send_split.at(split, bytes, runs)
-                                                  : std::min(model.send_split.at(split, bytes, runs),
-                                                             model.send_datatype.at(1, bytes, runs));
+        // copies it once whatever send_datatype says; longer ones are cut (by
+        // cut_pieces) when that is cheaper.
+        m.cut_datatype = single_copy && m.runs > model.split_runs && cut <= whole;
+        m.cost[2] = single_copy && (m.runs <= model.split_runs || m.cut_datatype) ? cut : whole;
     } else {
         m.cost[1] = model.recv_packed.at(1, bytes, runs);
         m.cost[2] = model.recv_datatype.at(1, bytes, runs);
@@ -242,32 +241,25 @@ void Plan::choose(Message &m, bool sending) const {
 
 void Plan::cut_pieces(Message &m) const {
     // The sender's cuts: packed messages in pipelined pieces of about chunk_bytes
-    // (64-byte aligned), datatypes on MPICH after every split_runs runs when the
-    // pieces stay above the single-copy threshold; the rest in one piece.
+    // (64-byte aligned), datatypes on MPICH after every split_runs runs where
+    // choose() found that cheaper; the rest in one piece.
     const CostModel &model = *model_;
     m.cuts.assign(1, 0);
     if (options_.executor != Executor::Alltoallw && m.way == Way::Packed && m.bytes > model.chunk_bytes) {
         const std::int64_t n = (m.bytes + model.chunk_bytes - 1) / model.chunk_bytes;
         for (std::int64_t i = 1; i < n; ++i) m.cuts.push_back((m.bytes / n * i) & ~std::int64_t{63});
-    } else if (options_.executor != Executor::Alltoallw && m.way == Way::Datatype && model.split_runs > 0 &&
-               m.runs > model.split_runs) {
-        const std::int64_t pieces = (m.runs + model.split_runs - 1) / model.split_runs;
-        const bool single_copy = m.bytes >= model.split_min_bytes * pieces;
-        const double split = model.send_split.at(static_cast<double>(pieces), static_cast<double>(m.bytes),
-                                                 static_cast<double>(m.runs));
-        if (single_copy && split <= model.send_datatype.at(1, static_cast<double>(m.bytes), static_cast<double>(m.runs))) {
-            std::int64_t at = 0, runs_left = model.split_runs;  // runs before the next cut
-            for (const Block &b : m.blocks) {
-                std::int64_t runs = b.runs();
-                while (runs > runs_left) {
-                    at += runs_left * b.run, runs -= runs_left;
-                    m.cuts.push_back(at);
-                    runs_left = model.split_runs;
-                }
-                at += runs * b.run, runs_left -= runs;
+    } else if (options_.executor != Executor::Alltoallw && m.way == Way::Datatype && m.cut_datatype) {
+        std::int64_t at = 0, runs_left = model.split_runs;  // runs before the next cut
+        for (const Block &b : m.blocks) {
+            std::int64_t runs = b.runs();
+            while (runs > runs_left) {
+                at += runs_left * b.run, runs -= runs_left;
+                m.cuts.push_back(at);
+                runs_left = model.split_runs;
             }
-            if (m.cuts.back() == m.bytes) m.cuts.pop_back();
+            at += runs * b.run, runs_left -= runs;
         }
+        if (m.cuts.back() == m.bytes) m.cuts.pop_back();
     }
     m.cuts.push_back(m.bytes);
 }

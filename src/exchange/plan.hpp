@@ -95,6 +95,7 @@ private:
         Way way = Way::Packed;
         Why why = Why::Model;
         double cost[3] = {-1, -1, -1};  // the model's microseconds per way (-1: not a choice)
+        bool cut_datatype = false;  // sending: a datatype goes in pieces of <= split_runs runs (choose())
         std::int64_t at = 0;  // offset in the pack buffer
         bool absolute = false;  // the types address memory (blocks in several slots)
         // Pieces: piece i is bytes [cuts[i], cuts[i+1]) of the message, one MPI message
