@@ -156,7 +156,10 @@ class DistArray:
         """A new array whose owned elements are all about to be written (the result
         of a shift or redistribution): uninitialised, unless it has ghost regions,
         which start zero as in :meth:`zeros`."""
-        has_ghosts = not isinstance(ghost, (int, np.integer)) or ghost != 0
+        try:
+            has_ghosts = any(g != 0 for g in ([ghost] if isinstance(ghost, (int, np.integer)) else ghost))
+        except TypeError:  # not ghost widths at all: _create reports that on every rank
+            has_ghosts = True
         return cls._create(grid, shape, dtype, dist, ghost, zero=has_ghosts)
 
     @classmethod

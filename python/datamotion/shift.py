@@ -164,8 +164,7 @@ class PShift:
     def __call__(self, srcs: Sequence[DistArray]) -> List[DistArray]:
         """Collective. The shifted arrays, newly allocated, one per shift."""
         grid, shape, dtype, dist, ghost = self._prototype
-        dsts = [DistArray._to_overwrite(grid, shape, dtype, list(dist), list(ghost) if any(ghost) else 0)
-                for _ in self._shifts]
+        dsts = [DistArray._to_overwrite(grid, shape, dtype, list(dist), list(ghost)) for _ in self._shifts]
         self.execute(dsts, srcs)
         return dsts
 
