@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from datamotion import predict
+from datamotion.measure import gauss as predict
 from datamotion._files import atomic_write, require_writable_file
 from datamotion.launch import find_mpiexec, inside_mpi_job, launcher_flags
 
@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "examples" / "c" / "gauss_elimination.c"
 CFLAGS = ["-std=c99", "-O3", "-DNDEBUG"]  # CMake's Release flags for GCC and Clang
 # Ranks may outnumber cores: without these MPICH's progress engine busy-polls.
-QUIET = {"MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1", "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT": "16"}
+from datamotion.launch import MPICH_THROTTLE as QUIET  # noqa: E402
 
 
 def parse_args(argv=None):

@@ -27,7 +27,7 @@ from mpi4py import MPI
 
 import datamotion as dm
 from datamotion import redist
-from datamotion.bench import time_collective
+from datamotion.measure.stats import time_collective
 
 METHODS = ("sendrecv", "nonblocking", "simple", "random", "alltoallw")
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import operator
 from typing import Callable, Optional, Tuple, TypeVar
 
+from ._errors import DM_ERR_ARG
+
 T = TypeVar("T")
 
-DM_ERR_ARG = 1
-DM_ERR_TYPE = 2
 INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 
 

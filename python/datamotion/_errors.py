@@ -2,16 +2,17 @@
 
 __all__ = ["Error"]
 
-_STATUS_NAMES = {
-    1: "DM_ERR_ARG",
-    2: "DM_ERR_TYPE",
-    3: "DM_ERR_MISMATCH",
-    4: "DM_ERR_MPI",
-    5: "DM_ERR_MEMORY",
-    6: "DM_ERR_STATE",
-    7: "DM_ERR_UNSUPPORTED",
-    8: "DM_ERR_INTERNAL",
-}
+# The C status codes (include/datamotion/core.h), by name.
+DM_ERR_ARG = 1
+DM_ERR_TYPE = 2
+DM_ERR_MISMATCH = 3
+DM_ERR_MPI = 4
+DM_ERR_MEMORY = 5
+DM_ERR_STATE = 6
+DM_ERR_UNSUPPORTED = 7
+DM_ERR_INTERNAL = 8
+
+_STATUS_NAMES = {code: name for name, code in globals().items() if name.startswith("DM_ERR_")}
 
 
 class Error(RuntimeError):

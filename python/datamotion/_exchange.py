@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ._checks import DM_ERR_ARG
-from ._errors import Error
+from ._errors import DM_ERR_ARG, Error
 
 EXECUTORS = ("auto", "pack", "datatype", "hybrid")
 

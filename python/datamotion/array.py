@@ -7,10 +7,12 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
-from . import _core
-from ._checks import DM_ERR_ARG, DM_ERR_TYPE, LocalProblems, int64, root_code
-from ._errors import Error
+from . import (
+    _core,
+    _mpi,  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
+)
+from ._checks import LocalProblems, int64, root_code
+from ._errors import DM_ERR_ARG, DM_ERR_TYPE, Error
 from .layout import Block, Distribution, ProcessGrid, _from_spec
 
 __all__ = ["DistArray"]

@@ -91,13 +91,14 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _model(args) -> int:
     import json
 
-    from . import model
+    from .measure import fit as fitting
+    from .measure import predict as prediction
 
     if args.verb == "fit":
         try:
             require_writable_file(args.out)
             with open(args.results) as f:
-                fitted = model.fit_results(json.load(f))
+                fitted = fitting.fit_results(json.load(f))
             with atomic_write(args.out) as f:
                 json.dump(fitted, f, indent=1)
         except (ValueError, OSError) as exc:
@@ -115,19 +116,19 @@ def _model(args) -> int:
         return 0
     with open(args.model) as f:
         fitted = json.load(f)
-    t = model.predict(fitted, args.kernel, size_bytes=args.bytes, ranks=args.ranks)
+    t = prediction.predict(fitted, args.kernel, size_bytes=args.bytes, ranks=args.ranks)
     print(f"{args.kernel}: {float(t):.3f} us")
     return 0
 
 
 def _report(args) -> int:
-    from . import report
+    from .measure import report, results
 
     try:
         require_writable_folder(args.out)
-        results = report.load_results(args.results)
-        fitted = report.load_model(args.model) if args.model else None
-        index, plots = report._write_report(results, args.out, fitted)
+        merged = report.load_folder(args.results)
+        fitted = results.load_model(args.model) if args.model else None
+        index, plots = report.write_report_counted(merged, args.out, fitted)
     except (ValueError, OSError) as exc:
         raise SystemExit(f"datamotion report: {exc}") from None
     print(f"wrote {index} ({plots} plots)")
@@ -137,7 +138,8 @@ def _report(args) -> int:
 def _bench(args) -> int:
     from mpi4py import MPI
 
-    from .bench import run_suites, write_results
+    from .measure.results import write_results
+    from .measure.suites import run_suites
 
     comm = MPI.COMM_WORLD
     if comm.size < 2:

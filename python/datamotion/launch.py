@@ -18,7 +18,7 @@ _JOB_VARIABLES = ("PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "
 
 # Ranks may outnumber cores: without these MPICH's progress engine busy-polls and
 # an oversubscribed run slows down a hundredfold.
-_MPICH_QUIET = {
+MPICH_THROTTLE = {
     "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
     "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT": "16",
 }
@@ -59,6 +59,6 @@ def relaunch(nprocs: int, args: Sequence[str], mpiexec: Optional[str] = None) ->
     command = [mpiexec, "-n", str(nprocs), *launcher_flags(mpiexec, nprocs),
                sys.executable, "-m", "datamotion", *args]
     env = dict(os.environ)
-    for key, value in _MPICH_QUIET.items():
+    for key, value in MPICH_THROTTLE.items():
         env.setdefault(key, value)
     return subprocess.run(command, env=env).returncode

@@ -8,10 +8,12 @@ from typing import Optional, Sequence, Union
 import numpy as np
 from mpi4py import MPI
 
-from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
-from . import _core
-from ._checks import DM_ERR_ARG, LocalProblems
-from ._errors import Error
+from . import (
+    _core,
+    _mpi,  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
+)
+from ._checks import LocalProblems
+from ._errors import DM_ERR_ARG, Error
 
 __all__ = ["ProcessGrid", "Block", "Cyclic", "BlockCyclic", "Distribution", "numroc", "descinit"]
 

@@ -17,10 +17,12 @@ from typing import Any, Mapping, Optional
 
 import numpy as np
 
-from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
-from . import _core
-from ._checks import DM_ERR_ARG, LocalProblems
-from ._errors import Error
+from . import (
+    _core,
+    _mpi,  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
+)
+from ._checks import LocalProblems
+from ._errors import DM_ERR_ARG, Error
 from ._exchange import Exchange, executor_name
 from ._plans import cached, layout_key
 from .array import DistArray, DistSpec

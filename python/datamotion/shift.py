@@ -8,14 +8,16 @@ Semantics are Fortran's: ``CShift(axis, s)`` gives ``r[i] = a[(i + s) mod n]``
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Optional, Sequence, Union
+from typing import Any, List, Sequence, Union
 
 import numpy as np
 
-from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
-from . import _core
-from ._checks import DM_ERR_ARG, LocalProblems, int64
-from ._errors import Error
+from . import (
+    _core,
+    _mpi,  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
+)
+from ._checks import LocalProblems, int64
+from ._errors import DM_ERR_ARG, Error
 from ._exchange import Exchange, executor_name
 from ._plans import cached, layout_key
 from .array import DistArray

@@ -53,10 +53,11 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
-from . import _core
-from ._checks import DM_ERR_ARG, DM_ERR_TYPE
-from ._errors import Error
+from . import (
+    _core,
+    _mpi,  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
+)
+from ._errors import DM_ERR_ARG, DM_ERR_TYPE, Error
 
 __all__ = [
     "Vector", "Segments", "scan", "reduce", "permute", "bpermute", "pack", "index", "rank", "distribute",

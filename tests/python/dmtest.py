@@ -22,6 +22,7 @@ from mpi4py import MPI
 
 import datamotion as dm
 from datamotion import _core
+from datamotion.launch import MPICH_THROTTLE
 
 WORLD = MPI.COMM_WORLD
 
@@ -359,7 +360,7 @@ def run_job(script: str, nprocs: int, folder, **env: str) -> subprocess.Complete
         f.write(script)
     clean = {k: v for k, v in os.environ.items()
              if not k.startswith(("PMI_", "PMIX_", "HYDRA_", "OMPI_COMM_WORLD")) and k != "MPI_LOCALNRANKS"}
-    clean.update(MPIR_CVAR_CH4_PROGRESS_THROTTLE="1", MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT="16", **env)
+    clean.update(MPICH_THROTTLE, **env)
     mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     return subprocess.run([mpiexec, "-n", str(nprocs), sys.executable, path], env=clean, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, timeout=90)

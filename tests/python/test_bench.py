@@ -7,18 +7,19 @@ import json
 import os
 import tempfile
 
-import numpy as np
 import pytest
 
 from datamotion import _core
-from datamotion import bench, cli
+from datamotion import cli
+from datamotion.measure import constants, stats, suites
+from datamotion.measure.suites import collectives, local, patterns
 from dmtest import WORLD, check_all, raises_everywhere
 
 SIZE = WORLD.size
 
 
 @pytest.mark.parallel(nprocs=[2, 3, 4])
-@pytest.mark.parametrize("kernel", bench.PAIR_KERNELS)
+@pytest.mark.parametrize("kernel", constants.PAIR_KERNELS)
 def test_pair_kernels_with_validation(kernel):
     b = SIZE - 1  # the farthest pair, so ranks in between only synchronise
     for nbytes in (0, 1, 1000, 70000):
@@ -32,12 +33,12 @@ def test_pair_kernels_with_validation(kernel):
 def test_barrier_kernel_and_summary():
     samples = _core.bench_barrier(WORLD, 5, 1)
     check_all(WORLD, len(samples) == 5 and min(samples) > 0, f"{samples}")
-    s = bench.summarize(samples)
+    s = stats.summarize(samples)
     check_all(WORLD, s["ci95_us"][0] <= s["median_us"] <= s["ci95_us"][1] and s["reps"] == 5, f"{s}")
 
 
 @pytest.mark.parallel(nprocs=[2, 3, 4])
-@pytest.mark.parametrize("op", bench.COLLECTIVES)
+@pytest.mark.parametrize("op", collectives.COLLECTIVES)
 def test_collective_kernels_with_validation(op):
     for nbytes in (0, 8, 1000, 40000):
         samples = _core.bench_collective(op, WORLD, nbytes, 3, 1, True)
@@ -45,7 +46,7 @@ def test_collective_kernels_with_validation(op):
 
 
 @pytest.mark.parallel(nprocs=[2, 3, 4])
-@pytest.mark.parametrize("dtype,op", bench.SEGSCANS)
+@pytest.mark.parametrize("dtype,op", collectives.SEGSCANS)
 def test_segmented_scans_with_validation(dtype, op):
     # 0 and 8 bytes: empty and one-element blocks; segments of 1 .. longer than the vector.
     for nbytes in (0, 8, 24, 1000, 40000):
@@ -64,8 +65,8 @@ def test_hypercube_with_validation():
 
 @pytest.mark.parallel(nprocs=[2, 3, 4])
 def test_matchings_and_chain_with_validation():
-    matchings = WORLD.bcast(bench.random_matchings(SIZE, 4, 7) if WORLD.rank == 0 else None)
-    for partner in matchings + [bench.chain_partners(SIZE), [-1] * SIZE]:
+    matchings = WORLD.bcast(patterns.random_matchings(SIZE, 4, 7) if WORLD.rank == 0 else None)
+    for partner in matchings + [patterns.chain_partners(SIZE), [-1] * SIZE]:
         for nbytes in (0, 7, 70000):
             samples = _core.bench_matching(WORLD, partner, nbytes, 3, 1, True)
             check_all(WORLD, len(samples) == 3 and min(samples) >= 0, f"{partner} {nbytes} B: {samples}")
@@ -73,17 +74,17 @@ def test_matchings_and_chain_with_validation():
 
 def test_matchings_are_perfect():
     for p in range(1, 9):
-        for partner in bench.random_matchings(p, 20, 3) + [bench.chain_partners(p)]:
+        for partner in patterns.random_matchings(p, 20, 3) + [patterns.chain_partners(p)]:
             assert len(partner) == p
             assert all(partner[q] == r for r, q in enumerate(partner) if q >= 0)
             assert all(q != r for r, q in enumerate(partner))
             assert partner.count(-1) == p % 2, partner
-    assert bench.chain_partners(5) == [4, 3, -1, 1, 0]
-    assert bench.random_matchings(6, 3, 11) == bench.random_matchings(6, 3, 11)
+    assert patterns.chain_partners(5) == [4, 3, -1, 1, 0]
+    assert patterns.random_matchings(6, 3, 11) == patterns.random_matchings(6, 3, 11)
 
 
 def test_mesh_shapes():
-    shapes = {p: bench.mesh_shape(p) for p in (1, 2, 3, 4, 6, 8, 12, 16, 32, 512)}
+    shapes = {p: patterns.mesh_shape(p) for p in (1, 2, 3, 4, 6, 8, 12, 16, 32, 512)}
     assert shapes == {1: (1, 1), 2: (1, 2), 3: (1, 3), 4: (2, 2), 6: (2, 3), 8: (2, 4), 12: (3, 4), 16: (4, 4),
                       32: (4, 8), 512: (16, 32)}
 
@@ -91,8 +92,8 @@ def test_mesh_shapes():
 @pytest.mark.parallel(nprocs=[2, 3, 4])
 def test_mesh_shifts_with_validation():
     for rows in [r for r in range(1, SIZE + 1) if SIZE % r == 0]:
-        for placement in bench.PLACEMENTS:
-            for direction in bench.DIRECTIONS:
+        for placement in patterns.PLACEMENTS:
+            for direction in patterns.DIRECTIONS:
                 for nbytes in (0, 5, 70000):
                     slowest, own = _core.bench_mesh_shift(WORLD, rows, SIZE // rows, placement, direction, nbytes,
                                                           3, 1, True)
@@ -115,7 +116,7 @@ def test_bad_pattern_arguments_fail_everywhere():
     raises_everywhere(WORLD, lambda: _core.bench_matching(WORLD, [-1] * (SIZE + 1), 8, 3, 0, False), "DM_ERR_ARG",
                       r"entries")
     # Valid on every rank, but not the same vector everywhere.
-    mine = bench.chain_partners(SIZE) if WORLD.rank == 0 else [-1] * SIZE
+    mine = patterns.chain_partners(SIZE) if WORLD.rank == 0 else [-1] * SIZE
     raises_everywhere(WORLD, lambda: _core.bench_matching(WORLD, mine, 8, 3, 0, False), "DM_ERR_MISMATCH")
     raises_everywhere(WORLD, lambda: _core.bench_segscan(WORLD, "int32", "add", 8, 10, 3, 0, False), "DM_ERR_ARG",
                       r"unknown element type")
@@ -138,34 +139,34 @@ def test_bad_pattern_arguments_fail_everywhere():
 def test_local_kernels():
     for nbytes in (0, 100, 1 << 16):
         check_all(WORLD, min(_core.bench_memcopy(nbytes, 3, 1, 2)) >= 0, f"memcopy {nbytes}")
-    for op in bench.VECTOR_OPS:
+    for op in local.VECTOR_OPS:
         for single in (True, False):
             check_all(WORLD, min(_core.bench_vector(op, single, 1000, 3, 1, 2)) > 0, f"{op} single={single}")
             check_all(WORLD, min(_core.bench_vector(op, single, 1000, 3, 1, 2, True)) > 0, f"scalar {op} {single}")
             check_all(WORLD, len(_core.bench_vector(op, single, 0, 2, 0, 1, scalar=True)) == 2, f"empty {op}")
-    assert [_core.vector_op_flops(op) for op in bench.VECTOR_OPS] == [1, 1, 1, 1, 2, 3]
+    assert [_core.vector_op_flops(op) for op in local.VECTOR_OPS] == [1, 1, 1, 1, 2, 3]
     with pytest.raises(Exception, match="unknown vector operation"):
         _core.bench_vector("b/c", False, 10, 1, 0, 1)
 
 
 def test_vector_crossover():
     lengths = [4, 16, 256, 4096]
-    assert bench.vector_crossover(lengths, [2, 1, 1, 1], [1, 2, 2, 2]) == 16
-    assert bench.vector_crossover(lengths, [1, 2, 1, 1], [2, 1, 2, 2]) == 256  # must stay below
-    assert bench.vector_crossover(lengths, [1, 1, 1, 1], [2, 2, 2, 2]) == 4
-    assert bench.vector_crossover(lengths, [1, 1, 1, 3], [2, 2, 2, 2]) is None
-    assert bench.vector_crossover(lengths, [2, 2, 2, 2], [2, 2, 2, 2]) is None  # ties are no win
+    assert local.vector_crossover(lengths, [2, 1, 1, 1], [1, 2, 2, 2]) == 16
+    assert local.vector_crossover(lengths, [1, 2, 1, 1], [2, 1, 2, 2]) == 256  # must stay below
+    assert local.vector_crossover(lengths, [1, 1, 1, 1], [2, 2, 2, 2]) == 4
+    assert local.vector_crossover(lengths, [1, 1, 1, 3], [2, 2, 2, 2]) is None
+    assert local.vector_crossover(lengths, [2, 2, 2, 2], [2, 2, 2, 2]) is None  # ties are no win
 
 
 @pytest.mark.parallel(nprocs=[2])
 def test_segscan_and_nv_summaries():
-    doc = bench.run_suites(["collectives", "local"], WORLD, quick=True, validate=True)
+    doc = suites.run_suites(["collectives", "local"], WORLD, quick=True, validate=True)
     ok, why = True, ""
     if WORLD.rank == 0:
         scans = [r for r in doc["results"] if r["kernel"] == "segscan"]
         vectors = [r for r in doc["results"] if r["kernel"] == "vector"]
-        ok = (sorted((r["params"]["dtype"], r["params"]["op"]) for r in scans) == sorted(bench.SEGSCANS)
-              and all(r["params"]["segment_length"] == bench.SEGMENT_LENGTH for r in scans)
+        ok = (sorted((r["params"]["dtype"], r["params"]["op"]) for r in scans) == sorted(collectives.SEGSCANS)
+              and all(r["params"]["segment_length"] == collectives.SEGMENT_LENGTH for r in scans)
               and all([row["bytes"] for row in r["rows"]] == [8, 4096, 65536] for r in scans)
               and all({"bytes", "ranks", "median_us", "ci95_us", "samples_us"} <= set(row)
                       for r in scans for row in r["rows"])
@@ -181,7 +182,7 @@ def test_segscan_and_nv_summaries():
 
 @pytest.mark.parallel(nprocs=[2, 3])
 def test_patterns_suite_entries():
-    doc = bench.run_suites(["patterns"], WORLD, quick=True, validate=True)
+    doc = suites.run_suites(["patterns"], WORLD, quick=True, validate=True)
     ok, why = True, ""
     if WORLD.rank == 0:
         by_kernel = {}
@@ -194,18 +195,18 @@ def test_patterns_suite_entries():
         chain, = by_kernel["chain"]
         meshes = by_kernel["mesh_shift"]
         dims = range(1, SIZE.bit_length())
-        placements = list(bench.PLACEMENTS) if SIZE in (2, 4, 8) else ["row-major"]
+        placements = list(patterns.PLACEMENTS) if SIZE in (2, 4, 8) else ["row-major"]
         ok = (sorted(by_kernel) == ["chain", "hypercube", "matching", "mesh_shift"]
               and [(row["dimension"], row["bytes"], row["ranks"]) for row in hyper["rows"]]
               == [(d, b, 2 ** d) for d in dims for b in sizes]
-              and matching["params"] == {"seed": bench.MATCHING_SEED}
+              and matching["params"] == {"seed": patterns.MATCHING_SEED}
               and all(row["matchings"] == 10 and row["reps"] == 10 and row["spread"] >= 1 and row["ranks"] == SIZE
                       for row in matching["rows"])
               and [row["bytes"] for row in chain["rows"]] == sizes and chain["params"] == {}
               and [m["params"]["placement"] for m in meshes] == placements
-              and all(m["params"]["mesh"] == list(bench.mesh_shape(SIZE)) for m in meshes)
+              and all(m["params"]["mesh"] == list(patterns.mesh_shape(SIZE)) for m in meshes)
               and all([(row["direction"], row["bytes"]) for row in m["rows"]]
-                      == [(d, b) for d in bench.DIRECTIONS for b in sizes] for m in meshes)
+                      == [(d, b) for d in patterns.DIRECTIONS for b in sizes] for m in meshes)
               and all(0 < row["min_rank_median_us"] <= row["max_rank_median_us"] for m in meshes for row in m["rows"])
               and all(summary <= set(row) and "bytes" in row and "ranks" in row
                       for r in doc["results"] for row in r["rows"]))

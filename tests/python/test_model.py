@@ -1,10 +1,9 @@
-"""Performance-model fitting (datamotion.model): serial, no MPI.
+"""Performance-model fitting (datamotion.measure.fit): serial, no MPI.
 
 Synthetic timings with known parameters and small multiplicative noise (fixed
 seeds) must give those parameters back; bad input must fail with ValueError.
 """
 
-import importlib.util
 import itertools
 import json
 import math
@@ -18,13 +17,8 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "python"
 
-try:
-    from datamotion import model as dmm
-except ImportError:  # an installed package older than model.py: test the source file itself
-    _spec = importlib.util.spec_from_file_location("_datamotion_model_source", SRC / "datamotion" / "model.py")
-    dmm = importlib.util.module_from_spec(_spec)
-    sys.modules[_spec.name] = dmm
-    _spec.loader.exec_module(dmm)
+from datamotion.measure import fit as dmm  # noqa: E402
+from datamotion.measure.predict import predict  # noqa: E402
 
 # Sizes on a quarter-octave grid from 1 byte to 4 MiB (84 distinct sizes).
 GRID = np.unique(np.round(2.0 ** (np.arange(0, 89) / 4)))
@@ -427,26 +421,26 @@ def test_fit_results_fits_every_known_kernel_and_skips_the_rest():
 
 def test_predict_from_a_results_model():
     model = json_round_trip(dmm.fit_results(results_document()))
-    near = dmm.predict(model, "pingpong[peer=1]", size_bytes=1 << 20)
+    near = predict(model, "pingpong[peer=1]", size_bytes=1 << 20)
     assert near == pytest.approx(6.0 + (1 << 20) / 11000.0, rel=0.02)
-    assert dmm.predict(model, "barrier", ranks=1024) == pytest.approx(1.5 * 10 + 3.0, rel=0.02)
-    assert dmm.predict(model, "bcast", size_bytes=4096, ranks=32) == pytest.approx(
+    assert predict(model, "barrier", ranks=1024) == pytest.approx(1.5 * 10 + 3.0, rel=0.02)
+    assert predict(model, "bcast", size_bytes=4096, ranks=32) == pytest.approx(
         (2.0 + 0.0005 * 4096) * 5 + 3.0 + 0.0008 * 4096, rel=0.02)
-    assert dmm.predict(model, "allgather", size_bytes=4096, ranks=32) == pytest.approx(
+    assert predict(model, "allgather", size_bytes=4096, ranks=32) == pytest.approx(
         5.0 + 0.001 * 32 * 4096, rel=0.02)
-    assert dmm.predict(model, "exchange", size_bytes=0, ranks=4) == pytest.approx(1.5, rel=0.02)
-    out = dmm.predict(model, "bcast", size_bytes=np.array([8, 4096]), ranks=8)
+    assert predict(model, "exchange", size_bytes=0, ranks=4) == pytest.approx(1.5, rel=0.02)
+    out = predict(model, "bcast", size_bytes=np.array([8, 4096]), ranks=8)
     assert out.shape == (2,)
     with pytest.raises(ValueError, match="more than once"):
-        dmm.predict(model, "pingpong", size_bytes=8)
+        predict(model, "pingpong", size_bytes=8)
     with pytest.raises(ValueError, match="no model for kernel 'halo'"):
-        dmm.predict(model, "halo", size_bytes=8)
+        predict(model, "halo", size_bytes=8)
     with pytest.raises(ValueError, match="needs ranks"):
-        dmm.predict(model, "bcast", size_bytes=8)
+        predict(model, "bcast", size_bytes=8)
     with pytest.raises(ValueError, match="needs size_bytes"):
-        dmm.predict(model, "allgather", ranks=8)
+        predict(model, "allgather", ranks=8)
     with pytest.raises(ValueError, match="no fit at ranks"):
-        dmm.predict(model, "exchange", size_bytes=8, ranks=16)
+        predict(model, "exchange", size_bytes=8, ranks=16)
 
 
 def test_fit_results_falls_back_and_never_raises_on_odd_entries():
@@ -466,7 +460,7 @@ def test_fit_results_falls_back_and_never_raises_on_odd_entries():
     model = dmm.fit_results(doc)
     assert model["models"]["bcast"]["model"] == "piecewise"
     assert model["models"]["allreduce"]["model"] == "log2"
-    assert dmm.predict(model, "allreduce", ranks=32) == pytest.approx(6.0)
+    assert predict(model, "allreduce", ranks=32) == pytest.approx(6.0)
     assert set(model["skipped"]) == {"barrier", "pingpong", "exchange", "#5", "#6"}
     assert any("schema" in note for note in model["notes"])
     with pytest.raises(ValueError, match="results"):
@@ -519,7 +513,7 @@ def test_bad_predict_arguments_raise_value_error():
 
 
 def test_import_loads_neither_mpi_nor_the_extension():
-    code = ("import sys, datamotion.model; "
+    code = ("import sys, datamotion.measure.fit, datamotion.measure.predict, datamotion.measure.report; "
             "bad = [m for m in ('mpi4py', 'datamotion._core') if m in sys.modules]; "
             "assert not bad, bad")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")])))

@@ -1,4 +1,4 @@
-"""Prediction of the Gaussian elimination program (datamotion.predict): exact
+"""Prediction of the Gaussian elimination program (datamotion.measure.gauss): exact
 sums on synthetic models, input checking, and the measurement at 2 ranks."""
 
 import math
@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from datamotion import model as dmm
-from datamotion import predict
+from datamotion.measure import fit as dmm
+from datamotion.measure import gauss as predict
 from dmtest import WORLD, check_all
 
 ALLREDUCE_US = 2.0          # A(8)

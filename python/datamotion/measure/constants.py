@@ -1,0 +1,23 @@
+"""The constants of measurement, in one place: document schemas, message sizes,
+kernel names and the environment variables a results document records."""
+
+RESULTS_SCHEMA = "datamotion.bench/1"
+"""The schema of a results document (what ``datamotion bench`` writes)."""
+
+MODEL_SCHEMA = "datamotion.model/1"
+"""The schema of a model document (what ``datamotion model fit`` writes)."""
+
+PAIR_KERNELS = ("pingpong", "exchange", "stream", "bidir")
+QUICK_SIZES = [0, 8, 64, 512, 4096, 32768, 262144, 1 << 20]
+FULL_SIZES = [0] + [1 << k for k in range(0, 25)]
+FINE_SIZES = list(range(0, 16001, 64))
+
+THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
+"""MPI thread levels, lowest first, as mpi4py names them."""
+
+DEFAULT_THREAD_LEVEL = "single"
+"""The thread level ``datamotion bench`` initialises MPI at: what a C program that
+calls MPI_Init gets, and the level whose timings match OSU's."""
+
+ENVIRONMENT_PREFIXES = ("MPIR_CVAR", "MPI4PY_RC", "OMPI_MCA", "MPICH_", "I_MPI_", "UCX_", "FI_")
+"""Environment variables that change how an MPI behaves; a results document records them."""

@@ -1,0 +1,1054 @@
+"""Performance models fitted to benchmark timings.
+
+Pure Python and NumPy: nothing here loads MPI, so measurements can be fitted
+anywhere, e.g. on a laptop from the JSON document that ``datamotion bench``
+wrote on a cluster. Sizes are in bytes, times in microseconds, bandwidths in
+bytes per microsecond (= MB/s, 10**6 bytes per second).
+
+The models are those of two 1995 benchmark studies:
+
+* Point to point (Dincer, Bozkus, Ranka & Fox, *Benchmarking the computation
+  and communication performance of the CM-5*; Bokhari, *Communication overhead
+  on the Intel Paragon, IBM SP2 & Meiko CS-2*):
+  ``T(l) = t0 + l / B``, fitted piecewise because a message-passing library
+  changes protocol at some sizes (Bokhari's "short" and "long" messages, the
+  SP2's eager limit): :func:`fit_piecewise_linear` finds the number of
+  breakpoints and where they are.
+* Barrier (Bokhari, Table 1: ``126 d - 113`` microseconds on ``2**d``
+  Paragon nodes): ``T(P) = a log2(P) + b``, :func:`fit_barrier`. The CM-5's
+  hardware barrier (5 us whatever the partition) is the case ``a = 0``.
+* Broadcast: the CM-5 paper fits one line ``T(l) = t0 + k l`` per partition
+  size (its equations 2 and 3) and explains the small growth of both terms
+  with the partition by the depth of the spanning tree. :func:`fit_collective`
+  fits that growth in one model, ``T(l, P) = (a + b l) log2(P) + c + d l``,
+  and keeps the per-partition lines of the paper in
+  :attr:`CollectiveFit.per_ranks`.
+* Concatenation (allgather): ``T(l, P) = c + d P l`` with ``l`` the bytes each
+  rank contributes (the CM-5 paper: 23.44 + 0.975 P l; "time for
+  concatenation depends only on P for its contribution to the message size").
+  It grows with ``P``, not ``log2 P``: :func:`fit_allgather`.
+* LogGP parameters seen from a ping-pong: :func:`loggp_from_pingpong`.
+
+:func:`fit_results` fits every kernel of a ``datamotion.bench/1`` results
+document; :mod:`datamotion.measure.predict` evaluates the fitted document.
+
+Every fit is a least-squares fit. By default it is weighted by ``1 / T**2``
+(``weighting="relative"``): timing noise is roughly proportional to the time,
+and an unweighted fit would let the largest messages decide the start-up time
+of small ones. ``weighting="uniform"`` gives ordinary least squares.
+Confidence intervals (95 %) come from the least-squares covariance with
+Student-t quantiles (a table up to 30 degrees of freedom, a Cornish-Fisher
+expansion beyond); they are NaN where there are no residual degrees of
+freedom. ``r2`` and ``rmse_us`` are always computed on the unweighted times.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+__all__ = [
+    "Segment", "PiecewiseFit", "LogFit", "CollectiveFit", "AllgatherFit",
+    "fit_piecewise_linear", "fit_barrier", "fit_collective", "fit_allgather",
+    "loggp_from_pingpong", "fit_results", "KERNEL_MODELS",
+]
+
+from .constants import MODEL_SCHEMA, RESULTS_SCHEMA
+
+KERNEL_MODELS: Dict[str, str] = {
+    # point to point: T(l) = t0 + l/B piecewise
+    "pingpong": "piecewise",
+    "pingpong_fine": "piecewise",
+    "memcopy": "piecewise",
+    "exchange": "piecewise",
+    "stream": "piecewise",
+    "bidir": "piecewise",
+    "chain": "piecewise",
+    # synchronisation: T(P) = a log2 P + b
+    "barrier": "log2",
+    # tree collectives: T(l, P) = (a + b l) log2 P + c + d l
+    "bcast": "collective",
+    "broadcast": "collective",
+    "reduce": "collective",
+    "allreduce": "collective",
+    "scan": "collective",
+    "exscan": "collective",
+    "segscan": "collective",
+    # data grows with P: T(l, P) = c + d P l, l = bytes per rank
+    "allgather": "allgather",
+    "concat": "allgather",
+    "concatenate": "allgather",
+    "gather": "allgather",
+    "scatter": "allgather",
+    "alltoall": "allgather",
+}
+"""Benchmark kernel name -> model family that :func:`fit_results` fits to it.
+
+``"piecewise"``: :func:`fit_piecewise_linear` on ``bytes`` (one fit per rank
+count when the rows hold several). ``"log2"``: :func:`fit_barrier` on
+``ranks``. ``"collective"``: :func:`fit_collective` on ``bytes`` and ``ranks``.
+``"allgather"``: :func:`fit_allgather`, where ``bytes`` is what each rank
+contributes. Kernels not listed are skipped with a note. The mapping may be
+extended by the caller before calling :func:`fit_results`."""
+
+_WEIGHTINGS = ("relative", "uniform")
+_MAX_DISTINCT_SIZES = 4096  # the breakpoint search holds an m x m table of segment errors
+
+# ---------------------------------------------------------------------------
+# Statistics helpers
+# ---------------------------------------------------------------------------
+
+# Two-sided 95 % Student-t quantiles t_{0.975}(dof) for dof = 1..30.
+_T975 = (
+    12.706204736, 4.302652730, 3.182446305, 2.776445105, 2.570581836,
+    2.446911851, 2.364624252, 2.306004135, 2.262157163, 2.228138852,
+    2.200985160, 2.178812830, 2.160368656, 2.144786688, 2.131449546,
+    2.119905299, 2.109815578, 2.100922040, 2.093024054, 2.085963447,
+    2.079613845, 2.073873068, 2.068657610, 2.063898562, 2.059538553,
+    2.055529439, 2.051830516, 2.048407142, 2.045229642, 2.042272456,
+)
+_Z975 = 1.959963984540054
+
+
+def _t975(dof: float) -> float:
+    """Student-t 0.975 quantile: exact table for 1..30 degrees of freedom and the
+    Cornish-Fisher expansion of Abramowitz & Stegun 26.7.5 beyond (error < 1e-6
+    from 30 up); NaN for fewer than one degree of freedom."""
+    if not dof >= 1:
+        return math.nan
+    if dof <= 30 and float(dof).is_integer():
+        return _T975[int(dof) - 1]
+    z, v = _Z975, float(dof)
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
+    return z + g1 / v + g2 / v ** 2 + g3 / v ** 3 + g4 / v ** 4
+
+
+class _RankDeficient(ValueError):
+    pass
+
+
+def _wls(X: np.ndarray, y: np.ndarray, w: np.ndarray):
+    """Weighted least squares. Returns (coefficients, covariance, weighted SSE, dof).
+
+    Columns are scaled to unit maximum before a QR factorisation, so sizes in
+    the gigabytes next to a column of ones are no problem. The covariance is
+    ``s^2 (X^T W X)^-1`` with ``s^2 = WSSE / dof`` (NaN when dof is 0)."""
+    n, p = X.shape
+    scale = np.max(np.abs(X), axis=0)
+    scale[scale == 0] = 1.0
+    sw = np.sqrt(w)
+    A = (X / scale) * sw[:, None]
+    b = y * sw
+    sv = np.linalg.svd(A, compute_uv=False)
+    if sv.size < p or sv[-1] <= 1e-10 * sv[0]:
+        raise _RankDeficient("the design matrix is rank deficient")
+    Q, R = np.linalg.qr(A)
+    coef_s = np.linalg.solve(R, Q.T @ b)
+    resid = b - A @ coef_s
+    wsse = float(resid @ resid)
+    dof = n - p
+    Rinv = np.linalg.inv(R)
+    s2 = wsse / dof if dof > 0 else math.nan
+    cov_s = (Rinv @ Rinv.T) * s2
+    return coef_s / scale, cov_s / np.outer(scale, scale), wsse, dof
+
+
+def _ci(value: float, var: float, dof: int) -> Tuple[float, float]:
+    half = _t975(dof) * math.sqrt(var) if (dof >= 1 and var >= 0) else math.nan
+    return (float(value - half), float(value + half))
+
+
+def _r2(y: np.ndarray, yhat: np.ndarray) -> float:
+    ss_res = float(np.sum((y - yhat) ** 2))
+    ss_tot = float(np.sum((y - np.mean(y)) ** 2))
+    tiny = 1e-24 * max(float(np.sum(y ** 2)), 1e-300)
+    if ss_tot <= tiny:  # constant data: explained exactly or not at all
+        return 1.0 if ss_res <= max(tiny, 1e-24) else 0.0
+    return 1.0 - ss_res / ss_tot
+
+
+def _rmse(y: np.ndarray, yhat: np.ndarray) -> float:
+    return float(math.sqrt(np.mean((y - yhat) ** 2))) if y.size else math.nan
+
+
+def _weights(y: np.ndarray, weighting: str) -> np.ndarray:
+    if weighting not in _WEIGHTINGS:
+        raise ValueError(f"weighting must be one of {_WEIGHTINGS}, got {weighting!r}")
+    if weighting == "uniform":
+        return np.ones_like(y)
+    ay = np.abs(y)
+    positive = ay[ay > 0]
+    if positive.size == 0:
+        return np.ones_like(y)
+    return 1.0 / np.maximum(ay, positive.min()) ** 2
+
+
+# ---------------------------------------------------------------------------
+# Input checking and JSON helpers
+# ---------------------------------------------------------------------------
+
+
+def _vector(values: Any, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a sequence of numbers: {exc}") from None
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise ValueError(f"{name} must be finite, got {arr[bad[0]]} at index {bad[0]}")
+    return arr
+
+
+def _nonnegative(arr: np.ndarray, name: str) -> None:
+    bad = np.flatnonzero(arr < 0)
+    if bad.size:
+        raise ValueError(f"{name} must be non-negative, got {arr[bad[0]]:g} at index {bad[0]}")
+
+
+def _ranks_ok(arr: np.ndarray, name: str = "ranks") -> None:
+    bad = np.flatnonzero(arr < 1)
+    if bad.size:
+        raise ValueError(f"{name} must be at least 1 (log2 of the rank count is taken), "
+                         f"got {arr[bad[0]]:g} at index {bad[0]}")
+
+
+def _same_length(**arrays: np.ndarray) -> int:
+    lengths = {name: arr.size for name, arr in arrays.items()}
+    if len(set(lengths.values())) != 1:
+        listing = ", ".join(f"{name} has {n}" for name, n in lengths.items())
+        raise ValueError(f"{' and '.join(lengths)} must have the same length: {listing}")
+    return next(iter(lengths.values()))
+
+
+def _num(value: float) -> Optional[float]:
+    """A float for strict JSON: None for NaN and infinities."""
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _unnum(value: Optional[float]) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _pair_out(pair: Tuple[float, float]) -> List[Optional[float]]:
+    return [_num(pair[0]), _num(pair[1])]
+
+
+def _pair_in(pair: Optional[Sequence[Optional[float]]]) -> Tuple[float, float]:
+    if pair is None:
+        return (math.nan, math.nan)
+    return (_unnum(pair[0]), _unnum(pair[1]))
+
+
+def _bytes_value(v: float):
+    """Sizes that are whole numbers are kept as ints (they are byte counts)."""
+    v = float(v)
+    return int(v) if v.is_integer() else v
+
+
+def _scalar_or_array(out: np.ndarray):
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _bandwidth(us_per_byte: float) -> float:
+    return 1.0 / us_per_byte if us_per_byte > 0 else math.inf
+
+
+# ---------------------------------------------------------------------------
+# Point to point: piecewise linear
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One straight piece ``T(l) = t0_us + us_per_byte * l`` of a piecewise fit.
+
+    Attributes:
+        start_bytes, end_bytes: the smallest and largest message size measured
+            in this segment.
+        t0_us: start-up time (intercept), microseconds.
+        us_per_byte: time per byte (slope), microseconds.
+        bandwidth_MBps: ``1 / us_per_byte`` in bytes per microsecond (= MB/s);
+            ``inf`` when the slope is zero or negative. Derived, not stored.
+        t0_ci95, us_per_byte_ci95: 95 % confidence intervals (NaN with no
+            residual degrees of freedom).
+        r2: coefficient of determination of this segment's times.
+        n: number of samples in the segment.
+    """
+
+    start_bytes: float
+    end_bytes: float
+    t0_us: float
+    us_per_byte: float
+    t0_ci95: Tuple[float, float]
+    us_per_byte_ci95: Tuple[float, float]
+    r2: float
+    n: int
+    bandwidth_MBps: float = field(init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "bandwidth_MBps", _bandwidth(self.us_per_byte))
+
+    def predict(self, size_bytes):
+        """``t0_us + us_per_byte * size_bytes``, elementwise; a float for a scalar."""
+        l = np.asarray(size_bytes, dtype=float)
+        return _scalar_or_array(self.t0_us + self.us_per_byte * l)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """A JSON-serialisable dict (non-finite numbers become ``None``)."""
+        return {
+            "start_bytes": self.start_bytes, "end_bytes": self.end_bytes,
+            "t0_us": _num(self.t0_us), "us_per_byte": _num(self.us_per_byte),
+            "bandwidth_MBps": _num(self.bandwidth_MBps),
+            "t0_ci95": _pair_out(self.t0_ci95), "us_per_byte_ci95": _pair_out(self.us_per_byte_ci95),
+            "r2": _num(self.r2), "n": int(self.n),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Segment":
+        """Inverse of :meth:`to_dict` (``bandwidth_MBps`` is recomputed)."""
+        return cls(start_bytes=data["start_bytes"], end_bytes=data["end_bytes"],
+                   t0_us=_unnum(data["t0_us"]), us_per_byte=_unnum(data["us_per_byte"]),
+                   t0_ci95=_pair_in(data.get("t0_ci95")), us_per_byte_ci95=_pair_in(data.get("us_per_byte_ci95")),
+                   r2=_unnum(data.get("r2")), n=int(data.get("n", 0)))
+
+
+@dataclass(frozen=True)
+class PiecewiseFit:
+    """Piecewise-linear model of time against message size.
+
+    Segment ``i`` covers sizes from ``breakpoints_bytes[i - 1]`` (inclusive) up
+    to ``breakpoints_bytes[i]`` (exclusive); the first segment also covers
+    smaller sizes and the last one larger sizes. A breakpoint is the smallest
+    measured size of the segment that starts there, so the true protocol switch
+    lies between it and the previous measured size.
+
+    Attributes:
+        segments: the :class:`Segment` pieces, in order of size.
+        breakpoints_bytes: where each segment after the first starts.
+        r2: coefficient of determination of all times.
+        rmse_us: root-mean-square residual, microseconds.
+        n: number of samples fitted.
+        bic: the penalised BIC of the chosen number of breakpoints (lower is
+            better; see :func:`fit_piecewise_linear`).
+        selection: ``{"breakpoints": k, "bic": value}`` for every number of
+            breakpoints that was considered (``bic`` None where no
+            segmentation with ``k`` breakpoints was possible).
+        weighting: ``"relative"`` or ``"uniform"`` (see the module docstring).
+    """
+
+    segments: List[Segment]
+    breakpoints_bytes: List[float]
+    r2: float
+    rmse_us: float
+    n: int = 0
+    bic: float = math.nan
+    selection: List[Dict[str, Any]] = field(default_factory=list)
+    weighting: str = "relative"
+
+    def segment_index(self, size_bytes):
+        """Index of the segment that :meth:`predict` uses for each size."""
+        l = np.asarray(size_bytes, dtype=float)
+        idx = np.searchsorted(np.asarray(self.breakpoints_bytes, dtype=float), l, side="right")
+        return int(idx) if idx.ndim == 0 else idx
+
+    def predict(self, size_bytes):
+        """Predicted time in microseconds for each message size (vectorised).
+
+        Uses the segment containing the size; sizes beyond the last measured
+        one use the last segment, sizes below the first the first segment.
+        Returns a float for a scalar size, an array otherwise.
+
+        Raises:
+            ValueError: for negative or non-finite sizes.
+        """
+        l = np.asarray(size_bytes, dtype=float)
+        flat = _vector(l.reshape(-1), "size_bytes")
+        _nonnegative(flat, "size_bytes")
+        idx = np.searchsorted(np.asarray(self.breakpoints_bytes, dtype=float), l, side="right")
+        t0 = np.array([s.t0_us for s in self.segments])[idx]
+        slope = np.array([s.us_per_byte for s in self.segments])[idx]
+        return _scalar_or_array(t0 + slope * l)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """A JSON-serialisable dict (non-finite numbers become ``None``)."""
+        return {
+            "type": "piecewise",
+            "formula": "T(l) = t0_us + us_per_byte * l, one line per segment",
+            "segments": [s.to_dict() for s in self.segments],
+            "breakpoints_bytes": list(self.breakpoints_bytes),
+            "r2": _num(self.r2), "rmse_us": _num(self.rmse_us), "n": int(self.n), "bic": _num(self.bic),
+            "selection": [dict(item) for item in self.selection],
+            "weighting": self.weighting,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "PiecewiseFit":
+        """Inverse of :meth:`to_dict`."""
+        return cls(segments=[Segment.from_dict(s) for s in data["segments"]],
+                   breakpoints_bytes=list(data.get("breakpoints_bytes", [])),
+                   r2=_unnum(data.get("r2")), rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)),
+                   bic=_unnum(data.get("bic")), selection=[dict(item) for item in data.get("selection", [])],
+                   weighting=data.get("weighting", "relative"))
+
+
+def _segment_costs(xs: np.ndarray, y: np.ndarray, w: np.ndarray, starts: np.ndarray, min_points: int) -> np.ndarray:
+    """cost[i, j]: weighted SSE of one line through the samples of distinct sizes
+    i..j-1 (inf where that is fewer than ``min_points`` distinct sizes).
+
+    Running sums start at each candidate segment start and are shifted by its
+    first sample, which keeps the cancellation in the normal equations small."""
+    m = starts.size - 1
+    cost = np.full((m, m + 1), np.inf)
+    for i in range(m - min_points + 1):
+        p0 = starts[i]
+        dx = xs[p0:] - xs[p0]
+        dy = y[p0:] - y[p0]
+        ww = w[p0:]
+        sw, sx, sy = np.cumsum(ww), np.cumsum(ww * dx), np.cumsum(ww * dy)
+        sxx, sxy, syy = np.cumsum(ww * dx * dx), np.cumsum(ww * dx * dy), np.cumsum(ww * dy * dy)
+        js = np.arange(i + min_points, m + 1)
+        last = starts[js] - p0 - 1
+        W = sw[last]
+        cxx = sxx[last] - sx[last] ** 2 / W
+        cxy = sxy[last] - sx[last] * sy[last] / W
+        cyy = syy[last] - sy[last] ** 2 / W
+        with np.errstate(divide="ignore", invalid="ignore"):
+            sse = cyy - np.where(cxx > 0, cxy ** 2 / cxx, 0.0)
+        cost[i, js] = np.maximum(sse, 0.0)
+    return cost
+
+
+def _prepare_xy(sizes, times, size_name="sizes"):
+    x = _vector(sizes, size_name)
+    y = _vector(times, "times")
+    _same_length(**{size_name: x, "times": y})
+    if x.size == 0:
+        raise ValueError(f"{size_name} and times are empty: nothing to fit")
+    _nonnegative(x, size_name)
+    _nonnegative(y, "times")
+    return x, y
+
+
+def _int_arg(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _fit_line_segment(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> Segment:
+    X = np.column_stack([np.ones_like(x), x])
+    coef, cov, _, dof = _wls(X, y, w)
+    yhat = X @ coef
+    return Segment(start_bytes=_bytes_value(x.min()), end_bytes=_bytes_value(x.max()),
+                   t0_us=float(coef[0]), us_per_byte=float(coef[1]),
+                   t0_ci95=_ci(coef[0], cov[0, 0], dof), us_per_byte_ci95=_ci(coef[1], cov[1, 1], dof),
+                   r2=_r2(y, yhat), n=int(x.size))
+
+
+def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int = 3, *,
+                         weighting: str = "relative") -> PiecewiseFit:
+    """Fit ``T(l) = t0_i + l / B_i`` on consecutive ranges of message size.
+
+    The number of breakpoints (0 to ``max_breakpoints``) and their positions
+    are chosen automatically. For each number of breakpoints the best split
+    points, between consecutive distinct measured sizes, are found by an
+    exhaustive search (dynamic programming over all segmentations, which gives
+    the same optimum as enumerating them) minimising the total least-squares
+    error. The number of breakpoints ``k`` is then chosen by a penalised
+    Bayesian information criterion::
+
+        n ln(SSE / n) + (3k + 2) ln(n) + 3k ln(m)
+
+    for ``n`` samples at ``m`` distinct sizes: the BIC, counting two
+    parameters per segment and one per breakpoint, plus ``3 ln(m)`` per
+    breakpoint for having searched its position among the ``m - 1`` gaps (plain
+    BIC finds spurious breakpoints in 15-40 % of straight lines with 1 % noise
+    at 12-48 sizes; this criterion in 0-2 %). Fits with residuals below about
+    1e-7 of the times are treated as exact, so noise-free data never gains
+    breakpoints from rounding.
+
+    Args:
+        sizes: message sizes in bytes (non-negative); a size may repeat, one
+            entry per sample.
+        times: the time of each sample in microseconds.
+        max_breakpoints: the most breakpoints considered (>= 0).
+        min_points: the fewest distinct sizes in a segment (>= 2).
+        weighting: ``"relative"`` (weights ``1/T**2``, the default) or
+            ``"uniform"``.
+
+    The search takes time and memory proportional to the square of the number
+    of distinct sizes ``m`` (at most 4096; a few hundred take milliseconds).
+
+    Returns:
+        PiecewiseFit: segments with 95 % confidence intervals, breakpoints,
+        ``r2``, ``rmse_us`` and the criterion per number of breakpoints.
+
+    Raises:
+        ValueError: for mismatched lengths, negative or non-finite values,
+            fewer than ``min_points`` or more than 4096 distinct sizes, or bad
+            arguments.
+    """
+    max_breakpoints = _int_arg(max_breakpoints, "max_breakpoints", 0)
+    min_points = _int_arg(min_points, "min_points", 2)
+    x, y = _prepare_xy(sizes, times)
+    w = _weights(y, weighting)
+    order = np.argsort(x, kind="stable")
+    x, y, w = x[order], y[order], w[order]
+    n = x.size
+    distinct, first = np.unique(x, return_index=True)
+    m = distinct.size
+    if m < min_points:
+        raise ValueError(f"too few points: a segment needs at least min_points={min_points} distinct sizes, "
+                         f"got {m} distinct size(s) in {n} sample(s)")
+    if m > _MAX_DISTINCT_SIZES:
+        raise ValueError(f"too many distinct sizes for the exhaustive breakpoint search: {m} > "
+                         f"{_MAX_DISTINCT_SIZES} (its cost grows as the square); fit fewer sizes")
+    starts = np.append(first, n)
+    xscale = float(distinct[-1]) or 1.0
+    cost = _segment_costs(x / xscale, y, w, starts, min_points)
+
+    # best[k][j]: least total error covering distinct sizes 0..j-1 with k breakpoints.
+    kmax = min(max_breakpoints, m // min_points - 1)
+    best = [cost[0].copy()]
+    back: List[Optional[np.ndarray]] = [None]
+    columns = np.arange(m + 1)
+    for _ in range(kmax):
+        cand = best[-1][:m, None] + cost
+        arg = np.argmin(cand, axis=0)
+        best.append(cand[arg, columns])
+        back.append(arg)
+
+    floor = 1e-14 * float(np.sum(w * y * y)) + 1e-300
+    selection, choice = [], None
+    for k in range(max_breakpoints + 1):
+        total = best[k][m] if k <= kmax else math.inf
+        if not math.isfinite(total):
+            selection.append({"breakpoints": k, "bic": None})
+            continue
+        bic = n * math.log(max(total, floor) / n) + (3 * k + 2) * math.log(n) + 3 * k * math.log(m)
+        selection.append({"breakpoints": k, "bic": float(bic)})
+        if choice is None or bic < choice[1]:
+            choice = (k, bic)
+    k, bic = choice
+
+    bounds = [m]
+    for level in range(k, 0, -1):
+        bounds.append(int(back[level][bounds[-1]]))
+    bounds.append(0)
+    bounds = bounds[::-1]  # distinct-size indices: 0 = b_0 < b_1 < ... < b_k+1 = m
+
+    segments = []
+    yhat = np.empty_like(y)
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        sl = slice(starts[lo], starts[hi])
+        seg = _fit_line_segment(x[sl], y[sl], w[sl])
+        segments.append(seg)
+        yhat[sl] = seg.t0_us + seg.us_per_byte * x[sl]
+    breakpoints = [_bytes_value(distinct[b]) for b in bounds[1:-1]]
+    return PiecewiseFit(segments=segments, breakpoints_bytes=breakpoints, r2=_r2(y, yhat), rmse_us=_rmse(y, yhat),
+                        n=int(n), bic=float(bic), selection=selection, weighting=weighting)
+
+
+# ---------------------------------------------------------------------------
+# Barrier: a log2 P + b
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogFit:
+    """``T(P) = a * log2(P) + b``: barrier time against the number of ranks.
+
+    Attributes:
+        a: microseconds per doubling of the rank count.
+        b: microseconds at one rank (the intercept).
+        a_ci95, b_ci95: 95 % confidence intervals.
+        r2, rmse_us: goodness of fit on the times.
+        n: number of samples.
+    """
+
+    a: float
+    b: float
+    a_ci95: Tuple[float, float]
+    b_ci95: Tuple[float, float]
+    r2: float
+    rmse_us: float = math.nan
+    n: int = 0
+
+    def predict(self, ranks):
+        """Predicted microseconds for each rank count (>= 1), vectorised."""
+        p = np.asarray(ranks, dtype=float)
+        flat = _vector(p.reshape(-1), "ranks")
+        _ranks_ok(flat)
+        return _scalar_or_array(self.a * np.log2(p) + self.b)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """A JSON-serialisable dict (non-finite numbers become ``None``)."""
+        return {"type": "log2", "formula": "T(P) = a * log2(P) + b",
+                "a": _num(self.a), "b": _num(self.b), "a_ci95": _pair_out(self.a_ci95),
+                "b_ci95": _pair_out(self.b_ci95), "r2": _num(self.r2), "rmse_us": _num(self.rmse_us),
+                "n": int(self.n)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "LogFit":
+        """Inverse of :meth:`to_dict`."""
+        return cls(a=_unnum(data["a"]), b=_unnum(data["b"]), a_ci95=_pair_in(data.get("a_ci95")),
+                   b_ci95=_pair_in(data.get("b_ci95")), r2=_unnum(data.get("r2")),
+                   rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)))
+
+
+def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
+    """Fit ``T(P) = a * log2(P) + b`` to barrier times (Bokhari's ``a d + b``
+    for ``2**d`` processors; ``a = 0`` for a hardware barrier like the CM-5's).
+
+    Args:
+        ranks: rank count of each sample (>= 1; powers of two not required).
+        times: microseconds.
+        weighting: ``"relative"`` (default) or ``"uniform"``.
+
+    Raises:
+        ValueError: for mismatched lengths, bad values, or fewer than two
+            distinct rank counts.
+    """
+    p = _vector(ranks, "ranks")
+    y = _vector(times, "times")
+    _same_length(ranks=p, times=y)
+    _ranks_ok(p)
+    _nonnegative(y, "times")
+    if np.unique(p).size < 2:
+        raise ValueError(f"too few points: fit_barrier needs at least 2 distinct rank counts, "
+                         f"got {np.unique(p).size} in {p.size} sample(s)")
+    X = np.column_stack([np.log2(p), np.ones_like(p)])
+    coef, cov, _, dof = _wls(X, y, _weights(y, weighting))
+    yhat = X @ coef
+    return LogFit(a=float(coef[0]), b=float(coef[1]), a_ci95=_ci(coef[0], cov[0, 0], dof),
+                  b_ci95=_ci(coef[1], cov[1, 1], dof), r2=_r2(y, yhat), rmse_us=_rmse(y, yhat), n=int(p.size))
+
+
+# ---------------------------------------------------------------------------
+# Collectives
+# ---------------------------------------------------------------------------
+
+
+def _prepare_lpy(sizes, ranks, times):
+    l = _vector(sizes, "sizes")
+    p = _vector(ranks, "ranks")
+    y = _vector(times, "times")
+    _same_length(sizes=l, ranks=p, times=y)
+    if l.size == 0:
+        raise ValueError("sizes, ranks and times are empty: nothing to fit")
+    _nonnegative(l, "sizes")
+    _ranks_ok(p)
+    _nonnegative(y, "times")
+    return l, p, y
+
+
+def _broadcast_lp(size_bytes, ranks):
+    l = np.asarray(size_bytes, dtype=float)
+    p = np.asarray(ranks, dtype=float)
+    flat_l = _vector(l.reshape(-1), "size_bytes")
+    _nonnegative(flat_l, "size_bytes")
+    _ranks_ok(_vector(p.reshape(-1), "ranks"))
+    try:
+        return np.broadcast_arrays(l, p)
+    except ValueError:
+        raise ValueError(f"size_bytes (shape {l.shape}) and ranks (shape {p.shape}) do not broadcast") from None
+
+
+@dataclass(frozen=True)
+class CollectiveFit:
+    """``T(l, P) = (a + b*l) * log2(P) + c + d*l`` for tree collectives (broadcast).
+
+    At a fixed rank count this is a line in ``l`` whose start-up
+    ``c + a log2 P`` and time per byte ``d + b log2 P`` grow with the depth of
+    a spanning tree, the behaviour the CM-5 paper reports between its 32- and
+    512-node broadcast fits.
+
+    Attributes:
+        a, b, c, d: coefficients (microseconds, microseconds per byte).
+        a_ci95, b_ci95, c_ci95, d_ci95: 95 % confidence intervals.
+        r2, rmse_us, n: goodness of fit and number of samples.
+        per_ranks: the paper's own form, one line ``T(l) = t0 + k l`` per rank
+            count measured at two or more sizes, as :class:`Segment` objects.
+    """
+
+    a: float
+    b: float
+    c: float
+    d: float
+    a_ci95: Tuple[float, float]
+    b_ci95: Tuple[float, float]
+    c_ci95: Tuple[float, float]
+    d_ci95: Tuple[float, float]
+    r2: float
+    rmse_us: float = math.nan
+    n: int = 0
+    per_ranks: Dict[int, Segment] = field(default_factory=dict)
+
+    def predict(self, size_bytes, ranks):
+        """Predicted microseconds; ``size_bytes`` and ``ranks`` broadcast together."""
+        l, p = _broadcast_lp(size_bytes, ranks)
+        g = np.log2(p)
+        return _scalar_or_array((self.a + self.b * l) * g + self.c + self.d * l)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """A JSON-serialisable dict (non-finite numbers become ``None``)."""
+        return {"type": "collective", "formula": "T(l, P) = (a + b*l) * log2(P) + c + d*l",
+                "a": _num(self.a), "b": _num(self.b), "c": _num(self.c), "d": _num(self.d),
+                "a_ci95": _pair_out(self.a_ci95), "b_ci95": _pair_out(self.b_ci95),
+                "c_ci95": _pair_out(self.c_ci95), "d_ci95": _pair_out(self.d_ci95),
+                "r2": _num(self.r2), "rmse_us": _num(self.rmse_us), "n": int(self.n),
+                "per_ranks": [dict(ranks=int(p), **seg.to_dict()) for p, seg in sorted(self.per_ranks.items())]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "CollectiveFit":
+        """Inverse of :meth:`to_dict`."""
+        per_ranks = {int(item["ranks"]): Segment.from_dict(item) for item in data.get("per_ranks", [])}
+        return cls(a=_unnum(data["a"]), b=_unnum(data["b"]), c=_unnum(data["c"]), d=_unnum(data["d"]),
+                   a_ci95=_pair_in(data.get("a_ci95")), b_ci95=_pair_in(data.get("b_ci95")),
+                   c_ci95=_pair_in(data.get("c_ci95")), d_ci95=_pair_in(data.get("d_ci95")),
+                   r2=_unnum(data.get("r2")), rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)),
+                   per_ranks=per_ranks)
+
+
+def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> CollectiveFit:
+    """Fit ``T(l, P) = (a + b*l) * log2(P) + c + d*l`` (broadcast-like collectives).
+
+    Args:
+        sizes: message size ``l`` in bytes of each sample (the broadcast buffer).
+        ranks: rank count ``P`` of each sample (>= 1).
+        times: microseconds.
+        weighting: ``"relative"`` (default) or ``"uniform"``.
+
+    Returns:
+        CollectiveFit, including one line per rank count (the CM-5 paper's
+        per-partition equations) in ``per_ranks``.
+
+    Raises:
+        ValueError: for mismatched lengths or bad values, or when the samples
+            cannot determine all four coefficients (at least two sizes at each
+            of at least two rank counts are needed).
+    """
+    l, p, y = _prepare_lpy(sizes, ranks, times)
+    n_ranks, n_sizes = np.unique(p).size, np.unique(l).size
+    if n_ranks < 2 or n_sizes < 2 or l.size < 4:
+        raise ValueError(f"too few points: fit_collective needs at least 2 distinct sizes at each of at least "
+                         f"2 distinct rank counts (got {n_sizes} size(s), {n_ranks} rank count(s), "
+                         f"{l.size} sample(s))")
+    w = _weights(y, weighting)
+    g = np.log2(p)
+    X = np.column_stack([g, l * g, np.ones_like(l), l])
+    try:
+        coef, cov, _, dof = _wls(X, y, w)
+    except _RankDeficient:
+        raise ValueError("the samples do not determine all four coefficients of (a + b*l)*log2(P) + c + d*l: "
+                         "measure at least 2 sizes at each of at least 2 rank counts") from None
+    yhat = X @ coef
+    per_ranks = {}
+    for P in np.unique(p):
+        sel = p == P
+        if np.unique(l[sel]).size >= 2:
+            per_ranks[int(P)] = _fit_line_segment(l[sel], y[sel], w[sel])
+    cis = [_ci(coef[i], cov[i, i], dof) for i in range(4)]
+    return CollectiveFit(a=float(coef[0]), b=float(coef[1]), c=float(coef[2]), d=float(coef[3]),
+                         a_ci95=cis[0], b_ci95=cis[1], c_ci95=cis[2], d_ci95=cis[3],
+                         r2=_r2(y, yhat), rmse_us=_rmse(y, yhat), n=int(l.size), per_ranks=per_ranks)
+
+
+@dataclass(frozen=True)
+class AllgatherFit:
+    """``T(l, P) = c + d * P * l``: concatenation (allgather), ``l`` = bytes per rank.
+
+    The CM-5 paper's concatenation model (23.44 + 0.975 P l there): the time
+    depends on ``P`` only through the size ``P l`` of the result.
+
+    Attributes:
+        c: start-up time, microseconds.
+        d: microseconds per byte of the concatenated result.
+        c_ci95, d_ci95: 95 % confidence intervals.
+        bandwidth_MBps: ``1 / d`` (bytes of result per microsecond), derived.
+        r2, rmse_us, n: goodness of fit and number of samples.
+    """
+
+    c: float
+    d: float
+    c_ci95: Tuple[float, float]
+    d_ci95: Tuple[float, float]
+    r2: float
+    rmse_us: float = math.nan
+    n: int = 0
+    bandwidth_MBps: float = field(init=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "bandwidth_MBps", _bandwidth(self.d))
+
+    def predict(self, size_bytes, ranks):
+        """Predicted microseconds; ``size_bytes`` (per rank) and ``ranks`` broadcast together."""
+        l, p = _broadcast_lp(size_bytes, ranks)
+        return _scalar_or_array(self.c + self.d * p * l)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """A JSON-serialisable dict (non-finite numbers become ``None``)."""
+        return {"type": "allgather", "formula": "T(l, P) = c + d * P * l",
+                "c": _num(self.c), "d": _num(self.d), "c_ci95": _pair_out(self.c_ci95),
+                "d_ci95": _pair_out(self.d_ci95), "bandwidth_MBps": _num(self.bandwidth_MBps),
+                "r2": _num(self.r2), "rmse_us": _num(self.rmse_us), "n": int(self.n)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "AllgatherFit":
+        """Inverse of :meth:`to_dict` (``bandwidth_MBps`` is recomputed)."""
+        return cls(c=_unnum(data["c"]), d=_unnum(data["d"]), c_ci95=_pair_in(data.get("c_ci95")),
+                   d_ci95=_pair_in(data.get("d_ci95")), r2=_unnum(data.get("r2")),
+                   rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)))
+
+
+def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> AllgatherFit:
+    """Fit the CM-5 concatenation model ``T(l, P) = c + d * P * l``.
+
+    Args:
+        sizes: bytes each rank contributes (``l``), per sample.
+        ranks: rank count ``P`` per sample (>= 1).
+        times: microseconds.
+        weighting: ``"relative"`` (default) or ``"uniform"``.
+
+    Raises:
+        ValueError: for mismatched lengths or bad values, or fewer than two
+            distinct result sizes ``P * l``.
+    """
+    l, p, y = _prepare_lpy(sizes, ranks, times)
+    total = p * l
+    if np.unique(total).size < 2:
+        raise ValueError(f"too few points: fit_allgather needs at least 2 distinct result sizes P*l, "
+                         f"got {np.unique(total).size} in {l.size} sample(s)")
+    X = np.column_stack([np.ones_like(total), total])
+    coef, cov, _, dof = _wls(X, y, _weights(y, weighting))
+    yhat = X @ coef
+    return AllgatherFit(c=float(coef[0]), d=float(coef[1]), c_ci95=_ci(coef[0], cov[0, 0], dof),
+                        d_ci95=_ci(coef[1], cov[1, 1], dof), r2=_r2(y, yhat), rmse_us=_rmse(y, yhat),
+                        n=int(l.size))
+
+
+# ---------------------------------------------------------------------------
+# LogGP from a ping-pong
+# ---------------------------------------------------------------------------
+
+
+def loggp_from_pingpong(sizes, times, *, max_breakpoints: int = 2, min_points: int = 3,
+                        weighting: str = "relative") -> Dict[str, Any]:
+    """LogGP parameters that a ping-pong can measure.
+
+    ``times`` are one-way times (half the round trip), which LogGP models as
+    ``L + 2 o + (k - 1) G`` for a ``k``-byte message. A ping-pong therefore
+    measures only:
+
+    * ``L_plus_2o_us``: latency plus send and receive overhead, the one-way
+      time of a 1-byte message on the small-message segment (``t0 + G_small``;
+      its interval is that of ``t0``);
+    * ``G_us_per_byte``: the time per byte for long messages, the slope of the
+      largest-message segment (and ``bandwidth_MBps = 1 / G``).
+
+    It does **not** measure ``L`` and ``o`` separately (that needs the time a
+    send or receive keeps the processor busy, e.g. by overlapping computation),
+    nor the gap ``g`` between consecutive small messages (that needs a stream
+    of back-to-back sends, a message-rate test), nor whether ``G`` is set by
+    the sender, the network or the receiver. With protocol breakpoints a single
+    LogGP line does not describe mid-sized messages; the piecewise fit is
+    returned as well.
+
+    Args:
+        sizes, times: as for :func:`fit_piecewise_linear`.
+        max_breakpoints, min_points, weighting: passed to :func:`fit_piecewise_linear`.
+
+    Returns:
+        dict with ``L_plus_2o_us``, ``L_plus_2o_ci95``, ``G_us_per_byte``,
+        ``G_ci95``, ``bandwidth_MBps``, ``large_message_t0_us``,
+        ``breakpoints_bytes``, ``not_measurable`` (names and why) and ``fit``
+        (the :meth:`PiecewiseFit.to_dict`); JSON-serialisable.
+
+    Raises:
+        ValueError: as :func:`fit_piecewise_linear`.
+    """
+    fit = fit_piecewise_linear(sizes, times, max_breakpoints=max_breakpoints, min_points=min_points,
+                               weighting=weighting)
+    small, large = fit.segments[0], fit.segments[-1]
+    l2o = small.t0_us + small.us_per_byte
+    half = max(abs(small.t0_ci95[1] - small.t0_us), 0.0) if math.isfinite(small.t0_ci95[1]) else math.nan
+    return {
+        "L_plus_2o_us": _num(l2o),
+        "L_plus_2o_ci95": _pair_out((l2o - half, l2o + half)),
+        "G_us_per_byte": _num(large.us_per_byte),
+        "G_ci95": _pair_out(large.us_per_byte_ci95),
+        "bandwidth_MBps": _num(large.bandwidth_MBps),
+        "large_message_t0_us": _num(large.t0_us),
+        "breakpoints_bytes": list(fit.breakpoints_bytes),
+        "not_measurable": {
+            "L": "only L + 2o is seen: splitting it needs the send/receive overhead o measured on its own",
+            "o": "the overhead of a send or receive needs a test that overlaps computation with communication",
+            "g": "the gap between consecutive small messages needs a message-rate (streaming) test",
+        },
+        "fit": fit.to_dict(),
+    }
+
+
+# ---------------------------------------------------------------------------
+# Whole results documents
+# ---------------------------------------------------------------------------
+
+
+def _rows_xy(rows, need_bytes: bool, need_ranks: bool, kernel: str, notes: List[str]):
+    b, p, t = [], [], []
+    dropped = 0
+    for row in rows:
+        if not isinstance(row, Mapping):
+            dropped += 1
+            continue
+        try:
+            median = float(row["median_us"])
+            size = float(row.get("bytes", 0) if not need_bytes else row["bytes"])
+            ranks = float(row["ranks"]) if need_ranks else float(row.get("ranks", 1) or 1)
+        except (KeyError, TypeError, ValueError):
+            dropped += 1
+            continue
+        if not (math.isfinite(median) and math.isfinite(size) and math.isfinite(ranks)):
+            dropped += 1
+            continue
+        b.append(size)
+        p.append(ranks)
+        t.append(median)
+    if dropped:
+        notes.append(f"{kernel}: {dropped} row(s) without usable bytes/ranks/median_us ignored")
+    return np.array(b, dtype=float), np.array(p, dtype=float), np.array(t, dtype=float)
+
+
+def _key(kernel: str, params: Mapping[str, Any]) -> str:
+    if not params:
+        return kernel
+    inner = ",".join(f"{k}={params[k]}" for k in sorted(params))
+    return f"{kernel}[{inner}]"
+
+
+def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints: int, min_points: int,
+               weighting: str) -> Dict[str, Any]:
+    """Fits one benchmark entry; raises ValueError when it cannot."""
+    b, p, t = _rows_xy(rows, need_bytes=family != "log2", need_ranks=family != "piecewise", kernel=kernel,
+                       notes=notes)
+    if t.size == 0:
+        raise ValueError("no rows with a median_us")
+    distinct_p = np.unique(p)
+    if family == "piecewise":
+        if distinct_p.size <= 1:
+            fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting)
+            return {"model": "piecewise", "ranks": [int(x) for x in distinct_p], "fit": fit.to_dict()}
+        fits = {}
+        for P in distinct_p:
+            sel = p == P
+            try:
+                fits[str(int(P))] = fit_piecewise_linear(b[sel], t[sel], max_breakpoints, min_points,
+                                                         weighting=weighting).to_dict()
+            except ValueError as exc:
+                notes.append(f"{kernel}: not fitted at {int(P)} ranks: {exc}")
+        if not fits:
+            raise ValueError("no rank count has enough sizes for a piecewise fit")
+        return {"model": "piecewise_by_ranks", "ranks": [int(x) for x in distinct_p], "fits": fits}
+    if family == "log2":
+        return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting).to_dict()}
+    distinct_b = np.unique(b)
+    if family == "collective":
+        if distinct_p.size >= 2 and distinct_b.size >= 2:
+            return {"model": "collective", "fit": fit_collective(b, p, t, weighting=weighting).to_dict()}
+        if distinct_p.size >= 2:
+            notes.append(f"{kernel}: one message size only, fitted a*log2(P) + b")
+            return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting).to_dict()}
+        notes.append(f"{kernel}: one rank count only ({int(distinct_p[0])}), fitted T(l) at that rank count")
+        fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting)
+        return {"model": "piecewise", "ranks": [int(x) for x in distinct_p], "fit": fit.to_dict()}
+    if family == "allgather":
+        return {"model": "allgather", "fit": fit_allgather(b, p, t, weighting=weighting).to_dict()}
+    raise ValueError(f"unknown model family {family!r}")
+
+
+def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_points: int = 3,
+                weighting: str = "relative") -> Dict[str, Any]:
+    """Fit every kernel of a ``datamotion.bench/1`` results document.
+
+    Each entry of ``results["results"]`` is fitted with the family that
+    :data:`KERNEL_MODELS` gives its kernel, from one point per row
+    (``bytes``, ``ranks``, ``median_us``). Kernels without a model, and
+    entries that cannot be fitted (too few rows, ...), are skipped with a
+    note; they never raise.
+
+    Args:
+        results: the parsed JSON document.
+        max_breakpoints, min_points: for the piecewise fits.
+        weighting: ``"relative"`` (default) or ``"uniform"``.
+
+    Returns:
+        A JSON-serialisable dict: ``schema`` (``datamotion.model/1``),
+        ``source_schema``, ``provenance`` (copied), ``models`` (key -> entry
+        with ``kernel``, ``params``, ``model`` (family actually fitted),
+        ``rows`` and ``fit`` or, for point-to-point kernels measured at several
+        rank counts, ``fits`` keyed by rank count), ``skipped`` (key ->
+        reason) and ``notes``. The key is the kernel name, or
+        ``kernel[param=value,...]`` when a kernel appears more than once.
+
+    Raises:
+        ValueError: if ``results`` is not a mapping with a ``results`` list.
+    """
+    if not isinstance(results, Mapping):
+        raise ValueError(f"results must be the parsed results document (a dict), got {type(results).__name__}")
+    entries = results.get("results")
+    if not isinstance(entries, list):
+        raise ValueError("results document has no 'results' list")
+    notes: List[str] = []
+    schema = results.get("schema")
+    if schema != RESULTS_SCHEMA:
+        notes.append(f"schema is {schema!r}, expected {RESULTS_SCHEMA!r}; fitted anyway")
+    names = [e.get("kernel") if isinstance(e, Mapping) else None for e in entries]
+    counts = {name: names.count(name) for name in names}
+    models: Dict[str, Any] = {}
+    skipped: Dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        kernel = names[index]
+        if not isinstance(kernel, str):
+            key = f"#{index}"
+            skipped[key] = "entry without a kernel name"
+            notes.append(f"entry {index}: no kernel name, skipped")
+            continue
+        params = entry.get("params") or {}
+        if not isinstance(params, Mapping):
+            params = {"params": str(params)}
+        key = _key(kernel, params) if counts[kernel] > 1 else kernel
+        base = key
+        suffix = 2
+        while key in models or key in skipped:
+            key = f"{base}#{suffix}"
+            suffix += 1
+        family = KERNEL_MODELS.get(kernel)
+        if family is None:
+            skipped[key] = "no model for this kernel"
+            notes.append(f"{key}: no model for kernel {kernel!r}, skipped")
+            continue
+        rows = entry.get("rows")
+        if not isinstance(rows, list):
+            skipped[key] = "entry without a 'rows' list"
+            notes.append(f"{key}: no 'rows' list, skipped")
+            continue
+        try:
+            fitted = _fit_entry(family, key, rows, notes, max_breakpoints, min_points, weighting)
+        except ValueError as exc:
+            skipped[key] = str(exc)
+            notes.append(f"{key}: not fitted: {exc}")
+            continue
+        models[key] = {"kernel": kernel, "params": dict(params), "rows": len(rows), **fitted}
+    return {"schema": MODEL_SCHEMA, "source_schema": schema, "provenance": results.get("provenance"),
+            "models": models, "skipped": skipped, "notes": notes}

@@ -1,0 +1,122 @@
+"""The results document (schema ``datamotion.bench/1``, see docs/bench.md): built,
+written, read and checked here only, whichever suite or experiment measured it."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, List, Mapping, Sequence
+
+from .._files import atomic_write
+from .constants import ENVIRONMENT_PREFIXES, MODEL_SCHEMA, RESULTS_SCHEMA
+
+__all__ = ["document", "write_results", "load_results", "load_model", "check_results", "check_model"]
+
+
+def _scheduling() -> dict:
+    """This process's scheduling policy and nice value (a run under ``chrt`` is
+    shielded from other jobs on a shared machine; see docs/predict.md)."""
+    names = {getattr(os, n): n for n in ("SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH", "SCHED_IDLE")
+             if hasattr(os, n)}
+    try:
+        policy = os.sched_getscheduler(0)
+        return {"policy": names.get(policy, str(policy)), "priority": os.sched_getparam(0).sched_priority,
+                "nice": os.nice(0)}
+    except (AttributeError, OSError):
+        return {}
+
+
+def _noisy_rows(results: Sequence[Mapping[str, Any]]) -> List[str]:
+    notes = []
+    for r in results:
+        for row in r.get("rows", []):
+            if "mean_us" in row and "median_us" in row and row["mean_us"] > 1.5 * row["median_us"]:
+                where = f"{row['bytes']} bytes" if "bytes" in row else "a row"
+                notes.append(f"{r['kernel']} {where}: mean {row['mean_us']:.2f} us exceeds 1.5 x "
+                             f"median {row['median_us']:.2f} us (noisy)")
+    return notes
+
+
+def document(comm, results: List[dict], *, quick: bool, validate: bool, **fields) -> dict:
+    """Collective. The results document of ``results`` measured on ``comm``, the same
+    on every rank: provenance (with the MPI environment variables, the thread level
+    and the scheduling policy), the run's settings, ``fields`` and the warnings
+    every reader should see (oversubscribed cores, MPI_THREAD_MULTIPLE, noisy rows)."""
+    from mpi4py import MPI
+
+    from ..provenance import provenance
+
+    info = provenance(comm)
+    info["environment"] = {k: v for k, v in os.environ.items() if k.startswith(ENVIRONMENT_PREFIXES)}
+    info["scheduling"] = _scheduling()
+    host = comm.Split_type(MPI.COMM_TYPE_SHARED)  # collective: the ranks sharing this node
+    on_host = host.size
+    host.Free()
+    warnings = []
+    cores = os.cpu_count() or 1
+    if on_host > cores:
+        warnings.append(f"{on_host} ranks share {cores} cores on a host: timings include oversubscription")
+    if info.get("thread_level") == "multiple":
+        warnings.append("measured under MPI_THREAD_MULTIPLE: MPI calls take locks that a program calling "
+                        "MPI_Init does not (datamotion bench --thread-level single, or MPI4PY_RC_THREAD_LEVEL=single)")
+    warnings += _noisy_rows(results)
+    return {"schema": RESULTS_SCHEMA, "provenance": info, "quick": quick, "validated": validate,
+            "warnings": warnings, **fields, "results": results}
+
+
+def write_results(doc: Mapping[str, Any], path: str) -> None:
+    """Writes a results (or model) document as JSON, whole or not at all."""
+    with atomic_write(path) as f:
+        json.dump(doc, f, indent=1)
+
+
+def _read_json(path: str, what: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as exc:
+        raise ValueError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is not a JSON {what}: {exc}") from None
+
+
+def check_results(doc: Any, where: str = "the document") -> None:
+    """Raises ValueError unless ``doc`` is a results document."""
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("results"), list):
+        raise ValueError(f"{where} is not a datamotion results document (no 'results' list)")
+    if doc.get("schema") != RESULTS_SCHEMA:
+        raise ValueError(f"{where} has schema {doc.get('schema')!r}, expected {RESULTS_SCHEMA!r}")
+
+
+def check_model(doc: Any, where: str = "the model") -> None:
+    """Raises ValueError unless ``doc`` is a model document."""
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("models"), Mapping):
+        raise ValueError(f"{where} is not a datamotion model document (no 'models' table)")
+    if doc.get("schema") != MODEL_SCHEMA:
+        raise ValueError(f"{where} has schema {doc.get('schema')!r}, expected {MODEL_SCHEMA!r}")
+
+
+def load_results(path: str) -> dict:
+    """Reads a results document written by ``datamotion bench``.
+
+    Raises:
+        ValueError: with a one-line message when the file cannot be read, is
+            not JSON, has no ``results`` list or a schema other than
+            ``datamotion.bench/1``.
+    """
+    doc = _read_json(path, "results document")
+    check_results(doc, path)
+    return doc
+
+
+def load_model(path: str) -> dict:
+    """Reads a model document written by ``datamotion model fit``.
+
+    Raises:
+        ValueError: with a one-line message when the file cannot be read, is
+            not JSON, has no ``models`` table or a schema other than
+            ``datamotion.model/1``.
+    """
+    doc = _read_json(path, "model document")
+    check_model(doc, path)
+    return doc

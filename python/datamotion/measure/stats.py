@@ -1,0 +1,72 @@
+"""Repetition and summary statistics of measurements: how many samples a point
+takes, and the median with its confidence interval that every row reports."""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Callable, List, Sequence
+
+import numpy as np
+from mpi4py import MPI
+
+
+def time_collective(comm: MPI.Comm, fn: Callable[[], object], reps: int = 30, warmup: int = 1) -> float:
+    """Collective. The median over ``reps`` of the slowest rank's time of ``fn()``
+    in seconds, each call started after a barrier, after ``warmup`` unrecorded
+    calls (first touch, persistent requests bound)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        comm.Barrier()
+        t0 = MPI.Wtime()
+        fn()
+        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
+    return float(np.median(times))
+
+def summarize(samples_s: Sequence[float]) -> dict:
+    """Median, percentiles, mean and the 95% confidence interval of the median
+    (order statistics, normal approximation of the binomial) of samples in
+    seconds, reported in microseconds, with the raw samples."""
+    us = np.sort(np.asarray(samples_s, dtype=float) * 1e6)
+    n = len(us)
+    if n == 0:
+        raise ValueError("no samples to summarise")
+    half = 1.96 * math.sqrt(n) / 2
+    lo = int(max(0, math.floor(n / 2 - half)))
+    hi = int(min(n - 1, math.ceil(n / 2 + half)))
+    return {
+        "median_us": float(np.median(us)),
+        "p05_us": float(np.percentile(us, 5)),
+        "p95_us": float(np.percentile(us, 95)),
+        "mean_us": float(us.mean()),
+        "min_us": float(us[0]),
+        "ci95_us": [float(us[lo]), float(us[hi])],
+        "reps": n,
+        "samples_us": [float(x) for x in us],
+    }
+
+
+def adaptive(comm: MPI.Comm, measure: Callable[[int], List[float]], quick: bool) -> List[float]:
+    """Collective. Calls measure(batch) until the median's 95% CI is within 5% of
+    it, or a repetition or time cap. Rank 0 decides, so all ranks call alike."""
+    batch, max_reps, cap_s = (10, 40, 0.5) if quick else (20, 400, 3.0)
+    samples: List[float] = []
+    start = time.perf_counter()
+    while True:
+        samples += measure(batch)
+        done = True
+        if comm.rank == 0:
+            s = summarize(samples)
+            width = (s["ci95_us"][1] - s["ci95_us"][0]) / 2
+            done = (len(samples) >= max_reps or time.perf_counter() - start > cap_s
+                    or (len(samples) >= 2 * batch and width <= 0.05 * max(s["median_us"], 1e-9)))
+        if comm.bcast(done, root=0):
+            return samples
+
+
+def iterations(nbytes: int) -> int:
+    """Operations per sample: small messages are timed over several round trips."""
+    return 20 if nbytes <= 1024 else 5 if nbytes <= 65536 else 1
+
