@@ -25,13 +25,13 @@ from ..._files import atomic_write
 from ..constants import RESULTS_SCHEMA
 from ..fit import fit_results
 from ..results import check_model, check_results, load_results
-from . import cm5, paragon
+from . import cm5, cvl, paragon, pshift, redist
 from .format import Entry, make_entries, num, params_text, table
 from .plots import Plots
 
 __all__ = ["write_report", "merge_results", "load_folder", "SEEDS", "KNOWN_KERNELS"]
 
-SEEDS = (cm5, paragon)
+SEEDS = (cm5, paragon, pshift, redist, cvl)
 """The seed papers in report order. Each module names its ``TITLE``, ``SEED`` (the
 paper and its machine), the ``KERNELS`` it draws, and ``sections(entries, plots)``:
 the HTML of its subsections, each a ``<section>`` with an ``<h3>``."""
@@ -150,7 +150,10 @@ caption{caption-side:top;text-align:left;font-weight:600;padding:.3em 0}
 .ci{color:#777;font-size:.9em}ul.warnings{margin:0;padding-left:1.2em}
 .plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(520px,1fr));gap:1em}
 figure{margin:0}figure img{max-width:100%;height:auto;border:1px solid #e4e4e4}
-figcaption{font-size:.88em;color:#444}code{font-size:.9em}footer{margin-top:3em;color:#777;font-size:.85em}
+figcaption{font-size:.88em;color:#444}
+.beside{display:grid;grid-template-columns:1fr 1fr;gap:1em;align-items:start}
+.beside .seed{background:#faf8f2;padding:0 .6em}h4{margin:.4em 0}
+.bad,td.bad{color:#b00020;font-weight:600}code{font-size:.9em}footer{margin-top:3em;color:#777;font-size:.85em}
 """
 
 

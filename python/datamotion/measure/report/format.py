@@ -206,3 +206,10 @@ def by_kernel(entries: Sequence[Entry], kernels: Sequence[str]) -> List[Entry]:
     return sorted(chosen, key=lambda e: (order[e.kernel], e.index))
 
 
+
+
+def beside_seed(ours: str, seed: str, seed_machine: str) -> str:
+    """Our figure or table and the seed's counterpart in one row: the seed's numbers
+    are quoted as published, under the name of the machine they were measured on."""
+    return (f'<div class=beside><div class=ours><h4>datamotion, this machine</h4>{ours}</div>'
+            f'<div class=seed><h4>the paper: {html.escape(seed_machine)}</h4>{seed}</div></div>')
