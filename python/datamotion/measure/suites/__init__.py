@@ -9,7 +9,7 @@ from typing import Callable, Dict, Optional, Sequence
 from mpi4py import MPI
 
 from ..results import document
-from . import collectives, local, patterns, pt2pt
+from . import cm5, collectives, cvl, local, paragon, patterns, pshift, pt2pt, redist
 
 __all__ = ["SUITES", "run_suites"]
 
@@ -18,6 +18,11 @@ SUITES: Dict[str, Callable] = {
     "collectives": collectives.suite_collectives,
     "local": local.suite_local,
     "patterns": patterns.suite_patterns,
+    "cm5": cm5.run,
+    "paragon": paragon.run,
+    "pshift": pshift.run,
+    "redist": redist.run,
+    "cvl": cvl.run,
 }
 """Suite name -> its function, in the order ``all`` runs them."""
 
