@@ -19,9 +19,9 @@ namespace dm::python {
 void bind_bench(nb::module_ &m) {
     m.def("bench_pair",
           [](const std::string &kernel, nb::handle comm, int a, int b, std::size_t bytes, int reps, int warmup,
-             int iters, int window, bool validate) {
+             int iters, int window, bool validate, std::int64_t corrupt_byte) {
               MPI_Comm c = comm_from_python(comm);
-              bench::PairOptions o{a, b, bytes, reps, warmup, iters, window, validate};
+              bench::PairOptions o{a, b, bytes, reps, warmup, iters, window, validate, corrupt_byte};
               nb::gil_scoped_release release;
               if (kernel == "pingpong") return bench::pingpong(c, o);
               if (kernel == "exchange") return bench::exchange(c, o);
@@ -30,25 +30,34 @@ void bind_bench(nb::module_ &m) {
               fail(DM_ERR_ARG, "bench: unknown point-to-point kernel '", kernel, "'");
           },
           nb::arg("kernel"), nb::arg("comm"), nb::arg("a"), nb::arg("b"), nb::arg("bytes"), nb::arg("reps"),
-          nb::arg("warmup"), nb::arg("iters"), nb::arg("window"), nb::arg("validate"),
-          "Collective on comm. Raw samples (seconds) of a point-to-point kernel between ranks a and b; "
-          "empty on the other ranks.");
+          nb::arg("warmup"), nb::arg("iters"), nb::arg("window"), nb::arg("validate"), nb::arg("corrupt_byte") = -1,
+          "Collective on comm. Raw samples (seconds) of a point-to-point kernel between ranks a and b, each the "
+          "mean over `iters` operations (windows for stream and bidir) after `warmup` unrecorded ones; empty on "
+          "the other ranks. corrupt_byte (tests only) flips that byte of the received message before the "
+          "check that validate=True makes, which must then fail.");
     m.def("bench_barrier",
-          [](nb::handle comm, int reps, int warmup) {
+          [](nb::handle comm, int reps, int warmup, int iters) {
               MPI_Comm c = comm_from_python(comm);
               nb::gil_scoped_release release;
-              return bench::barrier(c, reps, warmup);
+              return bench::barrier(c, reps, warmup, iters);
           },
-          nb::arg("comm"), nb::arg("reps"), nb::arg("warmup"),
-          "Collective on comm. Raw samples (seconds): the slowest rank's time of one barrier.");
+          nb::arg("comm"), nb::arg("reps"), nb::arg("warmup"), nb::arg("iters") = 1,
+          "Collective on comm. Raw samples (seconds): the mean over ranks of each rank's mean time of `iters` "
+          "back-to-back barriers, after `warmup` unrecorded ones (osu_barrier's definition).");
     m.def("bench_collective",
-          [](const std::string &op, nb::handle comm, std::size_t bytes, int reps, int warmup, bool validate) {
+          [](const std::string &op, nb::handle comm, std::size_t bytes, int reps, int warmup, bool validate,
+             int iters, std::int64_t corrupt_byte) {
               MPI_Comm c = comm_from_python(comm);
+              bench::CollectiveOptions o{bytes, reps, warmup, iters, validate, corrupt_byte};
               nb::gil_scoped_release release;
-              return bench::collective_op(c, op, bytes, reps, warmup, validate);
+              return bench::collective_op(c, op, o);
           },
           nb::arg("op"), nb::arg("comm"), nb::arg("bytes"), nb::arg("reps"), nb::arg("warmup"), nb::arg("validate"),
-          "Collective on comm. Raw samples (seconds): the slowest rank's time of one collective operation.");
+          nb::arg("iters") = 1, nb::arg("corrupt_byte") = -1,
+          "Collective on comm. Raw samples (seconds): the mean over ranks of each rank's mean time of `iters` "
+          "calls of one collective operation, each followed by an untimed barrier, after `warmup` unrecorded "
+          "calls (osu_allreduce's definition). corrupt_byte (tests only) flips that byte of what a rank "
+          "receives before the check that validate=True makes, which must then fail.");
     m.def("bench_memcopy",
           [](std::size_t bytes, int reps, int warmup, int iters) {
               nb::gil_scoped_release release;

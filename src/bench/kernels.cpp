@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 namespace dm::bench {
 namespace {
@@ -16,8 +17,20 @@ constexpr int kTag = 7;
 
 void fill(std::vector<unsigned char> &buf, int seed) { detail::fill(buf.data(), buf.size(), seed); }
 
-void verify(const std::vector<unsigned char> &buf, int seed, const char *kernel) {
-    detail::verify(buf.data(), buf.size(), seed, kernel);
+// Flips the byte a test asked for (see PairOptions::corrupt_byte), then checks.
+void verify(unsigned char *buf, std::size_t n, int seed, std::int64_t corrupt_byte, const char *kernel) {
+    detail::corrupt(buf, n, corrupt_byte);
+    detail::verify(buf, n, seed, kernel);
+}
+
+void check_counts(int reps, int warmup, int iters) {
+    if (reps < 1 || iters < 1 || warmup < 0)
+        fail(DM_ERR_ARG, "bench: reps and iters must be positive, warmup non-negative");
+}
+
+void check_corruption(std::int64_t corrupt_byte, std::size_t received) {
+    if (corrupt_byte >= 0 && static_cast<std::uint64_t>(corrupt_byte) >= received)
+        fail(DM_ERR_ARG, "bench: corrupt_byte ", corrupt_byte, " is not one of the ", received, " bytes received");
 }
 
 int check_pair(MPI_Comm comm, const PairOptions &o) {
@@ -27,21 +40,24 @@ int check_pair(MPI_Comm comm, const PairOptions &o) {
     collective(comm, [&] {
         if (o.a < 0 || o.a >= size || o.b < 0 || o.b >= size || o.a == o.b)
             fail(DM_ERR_ARG, "bench: the pair (", o.a, ", ", o.b, ") must be two distinct ranks of ", size);
-        if (o.reps < 1 || o.iters < 1 || o.warmup < 0 || o.window < 1)
-            fail(DM_ERR_ARG, "bench: reps, iters and window must be positive, warmup non-negative");
+        check_counts(o.reps, o.warmup, o.iters);
+        if (o.window < 1) fail(DM_ERR_ARG, "bench: window must be positive");
         if (o.bytes > static_cast<std::size_t>(INT32_MAX)) fail(DM_ERR_ARG, "bench: message too large");
+        check_corruption(o.corrupt_byte, o.bytes);
     });
     return rank;
 }
 
-// Runs `body(rep)` warmup + reps times on the pair, returning the recorded samples.
+// Runs `body(seed, count)` (count operations, returning the time per operation)
+// once with o.warmup unrecorded operations, then o.reps times with o.iters,
+// each after a synchronised start; returns the samples (empty off the pair).
 template <class Body>
 std::vector<double> run_pair(MPI_Comm comm, const PairOptions &o, int rank, Body &&body) {
     std::vector<double> samples;
-    for (int rep = -o.warmup; rep < o.reps; ++rep) {
-        check_mpi(MPI_Barrier(comm), "MPI_Barrier");  // synchronised start
+    for (int rep = o.warmup > 0 ? -1 : 0; rep < o.reps; ++rep) {
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
         if (rank != o.a && rank != o.b) continue;
-        const double seconds = body(rep);
+        const double seconds = body(rep, rep < 0 ? o.warmup : o.iters);
         if (rep >= 0) samples.push_back(seconds);
     }
     return samples;
@@ -54,10 +70,10 @@ std::vector<double> pingpong(MPI_Comm comm, const PairOptions &o) {
     std::vector<unsigned char> buf(o.bytes);
     const int n = static_cast<int>(o.bytes);
     std::exception_ptr failure;
-    auto samples = run_pair(comm, o, rank, [&](int rep) {
+    auto samples = run_pair(comm, o, rank, [&](int rep, int count) {
         if (o.validate && rank == o.a) fill(buf, rep);
         const double t0 = MPI_Wtime();
-        for (int i = 0; i < o.iters; ++i) {
+        for (int i = 0; i < count; ++i) {
             if (rank == o.a) {
                 check_mpi(MPI_Send(buf.data(), n, MPI_BYTE, o.b, kTag, comm), "MPI_Send");
                 check_mpi(MPI_Recv(buf.data(), n, MPI_BYTE, o.b, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
@@ -66,8 +82,12 @@ std::vector<double> pingpong(MPI_Comm comm, const PairOptions &o) {
                 check_mpi(MPI_Send(buf.data(), n, MPI_BYTE, o.a, kTag, comm), "MPI_Send");
             }
         }
-        const double t = (MPI_Wtime() - t0) / (2.0 * o.iters);
-        if (o.validate && !failure) try { verify(buf, rep, "pingpong"); } catch (...) { failure = std::current_exception(); }
+        const double t = (MPI_Wtime() - t0) / (2.0 * count);
+        if (o.validate && rep >= 0 && !failure) try {
+            verify(buf.data(), buf.size(), rep, o.corrupt_byte, "pingpong");
+        } catch (...) {
+            failure = std::current_exception();
+        }
         return t;
     });
     agree(comm, failure);
@@ -80,7 +100,7 @@ std::vector<double> exchange(MPI_Comm comm, const PairOptions &o) {
     const int n = static_cast<int>(o.bytes);
     std::exception_ptr failure;
     std::vector<double> samples;
-    for (int rep = -o.warmup; rep < o.reps; ++rep) {
+    for (int rep = -o.warmup; rep < o.reps; ++rep) {  // one exchange per warm-up operation and per sample
         const bool member = rank == o.a || rank == o.b;
         const int peer = rank == o.a ? o.b : o.a;
         MPI_Request recv = MPI_REQUEST_NULL, send = MPI_REQUEST_NULL;
@@ -96,7 +116,11 @@ std::vector<double> exchange(MPI_Comm comm, const PairOptions &o) {
         const double t = MPI_Wtime() - t0;
         check_mpi(MPI_Barrier(comm), "MPI_Barrier");
         if (member && rep >= 0) samples.push_back(t);
-        if (member && o.validate && !failure) try { verify(in, rep, "exchange"); } catch (...) { failure = std::current_exception(); }
+        if (member && o.validate && rep >= 0 && !failure) try {
+            verify(in.data(), in.size(), rep, o.corrupt_byte, "exchange");
+        } catch (...) {
+            failure = std::current_exception();
+        }
     }
     agree(comm, failure);
     return samples;
@@ -106,27 +130,38 @@ namespace {
 std::vector<double> windowed(MPI_Comm comm, const PairOptions &o, bool both_ways, const char *name) {
     const int rank = check_pair(comm, o);
     const int n = static_cast<int>(o.bytes);
+    const auto window = static_cast<std::size_t>(o.window);
     std::vector<unsigned char> out(o.bytes);
-    std::vector<std::vector<unsigned char>> in(static_cast<std::size_t>(o.window), std::vector<unsigned char>(o.bytes));
-    std::vector<MPI_Request> requests(static_cast<std::size_t>(2 * o.window));
+    // One buffer per message in flight (pending receives may not share memory),
+    // left uninitialised: the warm-up's messages touch it first.
+    std::unique_ptr<unsigned char[]> in(new unsigned char[window * o.bytes]);
+    std::vector<MPI_Request> requests(2 * window);
+    unsigned char ack = 0;
     std::exception_ptr failure;
-    auto samples = run_pair(comm, o, rank, [&](int rep) {
+    auto samples = run_pair(comm, o, rank, [&](int rep, int count) {
         const int peer = rank == o.a ? o.b : o.a;
         const bool sends = rank == o.a || both_ways, receives = rank == o.b || both_ways;
         if (o.validate && sends) fill(out, rep);
         const double t0 = MPI_Wtime();
-        int count = 0;
-        for (int w = 0; receives && w < o.window; ++w)
-            check_mpi(MPI_Irecv(in[w].data(), n, MPI_BYTE, peer, kTag, comm, &requests[count++]), "MPI_Irecv");
-        for (int w = 0; sends && w < o.window; ++w)
-            check_mpi(MPI_Isend(out.data(), n, MPI_BYTE, peer, kTag, comm, &requests[count++]), "MPI_Isend");
-        check_mpi(MPI_Waitall(count, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
-        // A zero-byte acknowledgement closes the window: a's time includes the delivery.
-        if (rank == o.b) check_mpi(MPI_Send(nullptr, 0, MPI_BYTE, o.a, kTag + 1, comm), "MPI_Send");
-        else check_mpi(MPI_Recv(nullptr, 0, MPI_BYTE, o.b, kTag + 1, comm, MPI_STATUS_IGNORE), "MPI_Recv");
-        const double t = (MPI_Wtime() - t0) / o.window;
-        if (o.validate && receives && !failure)
-            try { for (const auto &b : in) verify(b, rep, name); } catch (...) { failure = std::current_exception(); }
+        for (int i = 0; i < count; ++i) {
+            int posted = 0;
+            for (std::size_t w = 0; receives && w < window; ++w)
+                check_mpi(MPI_Irecv(in.get() + w * o.bytes, n, MPI_BYTE, peer, kTag, comm, &requests[posted++]),
+                          "MPI_Irecv");
+            for (std::size_t w = 0; sends && w < window; ++w)
+                check_mpi(MPI_Isend(out.data(), n, MPI_BYTE, peer, kTag, comm, &requests[posted++]), "MPI_Isend");
+            check_mpi(MPI_Waitall(posted, requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+            // A one-byte acknowledgement closes the window: a's time includes the delivery.
+            if (rank == o.b) check_mpi(MPI_Send(&ack, 1, MPI_BYTE, o.a, kTag + 1, comm), "MPI_Send");
+            else check_mpi(MPI_Recv(&ack, 1, MPI_BYTE, o.b, kTag + 1, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+        }
+        const double t = (MPI_Wtime() - t0) / (static_cast<double>(count) * o.window);
+        if (o.validate && receives && rep >= 0 && !failure) try {
+            for (std::size_t w = 0; w < window; ++w)
+                verify(in.get() + w * o.bytes, o.bytes, rep, w == 0 ? o.corrupt_byte : -1, name);
+        } catch (...) {
+            failure = std::current_exception();
+        }
         return t;
     });
     agree(comm, failure);
@@ -137,60 +172,76 @@ std::vector<double> windowed(MPI_Comm comm, const PairOptions &o, bool both_ways
 std::vector<double> stream(MPI_Comm comm, const PairOptions &o) { return windowed(comm, o, false, "stream"); }
 std::vector<double> bidirectional(MPI_Comm comm, const PairOptions &o) { return windowed(comm, o, true, "bidir"); }
 
-std::vector<double> barrier(MPI_Comm comm, int reps, int warmup) {
-    collective(comm, [&] {
-        if (reps < 1 || warmup < 0) fail(DM_ERR_ARG, "bench: reps must be positive, warmup non-negative");
-    });
+std::vector<double> barrier(MPI_Comm comm, int reps, int warmup, int iters) {
+    collective(comm, [&] { check_counts(reps, warmup, iters); });
     std::vector<double> samples;
-    for (int rep = -warmup; rep < reps; ++rep) {
-        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+    for (int rep = warmup > 0 ? -1 : 0; rep < reps; ++rep) {
+        const int count = rep < 0 ? warmup : iters;
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");  // synchronised start
         const double t0 = MPI_Wtime();
-        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
-        double t = MPI_Wtime() - t0, slowest = 0;
-        check_mpi(MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
-        if (rep >= 0) samples.push_back(slowest);
+        for (int i = 0; i < count; ++i) check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+        const double mean = detail::mean_over_ranks(comm, (MPI_Wtime() - t0) / count);
+        if (rep >= 0) samples.push_back(mean);
     }
     return samples;
 }
 
-std::vector<double> collective_op(MPI_Comm comm, const std::string &op, std::size_t bytes, int reps, int warmup,
-                                  bool validate) {
+std::vector<double> collective_op(MPI_Comm comm, const std::string &op, const CollectiveOptions &o) {
     int rank = 0, size = 1;
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     static const char *const known[] = {"bcast", "reduce", "allreduce", "scan", "exscan", "allgather", "alltoall"};
+    const std::size_t bytes = o.bytes, doubles = bytes / 8;
+    const bool reduces = op == "reduce" || op == "allreduce" || op == "scan" || op == "exscan";
     collective(comm, [&] {
         bool ok = false;
         for (const char *k : known) ok = ok || op == k;
         if (!ok) fail(DM_ERR_ARG, "bench: unknown collective '", op, "'");
-        if (reps < 1 || warmup < 0) fail(DM_ERR_ARG, "bench: reps must be positive, warmup non-negative");
+        check_counts(o.reps, o.warmup, o.iters);
         if (bytes * static_cast<std::size_t>(size) > static_cast<std::size_t>(INT32_MAX))
             fail(DM_ERR_ARG, "bench: message too large");
+        check_corruption(o.corrupt_byte, reduces ? doubles * 8 : bytes);
     });
-    const int n = static_cast<int>(bytes), doubles = static_cast<int>(bytes / 8);
+    const int n = static_cast<int>(bytes), count_doubles = static_cast<int>(doubles);
     const bool gathers = op == "allgather" || op == "alltoall";
-    std::vector<unsigned char> out(gathers && op == "alltoall" ? bytes * size : bytes), in(gathers ? bytes * size : bytes);
-    std::vector<double> dout(static_cast<std::size_t>(doubles)), din(static_cast<std::size_t>(doubles));
+    std::vector<unsigned char> out(op == "alltoall" ? bytes * size : bytes), in(gathers ? bytes * size : bytes);
+    std::vector<double> dout(doubles), din(doubles);
+    auto run_once = [&] {
+        if (op == "bcast") check_mpi(MPI_Bcast(rank == 0 ? out.data() : in.data(), n, MPI_BYTE, 0, comm), "MPI_Bcast");
+        else if (op == "reduce")
+            check_mpi(MPI_Reduce(dout.data(), din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, 0, comm), "MPI_Reduce");
+        else if (op == "allreduce")
+            check_mpi(MPI_Allreduce(dout.data(), din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
+        else if (op == "scan")
+            check_mpi(MPI_Scan(dout.data(), din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Scan");
+        else if (op == "exscan")
+            check_mpi(MPI_Exscan(dout.data(), din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Exscan");
+        else if (op == "allgather")
+            check_mpi(MPI_Allgather(out.data(), n, MPI_BYTE, in.data(), n, MPI_BYTE, comm), "MPI_Allgather");
+        else check_mpi(MPI_Alltoall(out.data(), n, MPI_BYTE, in.data(), n, MPI_BYTE, comm), "MPI_Alltoall");
+    };
     std::exception_ptr failure;
     std::vector<double> samples;
-    for (int rep = -warmup; rep < reps; ++rep) {
+    for (int rep = o.warmup > 0 ? -1 : 0; rep < o.reps; ++rep) {
+        const int count = rep < 0 ? o.warmup : o.iters;
         // Inputs that make every result checkable: bytes seeded by rank (and peer), doubles = rank + 1.
         for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<unsigned char>(i * 7 + rank * 31 + rep);
         for (auto &d : dout) d = rank + 1;
         check_mpi(MPI_Barrier(comm), "MPI_Barrier");
-        const double t0 = MPI_Wtime();
-        if (op == "bcast") check_mpi(MPI_Bcast(rank == 0 ? out.data() : in.data(), n, MPI_BYTE, 0, comm), "MPI_Bcast");
-        else if (op == "reduce") check_mpi(MPI_Reduce(dout.data(), din.data(), doubles, MPI_DOUBLE, MPI_SUM, 0, comm), "MPI_Reduce");
-        else if (op == "allreduce") check_mpi(MPI_Allreduce(dout.data(), din.data(), doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
-        else if (op == "scan") check_mpi(MPI_Scan(dout.data(), din.data(), doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Scan");
-        else if (op == "exscan") check_mpi(MPI_Exscan(dout.data(), din.data(), doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Exscan");
-        else if (op == "allgather") check_mpi(MPI_Allgather(out.data(), n, MPI_BYTE, in.data(), n, MPI_BYTE, comm), "MPI_Allgather");
-        else check_mpi(MPI_Alltoall(out.data(), n, MPI_BYTE, in.data(), n, MPI_BYTE, comm), "MPI_Alltoall");
-        double t = MPI_Wtime() - t0, slowest = 0;
-        check_mpi(MPI_Allreduce(&t, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
-        if (rep >= 0) samples.push_back(slowest);
-        if (!validate || failure) continue;
+        double busy = 0;
+        for (int i = 0; i < count; ++i) {
+            const double t0 = MPI_Wtime();
+            run_once();
+            busy += MPI_Wtime() - t0;
+            check_mpi(MPI_Barrier(comm), "MPI_Barrier");  // untimed, as in osu_allreduce
+        }
+        const double mean = detail::mean_over_ranks(comm, busy / count);
+        if (rep < 0) continue;
+        samples.push_back(mean);
+        if (!o.validate || failure) continue;
         try {
+            if (reduces) detail::corrupt(reinterpret_cast<unsigned char *>(din.data()), doubles * 8, o.corrupt_byte);
+            else detail::corrupt(in.data(), bytes, o.corrupt_byte);
             const double total = size * (size + 1) / 2.0, prefix = (rank + 1) * (rank + 2) / 2.0;
             auto expect_doubles = [&](double value) {
                 for (double d : din)

@@ -11,14 +11,18 @@
 
 namespace dm::bench {
 
+// A sample is the mean over `iters` operations timed as one block, after
+// `warmup` unrecorded operations: with the counts of OSU 7.4 (chosen in Python,
+// datamotion.measure.stats.osu_rules) a median of samples compares with OSU's average.
 struct PairOptions {
-    int a = 0, b = 1;         // the two ranks of the pair
-    std::size_t bytes = 0;    // message size
-    int reps = 10;            // samples
-    int warmup = 2;           // unrecorded repetitions first
-    int iters = 1;            // operations per sample (the sample is their mean)
-    int window = 16;          // messages in flight (stream, bidir)
-    bool validate = false;    // fill, check and fail on a wrong byte
+    int a = 0, b = 1;                // the two ranks of the pair
+    std::size_t bytes = 0;           // message size
+    int reps = 10;                   // samples
+    int warmup = 100;                // unrecorded operations first (OSU's "skip")
+    int iters = 1;                   // operations per sample (the sample is their mean)
+    int window = 64;                 // messages in flight (stream, bidir); osu_bw's window
+    bool validate = false;           // fill, check and fail on a wrong byte
+    std::int64_t corrupt_byte = -1;  // tests only: with validate, flip this received byte before the check
 };
 
 // Collective on comm; ranks other than a and b only synchronise. On a and b the
@@ -26,25 +30,39 @@ struct PairOptions {
 std::vector<double> pingpong(MPI_Comm comm, const PairOptions &o);
 
 // The Paragon paper's nonblocking exchange: both post the receive, barrier, send,
-// wait, barrier; a sample is the exchange time without the barriers.
+// wait, barrier; a sample is one exchange's time without the barriers (iters
+// is not used: the barriers around each exchange are the definition).
 std::vector<double> exchange(MPI_Comm comm, const PairOptions &o);
 
-// Streaming: a sends `window` nonblocking messages, b receives them and answers
-// with one zero-byte acknowledgement; a sample is the time per message.
+// Streaming (osu_bw): a sends `window` nonblocking messages, b receives them
+// into distinct buffers and answers with a one-byte acknowledgement; a sample is
+// the time per message, `iters` windows timed as one block.
 std::vector<double> stream(MPI_Comm comm, const PairOptions &o);
 
 // Bidirectional streaming: both send `window` messages to each other at once.
 std::vector<double> bidirectional(MPI_Comm comm, const PairOptions &o);
 
-// Collective on comm. A sample is the slowest rank's time of one MPI_Barrier.
-std::vector<double> barrier(MPI_Comm comm, int reps, int warmup);
+// Options of the collective kernels; the fields mean what PairOptions' do.
+struct CollectiveOptions {
+    std::size_t bytes = 0;
+    int reps = 10;
+    int warmup = 100;
+    int iters = 1;
+    bool validate = false;
+    std::int64_t corrupt_byte = -1;  // tests only: a byte of what the rank receives
+};
 
-// Collective on comm. A sample is the slowest rank's time of one collective:
-// "bcast" (bytes from rank 0), "reduce" and "allreduce" (sums of bytes / 8
-// doubles), "scan" and "exscan" (prefix sums of them), "allgather" (bytes from
-// every rank), "alltoall" (bytes from every rank to every rank).
-std::vector<double> collective_op(MPI_Comm comm, const std::string &op, std::size_t bytes, int reps, int warmup,
-                                  bool validate);
+// Collective on comm. A sample is the mean over ranks of each rank's mean time
+// of `iters` back-to-back MPI_Barrier calls (osu_barrier's definition).
+std::vector<double> barrier(MPI_Comm comm, int reps, int warmup, int iters);
+
+// Collective on comm. A sample is the mean over ranks of each rank's mean time
+// of `iters` calls of one collective, each followed by an untimed barrier
+// (osu_allreduce's definition): "bcast" (bytes from rank 0), "reduce" and
+// "allreduce" (sums of bytes / 8 doubles), "scan" and "exscan" (prefix sums of
+// them), "allgather" (bytes from every rank), "alltoall" (bytes from every rank
+// to every rank).
+std::vector<double> collective_op(MPI_Comm comm, const std::string &op, const CollectiveOptions &o);
 
 // Collective on comm. A sample is the slowest rank's time of one exclusive
 // segmented scan (the CM-5 paper's section 6.1) over a distributed vector of

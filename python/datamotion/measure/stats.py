@@ -66,7 +66,43 @@ def adaptive(comm: MPI.Comm, measure: Callable[[int], List[float]], quick: bool)
             return samples
 
 
-def iterations(nbytes: int) -> int:
-    """Operations per sample: small messages are timed over several round trips."""
-    return 20 if nbytes <= 1024 else 5 if nbytes <= 65536 else 1
+OSU_VERSION = "7.4"
+OSU_LARGE_MESSAGE_BYTES = 8192
+"""OSU's LARGE_MESSAGE_SIZE: messages longer than this take the "large" counts."""
+OSU_WINDOW = 64
+"""osu_bw's window: messages in flight before the acknowledgement."""
+SAMPLES_PER_OSU_RUN = 10
+"""A sample is the mean over 1/10 of the iterations OSU times for one message
+size, so ten samples (a quick point) measure as many operations as one OSU run."""
 
+# (timed iterations, skipped iterations) up to and above OSU_LARGE_MESSAGE_BYTES,
+# as OSU 7.4's c/util/osu_util.h sets them: LAT_LOOP/SKIP (osu_latency),
+# BW_LOOP/SKIP (osu_bw, in windows) and COLL_LOOP/SKIP (osu_barrier, osu_allreduce, ...).
+_OSU_COUNTS = {
+    "latency": ((10000, 100), (1000, 10)),
+    "bandwidth": ((100, 10), (20, 2)),
+    "collective": ((1000, 100), (100, 10)),
+}
+
+
+def osu_rules(kind: str, nbytes: int) -> dict:
+    """The per-sample rules of a kernel comparable with OSU 7.4 ("latency",
+    "bandwidth" or "collective") at ``nbytes``: ``warmup``, the unrecorded
+    operations OSU skips, and ``iterations``, the operations a sample averages
+    (OSU's timed iterations / SAMPLES_PER_OSU_RUN). Quick and full runs use the
+    same rules; they differ in sizes and in the number of samples only."""
+    timed, skipped = _OSU_COUNTS[kind][nbytes > OSU_LARGE_MESSAGE_BYTES]
+    return {"warmup": skipped, "iterations": max(1, timed // SAMPLES_PER_OSU_RUN)}
+
+
+def osu_params(kind: str) -> dict:
+    """What a results entry's ``params`` records of the rules of ``kind``:
+    [small, large] warm-up and iterations per sample, split at OSU_LARGE_MESSAGE_BYTES
+    (and the window for bandwidth kernels)."""
+    small, large = osu_rules(kind, 0), osu_rules(kind, OSU_LARGE_MESSAGE_BYTES + 1)
+    params = {"rules": f"OSU {OSU_VERSION}", "large_message_bytes": OSU_LARGE_MESSAGE_BYTES,
+              "warmup": [small["warmup"], large["warmup"]],
+              "iterations_per_sample": [small["iterations"], large["iterations"]]}
+    if kind == "bandwidth":
+        params["window"] = OSU_WINDOW
+    return params

@@ -1,4 +1,8 @@
-"""Barrier, the MPI collectives and segmented scans over message sizes and rank counts."""
+"""Barrier, the MPI collectives and segmented scans over message sizes and rank counts.
+
+Barrier and the collectives follow OSU 7.4's rules (``stats.osu_rules``): a
+sample is the mean over ranks of each rank's mean time of a batch of calls,
+after OSU's warm-up, as osu_barrier and osu_allreduce report it."""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import Dict, List
 from mpi4py import MPI
 
 from ... import _core
-from ..stats import adaptive, summarize
+from ..stats import adaptive, osu_params, osu_rules, summarize
 
 COLLECTIVES = ("bcast", "reduce", "allreduce", "scan", "exscan", "allgather", "alltoall")
 SEGSCANS = tuple((dtype, op) for dtype in ("int64", "float64") for op in ("add", "max", "min"))
@@ -28,12 +32,16 @@ def suite_collectives(comm, quick=False, validate=False, progress=None) -> List[
         sub = comm.Split(0 if comm.rank < p else MPI.UNDEFINED, comm.rank)
         if sub == MPI.COMM_NULL:
             continue
-        samples = adaptive(sub, lambda reps: _core.bench_barrier(sub, reps, 2), quick)
+        rules = osu_rules("collective", 0)
+        samples = adaptive(sub, lambda reps: _core.bench_barrier(sub, reps, rules["warmup"], rules["iterations"]),
+                           quick)
         if comm.rank == 0:
             rows["barrier"].append({"bytes": 0, "ranks": p, **summarize(samples)})
         for op in COLLECTIVES:
             for nbytes in sizes:
-                samples = adaptive(sub, lambda reps: _core.bench_collective(op, sub, nbytes, reps, 2, validate), quick)
+                rules = osu_rules("collective", nbytes)
+                samples = adaptive(sub, lambda reps: _core.bench_collective(op, sub, nbytes, reps, rules["warmup"],
+                                                                             validate, rules["iterations"]), quick)
                 if comm.rank == 0:
                     rows[op].append({"bytes": nbytes, "ranks": p, **summarize(samples)})
                 if progress:
@@ -47,7 +55,7 @@ def suite_collectives(comm, quick=False, validate=False, progress=None) -> List[
                 if progress:
                     progress()
         sub.Free()
-    return ([{"kernel": kernel, "params": {}, "rows": r} for kernel, r in rows.items()]
+    return ([{"kernel": kernel, "params": osu_params("collective"), "rows": r} for kernel, r in rows.items()]
             + [{"kernel": "segscan", "params": {"dtype": dtype, "op": op, "segment_length": SEGMENT_LENGTH}, "rows": r}
                for (dtype, op), r in segscan_rows.items()])
 

@@ -1,5 +1,9 @@
 """Point to point between two ranks: ping-pong, exchange, streaming and bidirectional
-bandwidth over message sizes, a fine sweep, and the distance from rank 0."""
+bandwidth over message sizes, a fine sweep, and the distance from rank 0.
+
+Each sample follows OSU 7.4's rules (``stats.osu_rules``): ping-pong and the
+exchange warm up like osu_latency, streaming and bidirectional bandwidth like
+osu_bw, with its window of 64 messages."""
 
 from __future__ import annotations
 
@@ -7,16 +11,32 @@ from typing import List
 
 from ... import _core
 from ..constants import FINE_SIZES, FULL_SIZES, PAIR_KERNELS, QUICK_SIZES
-from ..stats import adaptive, iterations, summarize
+from ..stats import OSU_WINDOW, adaptive, osu_params, osu_rules, summarize
+
+_KIND = {"pingpong": "latency", "exchange": "latency", "stream": "bandwidth", "bidir": "bandwidth"}
+"""Which OSU benchmark's rules a kernel follows."""
 
 
-def _pair_rows(comm, kernel, sizes, quick, validate, a=0, b=1, progress=None) -> List[dict]:
+def _params(kernel: str) -> dict:
+    params = osu_params(_KIND[kernel])
+    if kernel == "exchange":  # one exchange between two barriers is the Paragon paper's sample
+        params["iterations_per_sample"] = [1, 1]
+    return params
+
+
+def _pair_samples(comm, kernel, nbytes, quick, validate, a=0, b=1) -> List[float]:
+    rules = osu_rules(_KIND[kernel], nbytes)
+    window = OSU_WINDOW if _KIND[kernel] == "bandwidth" else 1
+    return adaptive(comm, lambda reps: _core.bench_pair(kernel, comm, a, b, nbytes, reps, rules["warmup"],
+                                                         rules["iterations"], window, validate), quick)
+
+
+def _pair_rows(comm, kernel, sizes, quick, validate, progress=None) -> List[dict]:
     rows = []
     for nbytes in sizes:
-        samples = adaptive(comm, lambda reps: _core.bench_pair(kernel, comm, a, b, nbytes, reps, 2, iterations(nbytes),
-                                                                 16, validate), quick)
-        if comm.rank == a:
-            rows.append({"bytes": nbytes, "ranks": 2, "src": a, "dst": b, **summarize(samples)})
+        samples = _pair_samples(comm, kernel, nbytes, quick, validate)
+        if comm.rank == 0:
+            rows.append({"bytes": nbytes, "ranks": 2, "src": 0, "dst": 1, **summarize(samples)})
         if progress:
             progress()
     return rows
@@ -28,17 +48,15 @@ def suite_pt2pt(comm, quick=False, validate=False, progress=None) -> List[dict]:
     sizes = QUICK_SIZES if quick else FULL_SIZES
     results = []
     for kernel in PAIR_KERNELS:
-        results.append({"kernel": kernel, "params": {"window": 16},
+        results.append({"kernel": kernel, "params": _params(kernel),
                         "rows": _pair_rows(comm, kernel, sizes, quick, validate, progress=progress)})
     if not quick:
-        results.append({"kernel": "pingpong_fine", "params": {},
+        results.append({"kernel": "pingpong_fine", "params": _params("pingpong"),
                         "rows": _pair_rows(comm, "pingpong", FINE_SIZES, True, validate, progress=progress)})
     rows = []
     for peer in range(1, comm.size):  # rank 0 to every other rank
-        samples = adaptive(comm, lambda reps: _core.bench_pair("pingpong", comm, 0, peer, 8, reps, 2, 20, 1,
-                                                                 validate), quick)
+        samples = _pair_samples(comm, "pingpong", 8, quick, validate, 0, peer)
         if comm.rank == 0:
             rows.append({"bytes": 8, "ranks": 2, "src": 0, "dst": peer, **summarize(samples)})
-    results.append({"kernel": "distance", "params": {"bytes": 8}, "rows": rows})
+    results.append({"kernel": "distance", "params": {"bytes": 8, **_params("pingpong")}, "rows": rows})
     return results
-
