@@ -5,6 +5,19 @@ libmpi is the one the extension's symbols resolve to; if the extension was
 built against a different MPI the two disagree on communicator handles, which
 is caught here with an explanation instead of failing later.
 
+Thread level: datamotion never asks for more than the program does. mpi4py
+initialises MPI at MPI_THREAD_MULTIPLE unless told otherwise, and on MPICH that
+level makes every MPI call take locks (small collectives 2-10x slower). So when
+MPI is not yet initialised here and the program chose no level (neither
+MPI4PY_RC_THREAD_LEVEL nor MPI4PY_RC_THREADS in the environment, nor
+``mpi4py.rc.thread_level``, ``rc.threads`` or ``rc.initialize`` set), MPI is
+initialised at LIBRARY_THREAD_LEVEL, "funneled": datamotion calls MPI from one
+thread, and a Python process may run other threads that do not call MPI. A level
+the program chose, or MPI already initialised (mpi4py.MPI imported first), is
+kept. A program that calls MPI from several threads sets
+``mpi4py.rc.thread_level = "multiple"`` (or MPI4PY_RC_THREAD_LEVEL=multiple)
+before importing datamotion.
+
 In a job of more than one rank it also installs the behaviour of ``python -m
 mpi4py``: an exception that escapes on one rank prints its traceback and ends the
 job, instead of leaving the other ranks waiting in a collective call. Set
@@ -15,7 +28,24 @@ import os
 import sys
 import time
 
-from mpi4py import MPI
+import mpi4py
+
+LIBRARY_THREAD_LEVEL = "funneled"
+"""The thread level datamotion initialises MPI at when the program chose none."""
+
+
+def _program_chose_thread_level() -> bool:
+    """True when the environment or mpi4py.rc (an attribute set on the instance
+    rather than mpi4py's class default) says how MPI is to be initialised."""
+    chosen = vars(mpi4py.rc)
+    return (any(k in os.environ for k in ("MPI4PY_RC_THREAD_LEVEL", "MPI4PY_RC_THREADS", "MPI4PY_RC_INITIALIZE"))
+            or any(k in chosen for k in ("thread_level", "threads", "initialize")))
+
+
+if "mpi4py.MPI" not in sys.modules and not _program_chose_thread_level():
+    mpi4py.rc.thread_level = LIBRARY_THREAD_LEVEL
+
+from mpi4py import MPI  # noqa: E402  (after the thread level is settled)
 
 from . import _core
 

@@ -2,7 +2,7 @@
 
     datamotion demo [--np N]    show what the library does, on N local ranks (default 4)
     datamotion info [--np N]    print the provenance of this installation and MPI
-    datamotion bench SUITE... [--np N] [--quick] [--validate] --out results.json
+    datamotion bench SUITE... [--np N] [--quick] [--validate] [--thread-level L] --out results.json
                                 measure the machine (suites: pt2pt, collectives, local, patterns, all)
     datamotion model fit results.json --out model.json
     datamotion model predict model.json KERNEL [--bytes B] [--ranks P]
@@ -24,6 +24,7 @@ from typing import List, Optional
 
 from . import launch
 from ._files import atomic_write, require_writable_file, require_writable_folder
+from .measure.constants import DEFAULT_THREAD_LEVEL, THREAD_LEVELS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -39,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--np", type=int, default=2, help="ranks to launch when not inside an MPI job (default 2)")
     bench.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (about a minute)")
     bench.add_argument("--validate", action="store_true", help="check every received byte")
+    bench.add_argument("--thread-level", choices=THREAD_LEVELS, default=None,
+                       help="the MPI thread level to initialise MPI at (default: $MPI4PY_RC_THREAD_LEVEL if set, "
+                            f"else {DEFAULT_THREAD_LEVEL}, what a C program calling MPI_Init gets)")
     bench.add_argument("--out", required=True, help="the results JSON to write")
     model = sub.add_parser("model", help="fit models to benchmark results, and predict from them")
     verbs = model.add_subparsers(dest="verb", required=True)
@@ -135,8 +139,29 @@ def _report(args) -> int:
     return 0
 
 
-def _bench(args) -> int:
+def _start_mpi(thread_level: str):
+    """Initialises MPI at ``thread_level`` (one of THREAD_LEVELS) unless this
+    process already runs MPI (a program that imported mpi4py.MPI before calling
+    main()); returns mpi4py's MPI module. MPI4PY_RC_THREAD_LEVEL overrides
+    mpi4py.rc, so the level is put in both."""
+    import os
+
+    if "mpi4py.MPI" not in sys.modules:
+        import mpi4py
+        mpi4py.rc.thread_level = thread_level
+        os.environ["MPI4PY_RC_THREAD_LEVEL"] = thread_level
     from mpi4py import MPI
+    return MPI
+
+
+def _bench(args) -> int:
+    import os
+
+    requested = args.thread_level or os.environ.get("MPI4PY_RC_THREAD_LEVEL") or DEFAULT_THREAD_LEVEL
+    if requested not in THREAD_LEVELS:
+        raise SystemExit(f"datamotion bench: MPI4PY_RC_THREAD_LEVEL={requested!r} is not one of {THREAD_LEVELS}")
+    MPI = _start_mpi(requested)
+    provided = {getattr(MPI, f"THREAD_{level.upper()}"): level for level in THREAD_LEVELS}[MPI.Query_thread()]
 
     from .measure.results import write_results
     from .measure.suites import run_suites
@@ -162,6 +187,10 @@ def _bench(args) -> int:
             task = bar.add_task(f"measuring {' '.join(args.suites)} on {comm.size} ranks", total=None)
             doc = run_suites(args.suites, comm, quick=args.quick, validate=args.validate,
                              progress=lambda: bar.advance(task))
+        doc["thread_level_requested"] = requested  # provenance.thread_level is what MPI provides
+        if provided != requested:
+            doc["warnings"].append(f"thread level {requested} was requested, but MPI provides {provided} (MPI was "
+                                   "initialised before datamotion bench started, or offers no other level)")
         write_results(doc, args.out)
         rows = {r["kernel"]: r["rows"] for r in doc["results"]}
         summary = []
@@ -184,10 +213,7 @@ def _bench(args) -> int:
 def _calibrate(args) -> int:
     import os
 
-    if "mpi4py.MPI" not in sys.modules:  # measured at MPI_THREAD_SINGLE, as programs run
-        import mpi4py
-        mpi4py.rc.thread_level = "single"
-    from mpi4py import MPI
+    MPI = _start_mpi("single")  # measured at MPI_THREAD_SINGLE, as programs run
 
     from . import _core, calibrate
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from mpi4py import MPI
+from ._mpi import MPI  # MPI at the thread level _mpi settles
 
 from . import _core
 from . import vector as cv

@@ -2,7 +2,7 @@
 
 import json
 
-from mpi4py import MPI
+from ._mpi import MPI  # MPI at the thread level _mpi settles
 
 from .provenance import provenance
 

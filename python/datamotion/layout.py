@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
 import numpy as np
-from mpi4py import MPI
+from ._mpi import MPI  # MPI at the thread level _mpi settles
 
 from . import (
     _core,

@@ -5,7 +5,7 @@ import platform
 import sys
 from typing import Optional
 
-from mpi4py import MPI
+from ._mpi import MPI  # MPI at the thread level _mpi settles
 
 from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
 from . import _core

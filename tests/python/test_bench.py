@@ -1,7 +1,9 @@
 """Measurement kernels run at 2-4 ranks with every received byte (and every
-segmented-scan result) checked; bad arguments fail alike on every rank; the
+segmented-scan result) checked, and a corrupted byte is caught on every rank;
+bad arguments fail alike on every rank; the kernels follow OSU 7.4's rules; the
 results document has the documented fields; the command line round trip
-(bench -> model fit -> model predict) works inside an MPI job."""
+(bench -> model fit -> model predict) works inside an MPI job; importing
+datamotion initialises MPI at no higher thread level than the program asks for."""
 
 import json
 import os
@@ -13,7 +15,7 @@ from datamotion import _core
 from datamotion import cli
 from datamotion.measure import constants, stats, suites
 from datamotion.measure.suites import collectives, local, patterns
-from dmtest import WORLD, check_all, raises_everywhere
+from dmtest import WORLD, check_all, raises_everywhere, run_job
 
 SIZE = WORLD.size
 
@@ -27,6 +29,68 @@ def test_pair_kernels_with_validation(kernel):
         mine = WORLD.rank in (0, b)
         check_all(WORLD, len(samples) == (3 if mine else 0) and all(s > 0 for s in samples),
                   f"{kernel} {nbytes} B: samples {samples}")
+
+
+@pytest.mark.parallel(nprocs=[2, 3, 4])
+@pytest.mark.parametrize("kernel", constants.PAIR_KERNELS)
+def test_pair_validation_catches_a_corrupted_byte(kernel):
+    b = SIZE - 1
+    for nbytes, corrupt in ((1, 0), (1000, 999), (70000, 12345)):
+        raises_everywhere(WORLD, lambda: _core.bench_pair(kernel, WORLD, 0, b, nbytes, 2, 1, 2, 4, True, corrupt),
+                          "DM_ERR_INTERNAL", rf"^{kernel}: received byte {corrupt} of {nbytes} is wrong")
+        # The same call without the corruption passes.
+        samples = _core.bench_pair(kernel, WORLD, 0, b, nbytes, 2, 1, 2, 4, True, -1)
+        check_all(WORLD, len(samples) == (2 if WORLD.rank in (0, b) else 0), f"{kernel} {nbytes} B: {samples}")
+    raises_everywhere(WORLD, lambda: _core.bench_pair(kernel, WORLD, 0, b, 8, 2, 1, 2, 4, True, 8), "DM_ERR_ARG",
+                      r"corrupt_byte 8 is not one of the 8 bytes")
+
+
+@pytest.mark.parallel(nprocs=[2, 3, 4])
+@pytest.mark.parametrize("op", collectives.COLLECTIVES)
+def test_collective_validation_catches_a_corrupted_byte(op):
+    for nbytes, corrupt in ((8, 0), (1000, 999)):
+        raises_everywhere(WORLD, lambda: _core.bench_collective(op, WORLD, nbytes, 2, 1, True, 3, corrupt),
+                          "DM_ERR_INTERNAL", rf"^{op}: wrong (result|byte)")
+        samples = _core.bench_collective(op, WORLD, nbytes, 2, 1, True, 3, -1)
+        check_all(WORLD, len(samples) == 2 and min(samples) > 0, f"{op} {nbytes} B: {samples}")
+
+
+def test_osu_rules():
+    assert stats.osu_rules("latency", 8192) == {"warmup": 100, "iterations": 1000}
+    assert stats.osu_rules("latency", 8193) == {"warmup": 10, "iterations": 100}
+    assert stats.osu_rules("bandwidth", 0) == {"warmup": 10, "iterations": 10}
+    assert stats.osu_rules("bandwidth", 1 << 20) == {"warmup": 2, "iterations": 2}
+    assert stats.osu_rules("collective", 8) == {"warmup": 100, "iterations": 100}
+    assert stats.osu_rules("collective", 1 << 20) == {"warmup": 10, "iterations": 10}
+    assert stats.osu_params("bandwidth") == {"rules": "OSU 7.4", "large_message_bytes": 8192, "warmup": [10, 2],
+                                             "iterations_per_sample": [10, 2], "window": 64}
+
+
+IMPORT_SCRIPT = """
+import mpi4py
+{before}
+import datamotion as dm
+dm.ProcessGrid  # loads MPI through datamotion
+from mpi4py import MPI
+print("LEVEL", {{MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled", MPI.THREAD_SERIALIZED: "serialized",
+                MPI.THREAD_MULTIPLE: "multiple"}}[MPI.Query_thread()], dm.provenance()["thread_level"])
+"""
+
+
+@pytest.mark.parametrize("before,env,level", [
+    ("", {}, "funneled"),  # the program chose nothing: datamotion asks for no more than it needs
+    ("", {"MPI4PY_RC_THREAD_LEVEL": "multiple"}, "multiple"),
+    ("", {"MPI4PY_RC_THREAD_LEVEL": "single"}, "single"),
+    ("mpi4py.rc.thread_level = 'serialized'", {}, "serialized"),
+    ("mpi4py.rc.thread_level = 'multiple'", {}, "multiple"),
+    ("from mpi4py import MPI", {}, "multiple"),  # MPI already initialised, at mpi4py's default
+])
+def test_import_keeps_the_programs_thread_level(before, env, level, tmp_path, monkeypatch):
+    for key in ("MPI4PY_RC_THREAD_LEVEL", "MPI4PY_RC_THREADS", "MPI4PY_RC_INITIALIZE"):
+        monkeypatch.delenv(key, raising=False)
+    done = run_job(IMPORT_SCRIPT.format(before=before), 1, tmp_path, **env)
+    assert done.returncode == 0, done.stdout
+    assert f"LEVEL {level} {level}" in done.stdout, done.stdout
 
 
 @pytest.mark.parallel(nprocs=[2, 3, 4])
@@ -230,7 +294,7 @@ def test_bad_pairs_fail_everywhere():
 def test_command_line_round_trip():
     folder = WORLD.bcast(tempfile.mkdtemp() if WORLD.rank == 0 else None)
     results, model = os.path.join(folder, "results.json"), os.path.join(folder, "model.json")
-    assert cli.main(["bench", "all", "--quick", "--validate", "--out", results]) == 0
+    assert cli.main(["bench", "all", "--quick", "--validate", "--thread-level", "funneled", "--out", results]) == 0
     ok, why = True, ""
     if WORLD.rank == 0:
         doc = json.load(open(results))
@@ -239,7 +303,14 @@ def test_command_line_round_trip():
         ok = (doc["schema"] == "datamotion.bench/1" and doc["provenance"]["ranks"] == SIZE
               and all({"bytes", "median_us", "ci95_us", "samples_us"} <= set(r) for r in rows)
               and [r["ranks"] for r in kernels["barrier"]] == list(range(2, SIZE + 1))
-              and len(kernels["distance"]) == SIZE - 1)
+              and len(kernels["distance"]) == SIZE - 1
+              # MPI was initialised by the test process, before the command: recorded and warned about
+              and doc["thread_level_requested"] == "funneled"
+              and any("funneled was requested" in w for w in doc["warnings"]))
+        params = {r["kernel"]: r["params"] for r in doc["results"]}
+        ok = ok and (params["stream"] == params["bidir"] == stats.osu_params("bandwidth")
+                     and params["pingpong"] == stats.osu_params("latency")
+                     and params["barrier"] == params["allreduce"] == stats.osu_params("collective"))
         why = f"document: {sorted(kernels)}"
         if ok:
             assert cli.main(["model", "fit", results, "--out", model]) == 0

@@ -8,7 +8,7 @@ import time
 from typing import Callable, List, Sequence
 
 import numpy as np
-from mpi4py import MPI
+from .._mpi import MPI  # MPI at the thread level _mpi settles
 
 
 def time_collective(comm: MPI.Comm, fn: Callable[[], object], reps: int = 30, warmup: int = 1) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Optional, Sequence
 
-from mpi4py import MPI
+from ..._mpi import MPI  # MPI at the thread level _mpi settles
 
 from ..results import document
 from . import cm5, collectives, cvl, local, paragon, patterns, pshift, pt2pt, redist

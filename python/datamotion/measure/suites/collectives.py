@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from mpi4py import MPI
+from ..._mpi import MPI  # MPI at the thread level _mpi settles
 
 from ... import _core
 from ..stats import adaptive, osu_params, osu_rules, summarize

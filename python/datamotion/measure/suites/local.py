@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Callable, List, Optional, Sequence
 
 import numpy as np
-from mpi4py import MPI
+from ..._mpi import MPI  # MPI at the thread level _mpi settles
 
 from ... import _core
 from ..fit import fit_piecewise_linear
