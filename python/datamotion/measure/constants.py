@@ -8,7 +8,7 @@ MODEL_SCHEMA = "datamotion.model/1"
 """The schema of a model document (what ``datamotion model fit`` writes)."""
 
 PAIR_KERNELS = ("pingpong", "exchange", "stream", "bidir")
-QUICK_SIZES = [0, 8, 64, 512, 4096, 32768, 262144, 1 << 20]
+QUICK_SIZES = [0, 8, 64, 512, 1024, 4096, 32768, 65536, 262144, 1 << 20]
 FULL_SIZES = [0] + [1 << k for k in range(0, 25)]
 FINE_SIZES = list(range(0, 16001, 64))
 
