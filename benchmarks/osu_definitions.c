@@ -8,7 +8,8 @@
  * Prints one line per size: "<kind> <bytes> <value>", the value in microseconds
  * (latency, barrier, allreduce) or MB/s = 1e6 bytes/s (bw). Counts as OSU 7.4:
  * messages up to 8192 bytes take the small counts, longer ones the large.
- *   latency    rank 0 sends, rank 1 echoes (blocking); skip 100 / 10, then
+ *   latency    rank 0 sends, rank 1 answers (blocking), each rank sending from
+ *              one buffer and receiving into another; skip 100 / 10, then
  *              10000 / 1000 round trips timed; one-way time = elapsed / (2 n)
  *   bw         rank 0 posts 64 nonblocking sends of one buffer, rank 1 64
  *              receives (distinct buffers here; OSU receives all into one), then
@@ -48,21 +49,22 @@ static double mean_over_ranks(double seconds) {
 
 static double latency_us(int bytes) {
     const int large = bytes > LARGE_MESSAGE, skip = large ? 10 : 100, n = large ? 1000 : 10000;
-    char *buf = alloc((size_t)bytes);
+    char *out = alloc((size_t)bytes), *in = alloc((size_t)bytes);
     double t0 = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < skip + n; ++i) {
         if (i == skip) t0 = MPI_Wtime();
         if (rank == 0) {
-            MPI_Send(buf, bytes, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
-            MPI_Recv(buf, bytes, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(out, bytes, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
+            MPI_Recv(in, bytes, MPI_CHAR, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else if (rank == 1) {
-            MPI_Recv(buf, bytes, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(buf, bytes, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
+            MPI_Recv(in, bytes, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(out, bytes, MPI_CHAR, 0, 1, MPI_COMM_WORLD);
         }
     }
     const double us = (MPI_Wtime() - t0) * 1e6 / (2.0 * n);
-    free(buf);
+    free(out);
+    free(in);
     return us;
 }
 

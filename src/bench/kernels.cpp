@@ -55,7 +55,7 @@ template <class Body>
 std::vector<double> run_pair(MPI_Comm comm, const PairOptions &o, int rank, Body &&body) {
     std::vector<double> samples;
     for (int rep = o.warmup > 0 ? -1 : 0; rep < o.reps; ++rep) {
-        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
+        check_mpi(MPI_Barrier(comm), "MPI_Barrier");  // synchronised start
         if (rank != o.a && rank != o.b) continue;
         const double seconds = body(rep, rep < 0 ? o.warmup : o.iters);
         if (rep >= 0) samples.push_back(seconds);
@@ -67,24 +67,27 @@ std::vector<double> run_pair(MPI_Comm comm, const PairOptions &o, int rank, Body
 
 std::vector<double> pingpong(MPI_Comm comm, const PairOptions &o) {
     const int rank = check_pair(comm, o);
-    std::vector<unsigned char> buf(o.bytes);
-    const int n = static_cast<int>(o.bytes);
+    // Each rank sends from `out` and receives into `in`, as osu_latency does: an echo
+    // of the received buffer itself would time its transfer between the cores' caches.
+    std::vector<unsigned char> out(o.bytes), in(o.bytes);
+    const int n = static_cast<int>(o.bytes), peer = rank == o.a ? o.b : o.a;
+    auto seed = [&](int who, int rep) { return 2 * rep + (who == o.a ? 0 : 1); };  // a wrong direction shows
     std::exception_ptr failure;
     auto samples = run_pair(comm, o, rank, [&](int rep, int count) {
-        if (o.validate && rank == o.a) fill(buf, rep);
+        if (o.validate) fill(out, seed(rank, rep));
         const double t0 = MPI_Wtime();
         for (int i = 0; i < count; ++i) {
             if (rank == o.a) {
-                check_mpi(MPI_Send(buf.data(), n, MPI_BYTE, o.b, kTag, comm), "MPI_Send");
-                check_mpi(MPI_Recv(buf.data(), n, MPI_BYTE, o.b, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+                check_mpi(MPI_Send(out.data(), n, MPI_BYTE, o.b, kTag, comm), "MPI_Send");
+                check_mpi(MPI_Recv(in.data(), n, MPI_BYTE, o.b, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
             } else {
-                check_mpi(MPI_Recv(buf.data(), n, MPI_BYTE, o.a, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
-                check_mpi(MPI_Send(buf.data(), n, MPI_BYTE, o.a, kTag, comm), "MPI_Send");
+                check_mpi(MPI_Recv(in.data(), n, MPI_BYTE, o.a, kTag, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+                check_mpi(MPI_Send(out.data(), n, MPI_BYTE, o.a, kTag, comm), "MPI_Send");
             }
         }
         const double t = (MPI_Wtime() - t0) / (2.0 * count);
         if (o.validate && rep >= 0 && !failure) try {
-            verify(buf.data(), buf.size(), rep, o.corrupt_byte, "pingpong");
+            verify(in.data(), in.size(), seed(peer, rep), o.corrupt_byte, "pingpong");
         } catch (...) {
             failure = std::current_exception();
         }

@@ -26,7 +26,8 @@ struct PairOptions {
 };
 
 // Collective on comm; ranks other than a and b only synchronise. On a and b the
-// samples are the one-way time of a blocking ping-pong (round trip / 2).
+// samples are the one-way time of a blocking ping-pong (round trip / 2), each
+// rank sending from one buffer and receiving into another (osu_latency).
 std::vector<double> pingpong(MPI_Comm comm, const PairOptions &o);
 
 // The Paragon paper's nonblocking exchange: both post the receive, barrier, send,

@@ -93,6 +93,24 @@ def test_import_keeps_the_programs_thread_level(before, env, level, tmp_path, mo
     assert f"LEVEL {level} {level}" in done.stdout, done.stdout
 
 
+@pytest.mark.parametrize("flag,env,level", [
+    ([], {}, "single"),  # the default of datamotion bench
+    (["--thread-level", "serialized"], {"MPI4PY_RC_THREAD_LEVEL": "multiple"}, "serialized"),  # the flag wins
+    ([], {"MPI4PY_RC_THREAD_LEVEL": "funneled"}, "funneled"),
+])
+def test_bench_initialises_mpi_at_the_requested_level(flag, env, level, tmp_path, monkeypatch):
+    for key in ("MPI4PY_RC_THREAD_LEVEL", "MPI4PY_RC_THREADS", "MPI4PY_RC_INITIALIZE"):
+        monkeypatch.delenv(key, raising=False)
+    out = str(tmp_path / "results.json")
+    argv = ["bench", "local", "--quick", "--out", out] + flag
+    done = run_job(f"from datamotion import cli\nraise SystemExit(cli.main({argv!r}))\n", 2, tmp_path, **env)
+    assert done.returncode == 0, done.stdout
+    with open(out) as f:
+        doc = json.load(f)
+    assert doc["provenance"]["thread_level"] == doc["thread_level_requested"] == level, doc["warnings"]
+    assert not any("requested" in w or "MULTIPLE" in w for w in doc["warnings"]), doc["warnings"]
+
+
 @pytest.mark.parallel(nprocs=[2, 3, 4])
 def test_barrier_kernel_and_summary():
     samples = _core.bench_barrier(WORLD, 5, 1)
