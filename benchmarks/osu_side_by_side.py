@@ -24,8 +24,8 @@ the output says which reference was used.
 
 Differences that remain by design, and what they do to the ratio:
 - our stream receives each message of a window into its own buffer; osu_bw
-  receives all 64 into one (pending receives into one buffer are not valid MPI),
-  which stays in cache: from 64 KiB on, OSU reads up to 2x our bandwidth, while
+  receives all 64 into one (pending receives that write one buffer at once,
+  which a correct MPI program avoids), and that one stays in cache: from 64 KiB on, OSU reads up to 2x our bandwidth, while
   osu_definitions.c, with one buffer per message, reads what we read;
 - our allreduce sums bytes / 8 doubles, osu_allreduce sums bytes chars: at 1 KiB
   OSU reduces 8x as many elements (osu_definitions.c does as OSU);
