@@ -66,6 +66,12 @@ def adaptive(comm: MPI.Comm, measure: Callable[[int], List[float]], quick: bool)
             return samples
 
 
+def iterations(nbytes: int) -> int:
+    """Operations per sample of kernels without OSU's rules (the Paragon paper's
+    methods): small messages are timed over several round trips."""
+    return 20 if nbytes <= 1024 else 5 if nbytes <= 65536 else 1
+
+
 OSU_VERSION = "7.4"
 OSU_LARGE_MESSAGE_BYTES = 8192
 """OSU's LARGE_MESSAGE_SIZE: messages longer than this take the "large" counts."""
