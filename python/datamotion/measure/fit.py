@@ -272,7 +272,7 @@ def _quality_flags(r2: float, relative_rmse: float, distinct: int) -> List[str]:
     if distinct >= FIT_R2_MIN_POINTS and not r2 >= FIT_MIN_R2:
         flags.append(f"r2 {r2:.3f} below {FIT_MIN_R2:g}")
     if relative_rmse > FIT_MAX_RELATIVE_RMSE:
-        flags.append(f"relative RMSE {100 * relative_rmse:.0f} % above {100 * FIT_MAX_RELATIVE_RMSE:.0f} %")
+        flags.append(f"relative RMSE {100 * relative_rmse:.3g} % above {100 * FIT_MAX_RELATIVE_RMSE:.3g} %")
     return flags
 
 
@@ -784,8 +784,9 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     breakpoints = [_bytes_value(distinct[b]) for b in bounds[1:-1]]
     r2 = _r2(y, yhat)
     relative, worst = _residuals(y, yhat)
-    flags = _quality_flags(r2, relative, m) + [f"{_segment_name(seg)}: {flag}" for seg in segments
-                                               for flag in seg.flags]
+    own = _quality_flags(r2, relative, m)
+    flags = own + [f"{_segment_name(seg)}: {flag}" for seg in segments for flag in seg.flags
+                   if not (len(segments) == 1 and flag in own)]  # one segment: said once
     return PiecewiseFit(segments=segments, breakpoints_bytes=breakpoints, r2=r2, rmse_us=_rmse(y, yhat),
                         n=int(n), bic=float(bic), selection=selection, weighting=weighting,
                         breakpoints_ci95=_breakpoint_cis(cost, best, bounds, distinct, n, floor),

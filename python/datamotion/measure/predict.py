@@ -83,7 +83,7 @@ def _outside(values, measured: Sequence[float], unit: str) -> Optional[str]:
     v = np.asarray(values, dtype=float)
     lo, hi = float(measured[0]), float(measured[1])
     if np.any(v < lo) or np.any(v > hi):
-        return f"{_number_text(lo)}-{_number_text(hi)} {unit}"
+        return f"{_number_text(lo)}-{_number_text(hi)} {unit}" if hi > lo else f"{_number_text(lo)} {unit}"
     return None
 
 
