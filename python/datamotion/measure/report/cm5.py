@@ -83,7 +83,7 @@ def _latency_section(entries: Sequence[Entry], plots: Plots) -> str:
                 seg_rows.append((html.escape(e.label) + (f" ({label})" if label else ""),
                                  f"{size_text(s.get('start_bytes'))} – {size_text(s.get('end_bytes'))}",
                                  ci_text(s.get("t0_us"), s.get("t0_ci95")), fmt(s.get("bandwidth_MBps")),
-                                 r2_text(s.get("r2")), str(s.get("n", "—"))))
+                                 r2_text(s), str(s.get("n", "—"))))
         if fine:
             ax.set_xlabel("message size (bytes)")
             value_axis(ax, y, "time (µs)", log=False)
