@@ -131,7 +131,7 @@ def _copy_fit(entry: Entry, where=None) -> Optional[Mapping[str, Any]]:
 
 def _quoted(value: float) -> str:
     """A number of the paper as printed there."""
-    return f"{value:g}"
+    return f"{value:g}".replace("-", "−")
 
 
 def _expression(t0: Any, slope: Any, show=fmt) -> str:
@@ -139,7 +139,7 @@ def _expression(t0: Any, slope: Any, show=fmt) -> str:
     if num(t0) is None or num(slope) is None:
         return "—"
     sign = "−" if num(slope) < 0 else "+"
-    return f"{show(t0)} {sign} {show(abs(num(slope)))}m"
+    return f"{show(t0)} {sign} {show(abs(num(slope)))}m".replace("-", "−")
 
 
 def _paper_expression(pair: Tuple[float, float]) -> str:
