@@ -52,6 +52,7 @@ NB_MODULE(_core, m) {
     bind_array(m);
     bind_shift(m);
     bind_bench(m);
+    bind_bench_cm5(m);
     bind_redist(m);
     bind_vector(m);
 
