@@ -131,10 +131,14 @@ def reduction_ops(comm, quick=False, validate=False, progress=None) -> List[dict
 
 def alignment_sawtooth(comm, quick=False, validate=False, progress=None) -> List[dict]:
     """Figures 5 and 6: ping-pong between ranks 0 and 1 against the size in small
-    steps with 64-byte aligned buffers, then at each of ALIGNMENT_OFFSETS."""
+    steps with 64-byte aligned buffers, and at every offset of ALIGNMENT_OFFSETS
+    on a coarser set of sizes. The offsets of one size are measured one after
+    the other, so a change in the machine's load shifts them together instead
+    of looking like an effect of alignment."""
     sizes = _sizes(quick)
-    points = [(b, 0) for b in sizes["sawtooth"]]
-    points += [(b, off) for off in ALIGNMENT_OFFSETS if off for b in sizes["sawtooth_offset"]]
+    coarse = set(sizes["sawtooth_offset"])
+    points = [(b, off) for b in sorted(set(sizes["sawtooth"]) | coarse) for off in ALIGNMENT_OFFSETS
+              if (off == 0 and b in sizes["sawtooth"]) or (off and b in coarse)]
     rows = []
     for nbytes, offset in points:
         samples = adaptive(comm, lambda reps: _core.bench_cm5_aligned_pingpong(comm, 0, 1, nbytes, offset, reps, 2,
