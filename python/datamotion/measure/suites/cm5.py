@@ -69,7 +69,7 @@ def _sizes(quick: bool) -> Dict[str, list]:
     return {
         "reduction_counts": [1] if quick else [1, 128, 8192],
         "sawtooth": list(range(0, 577, 4)) if quick else list(range(0, 577, 1)),
-        "sawtooth_offset": list(range(256, 577, 16)) if quick else list(range(0, 577, 4)),
+        "sawtooth_offset": list(range(256, 577, 8)) if quick else list(range(0, 577, 4)),
         "hypercube": [16, 1024, 16384, 65536] if quick else [16, 256, 1024, 4096, 16384, 32768, 65536, 262144],
         "mesh": [16384, 65536] if quick else list(MESH_SIZES),
         "vector_ops": ["s*b+c", "b*c+d*e"] if quick else list(VECTOR_OPS),
