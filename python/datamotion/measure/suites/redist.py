@@ -285,7 +285,7 @@ def interleaved(comm: MPI.Comm, runs: Dict[str, Callable[[], None]], quick: bool
 # ---------------------------------------------------------------------------
 
 
-def _expand_rows(sub: MPI.Comm, comm: MPI.Comm, Ks: Sequence[int], quick: bool, progress) -> List[dict]:
+def _expand_rows(sub: MPI.Comm, Ks: Sequence[int], quick: bool, progress) -> List[dict]:
     P, n, itemsize = sub.size, BLOCKS_PER_RANK * R * sub.size, np.dtype(DTYPE).itemsize
     rows = []
     for K in Ks:
@@ -356,7 +356,7 @@ def run(comm, quick=False, validate=False, progress=None) -> List[dict]:
         if sub == MPI.COMM_NULL:
             continue
         try:
-            expand_rows += _expand_rows(sub, comm, Ks, quick, progress)
+            expand_rows += _expand_rows(sub, Ks, quick, progress)
             collective_rows += _collective_rows(sub, quick)
         finally:
             sub.Free()
