@@ -21,7 +21,8 @@ Kernels (see measure/report/cvl.py for their section):
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List
+import gc
+from typing import Dict, List
 
 import numpy as np
 from mpi4py import MPI
@@ -141,20 +142,28 @@ def buffer_size_entry(comm, quick: bool, validate: bool) -> dict:
 
 
 class Operands:
-    """The vectors of one length (elements per rank) and the operations on them."""
+    """The vectors of one length (elements per rank) and the operations on them.
+    (No closures over self: a reference cycle would free the vectors at a garbage
+    collection whose timing differs by rank, and CVL's vector memory with them.)"""
 
     def __init__(self, comm, n_per_rank: int):
         n = n_per_rank * comm.size
         self.x = cv.distribute(1.5, n, np.float64)
         self.y = cv.distribute(0.25, n, np.float64)
         self.index = cv.Vector.from_numpy(_permutation(comm, n_per_rank))
-        self.ops: Dict[str, Callable[[], object]] = {
-            "add": lambda: self.x + self.y,
-            "mul": lambda: self.x * self.y,
-            "scan": lambda: cv.scan(self.x, "add"),
-            "reduce": lambda: cv.reduce(self.x, "add"),
-            "permute": lambda: cv.permute(self.x, self.index),
-        }
+
+    def run(self, op: str):
+        if op == "add":
+            return self.x + self.y
+        if op == "mul":
+            return self.x * self.y
+        if op == "scan":
+            return cv.scan(self.x, "add")
+        if op == "reduce":
+            return cv.reduce(self.x, "add")
+        if op == "permute":
+            return cv.permute(self.x, self.index)
+        raise ValueError(f"unknown vector operation {op!r}")
 
 
 def rate_fit(n_per_rank, median_us) -> dict:
@@ -172,10 +181,11 @@ def sweep_entries(comm, quick: bool, progress=None) -> List[dict]:
     for n in lengths:
         operands = Operands(comm, n)
         for op in SWEEP_OPS:
-            row = timed(comm, operands.ops[op], quick)
+            row = timed(comm, lambda: operands.run(op), quick)
             rows[op].append({"elements_per_rank": n, "elements": n * comm.size, "bytes": 8 * n, "ranks": comm.size,
                              "mwords_per_s": n / row["median_us"], **row})
         del operands
+        gc.collect()  # any vector caught in a cycle is freed here, at the same point on every rank
         if progress:
             progress()
     return [{"kernel": "cvl_sweep", "params": {"op": op, "dtype": "float64", **rate_fit(
@@ -188,13 +198,14 @@ def table2_entry(comm, quick: bool) -> dict:
     operands = Operands(comm, n)
     rows = []
     for op in TABLE_OPS:
-        row = timed(comm, operands.ops[op], quick)
+        row = timed(comm, lambda: operands.run(op), quick)
         rate = n / row["median_us"]  # elements per µs per rank
         rows.append({"op": op, "dtype": "float64", "elements_per_rank": n, "elements": n * comm.size,
                      "bytes": 8 * n, "ranks": comm.size, "ns_per_element": 1e3 * row["median_us"] / n,
                      "mflops": FLOPS[op] * rate if FLOPS[op] else None,
                      "mwords_per_s": rate if op == "permute" else None, **row})
     del operands
+    gc.collect()
     one = cv.distribute(1, comm.size, np.int32)  # one element per rank
     overhead = timed(comm, lambda: cv.reduce(one, "add"), quick)
     rows.append({"op": "plus-reduce overhead", "dtype": "int32", "elements_per_rank": 1, "elements": comm.size,

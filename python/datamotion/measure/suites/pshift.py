@@ -34,11 +34,12 @@ TABLE_EXTENTS = {1: [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16
                  2: [2, 4, 8, 16, 32, 64, 128],
                  3: [2, 4, 8, 16],
                  4: [2, 4, 8]}
-QUICK_EXTENTS = {1: [4, 256, 16384], 2: [2, 16, 128], 3: [2, 8, 16], 4: [2, 4, 8]}
+QUICK_EXTENTS = {1: [4, 16, 64, 256, 1024, 4096, 16384], 2: [2, 4, 8, 16, 32, 64, 128], 3: [2, 4, 8, 16],
+                 4: [2, 4, 8]}
 
 # Non-square local subgrids: each a multiple of L per axis.
 SHAPE_FACTORS = ((1, 1), (1, 2), (2, 1), (1, 0.5), (2, 0.5), (1, 1, 1), (1, 1, 2), (2, 1, 1), (1, 0.5, 2))
-SHAPE_EXTENTS, QUICK_SHAPE_EXTENTS = [8, 32], [8]
+SHAPE_EXTENTS, QUICK_SHAPE_EXTENTS = [4, 8, 16, 32], [8, 16]
 
 METHODS = ("pshift", "cshift", "halo")
 SLICE_BYTES = 4  # the CM-200 moves data in 32-bit slices; Eq. 1 counts slices
@@ -237,7 +238,10 @@ def _measure(comm, local_shape, quick, validate, setup_rows=None) -> List[dict]:
 
 
 def non_square_shapes(extents: Sequence[int]) -> List[List[int]]:
-    return [[max(1, int(L * f)) for f in factors] for L in extents for factors in SHAPE_FACTORS]
+    """The subgrids of SHAPE_FACTORS for each L, each shape once (L x L/2 of one L
+    may be 2L x L of another), in order."""
+    shapes = {tuple(max(1, int(L * f)) for f in factors): None for L in extents for factors in SHAPE_FACTORS}
+    return [list(s) for s in shapes]
 
 
 def run(comm, quick=False, validate=False, progress=None) -> List[dict]:
@@ -279,7 +283,8 @@ def model_entry(rows: Sequence[Mapping]) -> dict:
     keep = ("rank", "shape", "grid", "elements", "ranks") + EXTENDED_TERMS
     out = []
     for r in rows:
-        summary = {k: v for k, v in r.items() if k.endswith("_us") or k == "reps"}
+        # The measurement's median and spread (its samples stay in the table's row).
+        summary = {k: r[k] for k in ("median_us", "p05_us", "p95_us", "ci95_us", "reps")}
         out.append({**{k: r[k] for k in keep}, **summary,
                     "predicted_us": predict_cost(eq1["constants_us"], r),
                     "predicted_extended_us": predict_cost(extended["constants_us"], r)})
