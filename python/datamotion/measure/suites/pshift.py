@@ -77,7 +77,8 @@ def timed(comm: MPI.Comm, fn: Callable[[], object], quick: bool) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def eq1_terms(local_shape: Sequence[int], grid_dims: Sequence[int], shift: int = 1, slices: int = 2) -> Dict[str, float]:
+def eq1_terms(local_shape: Sequence[int], grid_dims: Sequence[int], shift: int = 1,
+              slices: int = 2) -> Dict[str, float]:
     """The multipliers of Eq. 1's constants for shifts of +-``shift`` along every axis
     of a local subgrid ``local_shape`` on a grid ``grid_dims``, elements of ``slices``
     32-bit slices: ``T = T0 + Tmm * memory + Tmt_tm * transfer + Tex * exchange``.
@@ -284,7 +285,7 @@ def model_entry(rows: Sequence[Mapping]) -> dict:
     out = []
     for r in rows:
         # The measurement's median and spread (its samples stay in the table's row).
-        summary = {k: r[k] for k in ("median_us", "p05_us", "p95_us", "ci95_us", "reps")}
+        summary = {k: r[k] for k in ("median_us", "p05_us", "p95_us", "ci95_us", "reps") if k in r}
         out.append({**{k: r[k] for k in keep}, **summary,
                     "predicted_us": predict_cost(eq1["constants_us"], r),
                     "predicted_extended_us": predict_cost(extended["constants_us"], r)})
