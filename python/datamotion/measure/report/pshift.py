@@ -222,16 +222,21 @@ def _setup_section(entries: Sequence[Entry], plots: Plots) -> str:
     if not setups:
         return ""
     e = setups[0]
-    x, y, rows = e.series("elements")
-    if not len(x):
+    ranks = sorted({int(num(r.get("rank"))) for r in e.rows if num(r.get("rank")) is not None})
+    if not ranks:
         return ""
     fig, ax = plots.figure(5.2, 3.6)
-    errorbars(ax, x, rows, label="setup: PShift(...)")
-    execute = [num(r.get("execute_median_us")) for r in rows]
-    ax.plot(x, execute, marker="o", linestyle="--", label="one execution")
-    bytes_axis(ax, x, label="elements per rank", counts=True)
-    value_axis(ax, list(y) + [v for v in execute if v], "time (µs)", log=True)
-    ax.legend(fontsize=8)
+    values, sizes = [], []
+    for i, k in enumerate(ranks):
+        x, y, rows = e.series("elements", where=lambda r, k=k: num(r.get("rank")) == k)
+        errorbars(ax, x, rows, color=f"C{i}", label=f"rank {k}: setup")
+        execute = [num(r.get("execute_median_us")) for r in rows]
+        ax.plot(x, execute, color=f"C{i}", marker="x", linestyle=":", label=f"rank {k}: one execution")
+        values += list(y) + [v for v in execute if v]
+        sizes += list(x)
+    bytes_axis(ax, sizes, label="elements per rank", counts=True)
+    value_axis(ax, values, "time (µs)", log=True)
+    ax.legend(fontsize=7, ncol=2)
     ours = plots.save(fig, "pshift setup", "PSHIFT plan setup and execution times")
     ours += table(["subgrid", "setup (µs)", "execute (µs)", "setup / execute"],
                   [(_shape_text(r), fmt(r.get("median_us")), fmt(r.get("execute_median_us")),
