@@ -370,3 +370,14 @@ def test_former_module_names_still_import_with_a_warning(old, new, name):
             f"assert getattr(old, '{name}') is getattr(new, '{name}')\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120,
                    env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+
+
+def test_noisy_rows_give_one_warning_per_kernel():
+    from datamotion.measure.results import noisy_warnings
+
+    quiet, loud, louder = row(2.0, 8, 2), row(2.0, 16, 2), row(2.0, 32, 2)
+    loud["mean_us"], louder["mean_us"] = 3.5, 9.0
+    notes = noisy_warnings([{"kernel": "pingpong", "params": {}, "rows": [quiet, loud]},
+                            {"kernel": "pingpong", "params": {"x": 1}, "rows": [louder]},
+                            {"kernel": "barrier", "params": {}, "rows": [quiet]}])
+    assert notes == ["pingpong: 2 of 3 rows noisy, mean above 1.5 x median (worst 32 bytes: mean 9 us, median 2 us)"]

@@ -125,7 +125,7 @@ def _distance_section(entries: Sequence[Entry], plots: Plots) -> str:
                          np.maximum([(num(r.get("p95_us")) or m) for r, m in zip(rows, y)] - y, 0)])
         ax.bar(x, y, yerr=err, color="C0", capsize=2, width=0.7)
         ax.set_xlabel("destination rank")
-        ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+        ax.set_xticks([int(v) for v in x])  # whole ranks only, even for a single bar
         value_axis(ax, y, f"{size_text(nbytes)}-byte one-way time (µs)", log=False)
         ax.set_title(f"latency from rank 0 to each rank ({size_text(nbytes)} bytes)")
         figures.append(plots.save(fig, "distance", "latency from rank 0 to each rank",
