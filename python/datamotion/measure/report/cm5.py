@@ -8,7 +8,6 @@ import html
 from typing import Any, List, Mapping, Optional, Sequence
 
 import numpy as np
-from matplotlib import ticker
 
 from .format import (
     DESCRIBE,
@@ -26,7 +25,8 @@ from .format import (
     size_text,
     table,
 )
-from .plots import Plots, bytes_axis, draw_piecewise, errorbars, piecewise_fits, predict_entry, ranks_axis, value_axis
+from .plots import (Plots, bytes_axis, draw_piecewise, errorbars, piecewise_fits, predict_entry, ranks_axis, value_axis,
+                    whole_ticks)
 
 TITLE = "Computation and communication (the CM-5 paper)"
 SEED = ("Dincer, Bozkus, Ranka & Fox, Benchmarking the computation and communication performance of "
@@ -125,7 +125,7 @@ def _distance_section(entries: Sequence[Entry], plots: Plots) -> str:
                          np.maximum([(num(r.get("p95_us")) or m) for r, m in zip(rows, y)] - y, 0)])
         ax.bar(x, y, yerr=err, color="C0", capsize=2, width=0.7)
         ax.set_xlabel("destination rank")
-        ax.set_xticks([int(v) for v in x])  # whole ranks only, even for a single bar
+        whole_ticks(ax, x)
         value_axis(ax, y, f"{size_text(nbytes)}-byte one-way time (µs)", log=False)
         ax.set_title(f"latency from rank 0 to each rank ({size_text(nbytes)} bytes)")
         figures.append(plots.save(fig, "distance", "latency from rank 0 to each rank",
@@ -707,7 +707,7 @@ def _distance_sizes_section(entries: Sequence[Entry], plots: Plots) -> str:
         trows.append((size_text(nbytes), str(len(x)), fmt(t.min()), fmt(t.max()), fmt(t.max() - t.min()),
                       f"{x[int(np.argmax(t))]:.0f}"))
     ax.set_xlabel("destination rank")
-    ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+    whole_ticks(ax, e.distinct("dst"))
     value_axis(ax, allt, "one-way time (µs)", log=False)
     ax.set_title("ping-pong from rank 0 to every rank")
     ax.legend(fontsize="small", title="message size", title_fontsize="small")

@@ -241,3 +241,15 @@ def predict_entry(entry: Entry, size_bytes=None, ranks=None) -> Optional[np.ndar
     return np.asarray(out, dtype=float)
 
 
+
+
+def whole_ticks(ax, values: Iterable[float]) -> None:
+    """Ticks on the x axis at whole numbers only (ranks, counts): every value when there
+    are few, else whole numbers the locator picks. MaxNLocator(integer=True) alone
+    gives fractions when the axis spans less than two integers (a single bar)."""
+    whole = sorted({int(round(v)) for v in values})
+    if 0 < len(whole) <= 16:
+        ax.xaxis.set_major_locator(ticker.FixedLocator(whole))
+    else:
+        ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+    ax.xaxis.set_minor_locator(ticker.NullLocator())
