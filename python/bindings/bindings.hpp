@@ -22,6 +22,8 @@ void bind_grid(nb::module_ &m);
 void bind_array(nb::module_ &m);
 void bind_shift(nb::module_ &m);
 void bind_bench(nb::module_ &m);
+void bind_bench_paragon(nb::module_ &m);
+void bind_bench_cm5(nb::module_ &m);
 void bind_redist(nb::module_ &m);
 void bind_vector(nb::module_ &m);
 

@@ -52,6 +52,8 @@ NB_MODULE(_core, m) {
     bind_array(m);
     bind_shift(m);
     bind_bench(m);
+    bind_bench_paragon(m);
+    bind_bench_cm5(m);
     bind_redist(m);
     bind_vector(m);
 

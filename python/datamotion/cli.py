@@ -49,11 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     fit = verbs.add_parser("fit", help="fit every kernel of a results JSON")
     fit.add_argument("results")
     fit.add_argument("--out", required=True, help="the model JSON to write")
-    predict = verbs.add_parser("predict", help="a kernel's predicted time from a model JSON")
-    predict.add_argument("model")
-    predict.add_argument("kernel")
-    predict.add_argument("--bytes", type=int, default=None)
-    predict.add_argument("--ranks", type=int, default=None)
+    predict = verbs.add_parser("predict", help="a kernel's predicted time from a model JSON",
+                               formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_kernels_epilog())
+    predict.add_argument("model", help="the model JSON that `datamotion model fit` wrote")
+    predict.add_argument("kernel", help="a kernel fitted in the model (or its model key, e.g. pingpong[peer=1])")
+    predict.add_argument("--bytes", type=int, default=None, help="message size in bytes")
+    predict.add_argument("--ranks", type=int, default=None, help="number of ranks")
     report = sub.add_parser("report", help="write an offline HTML report (plots, tables, CSV) of a results JSON")
     report.add_argument("results", help="the results JSON that `datamotion bench` wrote")
     report.add_argument("--model", default=None, help="a model JSON to draw (default: fit the results)")
@@ -92,11 +93,30 @@ def main(argv: Optional[List[str]] = None) -> int:
     return run_info(as_json=args.json)
 
 
+def _kernels_epilog() -> str:
+    """The kernels `model predict` knows, by model family, for its --help."""
+    from .measure.fit import KERNEL_MODELS
+
+    formulas = {"piecewise": "T(l) = t0 + l/B per segment (--bytes; --ranks when fitted per rank count)",
+                "log2": "T(P) = a log2 P + b (--ranks)",
+                "collective": "T(l, P) = (a + b l) log2 P + c + d l (--bytes, --ranks)",
+                "allgather": "T(l, P) = c + d P l, l = bytes per rank (--bytes, --ranks)"}
+    lines = ["kernels, by model family:"]
+    for family, formula in formulas.items():
+        names = sorted(k for k, f in KERNEL_MODELS.items() if f == family)
+        lines.append(f"  {formula}:\n      {', '.join(names)}")
+    return "\n".join(lines)
+
+
 def _model(args) -> int:
     import json
 
     from .measure import fit as fitting
     from .measure import predict as prediction
+    from .measure.results import load_model
+
+    def _r2_text(value) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
 
     if args.verb == "fit":
         try:
@@ -107,21 +127,36 @@ def _model(args) -> int:
                 json.dump(fitted, f, indent=1)
         except (ValueError, OSError) as exc:
             raise SystemExit(f"datamotion model fit: {exc}") from None
-        for kernel, entry in sorted(fitted["models"].items()):
-            fit = entry["fit"]
-            line = f"{kernel}: {fit.get('formula', entry['model'])}, r2 {fit.get('r2') or 0:.3f}"
-            for seg in fit.get("segments", []):
-                line += (f"\n    {seg['start_bytes']}-{seg['end_bytes']} B: t0 {seg['t0_us']:.2f} us, "
-                         f"{seg['bandwidth_MBps'] or float('inf'):.0f} MB/s")
-            print(line)
-        for kernel, why in sorted(fitted["skipped"].items()):
-            print(f"{kernel}: skipped ({why})")
+        for key, entry in sorted(fitted["models"].items()):
+            fits = [("", entry["fit"])] if "fit" in entry else [
+                (f" at P={rank}", fit) for rank, fit in sorted(entry["fits"].items(), key=lambda kv: int(kv[0]))]
+            for where, fit in fits:
+                line = f"{key}{where}: {fit.get('formula', entry['model'])}, r2 {_r2_text(fit.get('r2'))}"
+                for seg in fit.get("segments", []):
+                    bandwidth = seg.get("bandwidth_MBps")
+                    line += (f"\n    {seg['start_bytes']}-{seg['end_bytes']} B: t0 {seg['t0_us']:.2f} us, "
+                             + (f"{bandwidth:.0f} MB/s" if bandwidth is not None else "no time per byte")
+                             + f", r2 {_r2_text(seg.get('r2'))}")
+                print(line)
+        for key, why in sorted(fitted["skipped"].items()):
+            print(f"{key}: skipped ({why})")
+        for name, flags in fitting.flagged_fits(fitted):
+            print(f"warning: {name}: below the quality threshold: {'; '.join(flags)}")
         print(f"wrote {args.out}")
         return 0
-    with open(args.model) as f:
-        fitted = json.load(f)
-    t = prediction.predict(fitted, args.kernel, size_bytes=args.bytes, ranks=args.ranks)
-    print(f"{args.kernel}: {float(t):.3f} us")
+    try:
+        if args.bytes is not None and args.bytes < 0:
+            raise ValueError(f"--bytes must be non-negative, got {args.bytes}")
+        if args.ranks is not None and args.ranks < 1:
+            raise ValueError(f"--ranks must be at least 1, got {args.ranks}")
+        result = prediction.prediction(load_model(args.model), args.kernel, size_bytes=args.bytes,
+                                       ranks=args.ranks)
+    except ValueError as exc:
+        raise SystemExit(f"datamotion model: error: {exc}") from None
+    note = f" {result.note()}" if result.extrapolated else ""
+    print(f"{args.kernel}: {result.value_us:.3f} us{note}")
+    if result.flags:
+        print(f"warning: the model of {result.kernel} is below the quality threshold: {'; '.join(result.flags)}")
     return 0
 
 

@@ -18,7 +18,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "python"
 
 from datamotion.measure import fit as dmm  # noqa: E402
-from datamotion.measure.predict import predict  # noqa: E402
+from datamotion.measure.predict import prediction, predict  # noqa: E402
 
 # Sizes on a quarter-octave grid from 1 byte to 4 MiB (84 distinct sizes).
 GRID = np.unique(np.round(2.0 ** (np.arange(0, 89) / 4)))
@@ -112,15 +112,19 @@ def test_several_samples_per_size():
 
 def test_bokhari_sp2_short_and_long_messages():
     # Table 1 of the Paragon/SP2/CS-2 report: 70 + 0.043 m below 10000 bytes, -50 + 0.056 m above,
-    # measured every 64 bytes from 0 to 16000.
+    # measured every 64 bytes from 0 to 16000. The long-message line's start-up time is negative, which
+    # no physical segment has: the fit holds it at 0 and says so.
     sizes = np.arange(0, 16001, 64.0)
     times = np.where(sizes <= 10000, 70 + 0.043 * sizes, -50 + 0.056 * sizes)
     fit = dmm.fit_piecewise_linear(sizes, noisy(times, seed=5))
-    assert len(fit.segments) == 2
     assert abs(fit.breakpoints_bytes[0] - 10000) <= 64
-    short, long = fit.segments
+    short, *longer = fit.segments
     assert close(short.t0_us, 70) and close(short.us_per_byte, 0.043)
-    assert close(long.t0_us, -50, 0.05) and close(long.us_per_byte, 0.056)
+    assert short.flags == ()
+    assert all(s.t0_us >= 0 and s.us_per_byte >= 0 for s in longer)
+    assert all(any(f.startswith("t0 held at 0") for f in s.flags) for s in longer)
+    assert any("t0 held at 0" in f for f in fit.flags)
+    assert np.max(np.abs(fit.predict(sizes) / times - 1)) < 0.05  # still describes the times
 
 
 def test_noise_free_data_is_recovered_exactly():
@@ -148,7 +152,7 @@ def test_straight_lines_gain_no_breakpoints():
 
 
 def brute_force_bic(sizes, times, max_breakpoints, min_points):
-    """Every segmentation enumerated, each segment fitted by weighted least squares."""
+    """Every segmentation enumerated, each segment fitted by weighted least squares with t0, slope >= 0."""
     order = np.argsort(sizes, kind="stable")
     x, y = np.asarray(sizes, float)[order], np.asarray(times, float)[order]
     w = 1 / y ** 2
@@ -166,7 +170,11 @@ def brute_force_bic(sizes, times, max_breakpoints, min_points):
                 A = np.column_stack([np.ones(sel.sum()), x[sel]]) * np.sqrt(w[sel])[:, None]
                 b = y[sel] * np.sqrt(w[sel])
                 coef = np.linalg.lstsq(A, b, rcond=None)[0]
-                sse += float(np.sum((b - A @ coef) ** 2))
+                if np.all(coef >= 0):
+                    sse += float(np.sum((b - A @ coef) ** 2))
+                else:  # the best physical line: flat, or through the origin
+                    sse += min(float(np.sum((b - A[:, j:j + 1] @ np.linalg.lstsq(A[:, j:j + 1], b, rcond=None)[0])
+                                            ** 2)) for j in (0, 1))
             bic = n * math.log(sse / n) + (3 * k + 2) * math.log(n) + 3 * k * math.log(m)
             if bic < best.get(k, (math.inf,))[0]:
                 best[k] = (bic, [distinct[c] for c in cuts])
@@ -286,9 +294,11 @@ def test_barrier_recovers_log2_coefficients():
 
 
 def test_barrier_paragon_and_cm5_forms():
-    # Bokhari, Table 1: Paragon barrier 126 d - 113 us on 2**d nodes.
+    # Bokhari, Table 1: Paragon barrier 126 d - 113 us on 2**d nodes: a negative time at one node,
+    # which a physical model cannot have; the intercept is held at 0 and the fit flagged.
     fit = dmm.fit_barrier(RANKS, noisy(126 * np.log2(RANKS) - 113, seed=10, rel=0.01))
-    assert close(fit.a, 126) and close(fit.b, -113)
+    assert fit.b == 0 and fit.a > 0
+    assert any(f.startswith("b held at 0") for f in fit.flags)
     # CM-5: 5 us whatever the partition size.
     exact = dmm.fit_barrier([32, 64, 256, 512], [5.0] * 4)
     assert exact.a == pytest.approx(0, abs=1e-9) and exact.b == pytest.approx(5.0)
@@ -467,6 +477,163 @@ def test_fit_results_falls_back_and_never_raises_on_odd_entries():
         dmm.fit_results({"schema": "datamotion.bench/1"})
     with pytest.raises(ValueError, match="dict"):
         dmm.fit_results([1, 2, 3])
+
+
+# ---------------------------------------------------------------------------
+# Honest models: physical parameters, intervals, quality flags
+# ---------------------------------------------------------------------------
+
+
+def test_known_piecewise_model_is_recovered_with_its_breakpoint_interval():
+    truth, bps = [(2.0, 3000.0), (8.0, 9000.0)], [32768]
+    times = noisy(piecewise_truth(GRID, truth, bps), seed=40, rel=0.01)
+    fit = dmm.fit_piecewise_linear(GRID, times)
+    check_segments(fit, truth, rel=0.03)
+    assert fit.breakpoints_bytes == [32768]
+    (lo, hi), = fit.breakpoints_ci95
+    assert lo < 32768 <= hi and lo < fit.breakpoints_bytes[0] <= hi
+    assert grid_step(hi) - grid_step(lo) <= 8  # a few grid steps, not the whole range
+    for seg in fit.segments:
+        assert seg.r2 > 0.99 and 0 < seg.rmse_us and seg.relative_rmse < 0.02
+        assert 0 < seg.max_relative_residual < 0.05
+        assert seg.flags == ()
+    assert fit.flags == ()
+    data = json_round_trip(fit.to_dict())
+    assert data["breakpoints_ci95"] == [[lo, hi]] and data["flags"] == []
+    assert all(s["flags"] == [] and s["max_relative_residual"] > 0 for s in data["segments"])
+    assert dmm.PiecewiseFit.from_dict(data) == fit
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_fit_on_noise_is_flagged(seed):
+    rng = np.random.default_rng(50 + seed)
+    times = rng.uniform(1.0, 100.0, GRID.size)  # nothing to do with the size
+    fit = dmm.fit_piecewise_linear(GRID, times)
+    assert fit.flags, fit
+    assert any(s.flags for s in fit.segments)
+    sizes, ranks = collective_grid()
+    noise = rng.uniform(1.0, 100.0, sizes.size)
+    assert dmm.fit_collective(sizes, ranks, noise).flags
+    assert dmm.fit_allgather(sizes, ranks, noise).flags
+    assert dmm.fit_barrier(RANKS, rng.uniform(1.0, 100.0, RANKS.size)).flags
+    model = dmm.fit_results({"schema": "datamotion.bench/1", "results": [
+        {"kernel": "pingpong", "rows": [row(s, 2, t) for s, t in zip(GRID, times)]}]})
+    assert [name for name, _ in dmm.flagged_fits(model)] == ["pingpong"]
+
+
+def test_parameters_an_unconstrained_fit_makes_negative_are_held_at_zero_and_flagged():
+    sizes = np.arange(10000, 16001, 64.0)
+    long_only = dmm.fit_piecewise_linear(sizes, noisy(-50 + 0.056 * sizes, seed=60), max_breakpoints=0)
+    seg, = long_only.segments
+    assert seg.t0_us == 0 and seg.us_per_byte > 0 and seg.t0_ci95[0] == 0
+    assert any(f.startswith("t0 held at 0 (unconstrained fit: -") for f in seg.flags)
+    falling = np.arange(0, 4097, 256.0)
+    down = dmm.fit_piecewise_linear(falling, noisy(10.0 - 0.001 * falling, seed=61), max_breakpoints=0)
+    assert down.segments[0].us_per_byte == 0 and down.segments[0].bandwidth_MBps == math.inf
+    assert down.segments[0].t0_us == pytest.approx(np.mean(10.0 - 0.001 * falling), rel=0.05)
+    assert any(f.startswith("slope held at 0") for f in down.segments[0].flags)
+    assert any("slope held at 0" in f for f in down.flags)
+    sizes, ranks = collective_grid()
+    neg = dmm.fit_allgather(sizes, ranks, noisy(np.maximum(-20 + 0.01 * ranks * sizes, 0.5), seed=62))
+    assert neg.c >= 0 and neg.d > 0
+    coll = dmm.fit_collective(sizes, ranks, noisy(np.maximum(30 - 2 * np.log2(ranks) + 0.001 * sizes, 0.5),
+                                                  seed=63))
+    assert min(coll.a, coll.b, coll.c, coll.d) >= 0
+    assert any(f.startswith("a held at 0") for f in coll.flags)
+    for fit in (long_only, down, neg, coll):  # what is fitted stays physical everywhere
+        values = fit.predict(np.linspace(0, 1e9, 101)) if isinstance(fit, dmm.PiecewiseFit) \
+            else fit.predict(np.linspace(0, 1e9, 101), 64)
+        assert np.all(values >= 0)
+
+
+def test_a_bandwidth_above_memcpy_is_flagged_not_clipped():
+    doc = results_document()
+    copy = noisy(piecewise_truth(GRID, [(0.05, 2000.0)], []), seed=64)  # memcpy slower than the messages
+    doc["results"].append({"kernel": "memcopy", "rows": [row(s, 1, t) for s, t in zip(GRID, copy)]})
+    model = dmm.fit_results(doc)
+    pp = model["models"]["pingpong[peer=1]"]["fit"]
+    assert all(any("above memcpy's" in f for f in seg["flags"]) for seg in pp["segments"])
+    assert pp["segments"][-1]["bandwidth_MBps"] == pytest.approx(11000, rel=0.03)  # kept as fitted
+    assert any("above memcpy's" in f for f in pp["flags"])
+    assert model["models"]["memcopy"]["fit"]["flags"] == []
+    names = [name for name, _ in dmm.flagged_fits(model)]
+    assert "pingpong[peer=1]" in names and "exchange at P=2" in names and "memcopy" not in names
+    assert not dmm.flagged_fits(dmm.fit_results(results_document()))  # good fits, no memcopy: nothing flagged
+
+
+def test_predict_is_never_negative_nor_nan_and_says_when_it_extrapolates():
+    model = json_round_trip(dmm.fit_results(results_document()))
+    sizes = np.concatenate([[0.0], np.geomspace(1, 1e9, 200)])
+    for key, ranks in (("pingpong[peer=1]", None), ("bcast", 8), ("allgather", 8), ("exchange", 2)):
+        out = predict(model, key, size_bytes=sizes, ranks=ranks)
+        assert np.all(np.isfinite(out)) and np.all(out >= 0), key
+    assert predict(model, "barrier", ranks=np.arange(1, 4097)).min() >= 0
+    inside = prediction(model, "pingpong[peer=1]", size_bytes=1024)
+    assert not inside.extrapolated and inside.note() == "" and inside.flags == ()
+    assert inside.value_us == predict(model, "pingpong[peer=1]", size_bytes=1024)
+    beyond = prediction(model, "pingpong[peer=1]", size_bytes=1 << 30)
+    assert beyond.extrapolated
+    assert beyond.note() == f"(extrapolated: outside the measured range 1-{int(GRID[-1])} bytes)"
+    assert prediction(model, "bcast", size_bytes=4096, ranks=1024).outside == ("2-64 ranks",)
+    assert prediction(model, "barrier", ranks=2).outside == ()
+    # a document with a negative start-up time (written by hand): clamped at 0, and said so
+    model["models"]["pingpong[peer=63]"]["fit"]["segments"][0]["t0_us"] = -5.0
+    bad = prediction(model, "pingpong[peer=63]", size_bytes=np.array([0, 8, 1 << 20]))
+    assert np.all(bad.value_us >= 0) and bad.value_us[0] == 0
+    assert any("clamped at 0" in f for f in bad.flags)
+    model["models"]["pingpong[peer=63]"]["fit"]["segments"][0]["t0_us"] = None
+    with pytest.raises(ValueError, match="no finite parameters"):
+        predict(model, "pingpong[peer=63]", size_bytes=8)
+    with pytest.raises(ValueError, match="non-negative"):
+        predict(model, "pingpong[peer=1]", size_bytes=-1)
+
+
+def run_cli(args, capsys):
+    from datamotion import cli
+
+    message = ""
+    try:
+        code = cli.main(args)
+    except SystemExit as exc:  # what the interpreter prints, and its exit status, for a message
+        code, message = (1, f"{exc.code}\n") if isinstance(exc.code, str) else (exc.code, "")
+    out = capsys.readouterr()
+    return code, out.out, out.err + message
+
+
+def test_model_cli_says_what_is_wrong_in_one_line(tmp_path, capsys):
+    results = tmp_path / "r.json"
+    doc = results_document()
+    doc["results"][0]["rows"] = [row(s, 2, t) for s, t in zip(GRID, np.random.default_rng(70).uniform(1, 100,
+                                                                                                       GRID.size))]
+    results.write_text(json.dumps(doc))
+    model = tmp_path / "m.json"
+    code, out, _ = run_cli(["model", "fit", str(results), "--out", str(model)], capsys)
+    assert code == 0
+    warnings = [line for line in out.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and warnings[0].startswith("warning: pingpong[peer=1]: below the quality threshold")
+    code, out, _ = run_cli(["model", "predict", str(model), "pingpong[peer=1]", "--bytes", "1024"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("pingpong[peer=1]: ") and lines[0].endswith(" us")
+    assert lines[1].startswith("warning: the model of pingpong[peer=1] is below the quality threshold")
+    code, out, _ = run_cli(["model", "predict", str(model), "pingpong[peer=63]", "--bytes", str(1 << 30)], capsys)
+    assert code == 0 and out.strip().endswith(f"(extrapolated: outside the measured range 1-{int(GRID[-1])} bytes)")
+    assert float(out.split(":")[1].split()[0]) >= 0
+    (tmp_path / "bad.json").write_text("{not json")
+    for args, message in (
+            ([str(tmp_path / "missing.json"), "pingpong"], "cannot read model document"),
+            ([str(tmp_path / "bad.json"), "pingpong"], "is not a JSON model document"),
+            ([str(model), "nosuchkernel", "--bytes", "8"], "no model for kernel 'nosuchkernel'"),
+            ([str(model), "pingpong", "--bytes", "8"], "fitted more than once"),
+            ([str(model), "pingpong[peer=1]", "--bytes", "-8"], "--bytes must be non-negative"),
+            ([str(model), "bcast", "--bytes", "8"], "needs ranks")):
+        code, out, err = run_cli(["model", "predict"] + args, capsys)
+        assert code not in (0, None) and out == ""
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+        assert err.startswith("datamotion model: error: ") and message in err, err
+    code, out, _ = run_cli(["model", "predict", "--help"], capsys)
+    assert code == 0
+    assert all(kernel in out for kernel in dmm.KERNEL_MODELS)
 
 
 # ---------------------------------------------------------------------------

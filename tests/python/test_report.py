@@ -327,3 +327,57 @@ def test_bad_model_exits_with_one_line(tmp_path):
         with pytest.raises(SystemExit) as info:
             cli.main(["report", str(results), "--model", str(path), "--out", str(tmp_path / "r")])
         assert str(info.value.code).startswith("datamotion report: ") and message in str(info.value.code)
+
+
+def test_a_folder_of_results_is_merged(tmp_path):
+    """Every results document of a folder is drawn, each entry naming its file; other
+    JSON files beside them (a model, anything else) are passed over."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    first, second = small_results(), small_results()
+    second["results"] = [pt2pt("exchange")]
+    second["warnings"] = ["noisy"]
+    (runs / "a.json").write_text(json.dumps(first))
+    (runs / "b.json").write_text(json.dumps(second))
+    (runs / "model.json").write_text(json.dumps(model.fit_results(first)))
+    (runs / "notes.txt").write_text("not JSON")
+    merged = report.load_folder(str(runs))
+    assert [e["kernel"] for e in merged["results"]] == [e["kernel"] for e in first["results"]] + ["exchange"]
+    assert {e["source"] for e in merged["results"]} == {"a.json", "b.json"}
+    assert "b.json: noisy" in merged["warnings"] and set(merged["sources"]) == {"a.json", "b.json"}
+    cli.main(["report", str(runs), "--out", str(tmp_path / "r")])
+    text = (tmp_path / "r" / "index.html").read_text()
+    assert "b.json: noisy" in text and "<h3>Latency</h3>" in text
+
+
+def test_a_folder_without_results_exits_with_one_line(tmp_path):
+    (tmp_path / "model.json").write_text(json.dumps({"schema": "datamotion.model/1", "models": {}}))
+    with pytest.raises(SystemExit) as info:
+        cli.main(["report", str(tmp_path), "--out", str(tmp_path / "r")])
+    text = str(info.value.code)
+    assert text.startswith("datamotion report: ") and "holds no datamotion results document" in text
+
+
+@pytest.mark.parametrize("old, new, name", [("bench", "suites", "run_suites"), ("model", "fit", "fit_results"),
+                                            ("predict", "gauss", "gauss_elimination"),
+                                            ("report", "report", "write_report")])
+def test_former_module_names_still_import_with_a_warning(old, new, name):
+    code = (f"import warnings, importlib; warnings.simplefilter('error', DeprecationWarning)\n"
+            f"try:\n    importlib.import_module('datamotion.{old}')\nexcept DeprecationWarning as w:\n"
+            f"    assert 'datamotion.measure.{new}' in str(w), w\nelse:\n    raise SystemExit('no warning')\n"
+            f"warnings.simplefilter('ignore')\nimport sys; sys.modules.pop('datamotion.{old}', None)\n"
+            f"old = importlib.import_module('datamotion.{old}'); new = importlib.import_module('datamotion.measure.{new}')\n"
+            f"assert getattr(old, '{name}') is getattr(new, '{name}')\n")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120,
+                   env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+
+
+def test_noisy_rows_give_one_warning_per_kernel():
+    from datamotion.measure.results import noisy_warnings
+
+    quiet, loud, louder = row(2.0, 8, 2), row(2.0, 16, 2), row(2.0, 32, 2)
+    loud["mean_us"], louder["mean_us"] = 3.5, 9.0
+    notes = noisy_warnings([{"kernel": "pingpong", "params": {}, "rows": [quiet, loud]},
+                            {"kernel": "pingpong", "params": {"x": 1}, "rows": [louder]},
+                            {"kernel": "barrier", "params": {}, "rows": [quiet]}])
+    assert notes == ["pingpong: 2 of 3 rows noisy, mean above 1.5 x median (worst 32 bytes: mean 9 us, median 2 us)"]

@@ -21,3 +21,16 @@ calls MPI_Init gets, and the level whose timings match OSU's."""
 
 ENVIRONMENT_PREFIXES = ("MPIR_CVAR", "MPI4PY_RC", "OMPI_MCA", "MPICH_", "I_MPI_", "UCX_", "FI_")
 """Environment variables that change how an MPI behaves; a results document records them."""
+
+FIT_MIN_R2 = 0.9
+"""Quality threshold of a fitted model: a fit, or a segment of a piecewise fit, on at
+least :data:`FIT_R2_MIN_POINTS` distinct sizes (or rank counts) whose r² is below this
+is flagged."""
+
+FIT_R2_MIN_POINTS = 3
+"""The fewest distinct sizes (or rank counts) on which a low r² flags a fit: through
+two points every line has r² = 1."""
+
+FIT_MAX_RELATIVE_RMSE = 0.25
+"""Quality threshold of a fitted model: a fit or segment whose residuals, relative to
+the measured times, have a root mean square above this (25 %) is flagged."""

@@ -36,14 +36,35 @@ Every fit is a least-squares fit. By default it is weighted by ``1 / T**2``
 (``weighting="relative"``): timing noise is roughly proportional to the time,
 and an unweighted fit would let the largest messages decide the start-up time
 of small ones. ``weighting="uniform"`` gives ordinary least squares.
+
+Every coefficient is physical: start-up times, times per byte and the
+coefficients of the barrier, collective and allgather models are constrained
+to be ``>= 0`` (an exact bound-constrained least squares: where the free fit
+is negative, each face of the constraint set is fitted and the best feasible
+one kept). The breakpoint search compares physical segments only.
+
 Confidence intervals (95 %) come from the least-squares covariance with
 Student-t quantiles (a table up to 30 degrees of freedom, a Cornish-Fisher
 expansion beyond); they are NaN where there are no residual degrees of
-freedom. ``r2`` and ``rmse_us`` are always computed on the unweighted times.
+freedom, their lower ends are clipped at 0, and a coefficient held at 0 has
+``[0, upper end of its unconstrained interval]``. Breakpoints have intervals
+by profile likelihood (:func:`fit_piecewise_linear`). ``r2``, ``rmse_us``,
+``relative_rmse`` and ``max_relative_residual`` are always computed on the
+unweighted times, for every fit and every segment.
+
+Quality: every fit and segment carries ``flags``, a list of reasons it is
+below the threshold of :mod:`~datamotion.measure.constants` (empty when it
+is not): r² below ``FIT_MIN_R2`` on at least ``FIT_R2_MIN_POINTS`` distinct
+sizes or rank counts; relative RMSE above ``FIT_MAX_RELATIVE_RMSE``; a
+coefficient held at 0 whose free fit was negative beyond its 95 % interval;
+and, in :func:`fit_results` when the results hold a ``memcopy`` entry, a
+segment whose bandwidth is above memcpy's at the same sizes (flagged, not
+clipped). :func:`flagged_fits` lists the flagged fits of a model document.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -53,10 +74,10 @@ import numpy as np
 __all__ = [
     "Segment", "PiecewiseFit", "LogFit", "CollectiveFit", "AllgatherFit",
     "fit_piecewise_linear", "fit_barrier", "fit_collective", "fit_allgather",
-    "loggp_from_pingpong", "fit_results", "KERNEL_MODELS",
+    "loggp_from_pingpong", "fit_results", "flagged_fits", "KERNEL_MODELS",
 ]
 
-from .constants import MODEL_SCHEMA, RESULTS_SCHEMA
+from .constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_R2_MIN_POINTS, MODEL_SCHEMA, RESULTS_SCHEMA
 
 KERNEL_MODELS: Dict[str, str] = {
     # point to point: T(l) = t0 + l/B piecewise
@@ -162,6 +183,113 @@ def _wls(X: np.ndarray, y: np.ndarray, w: np.ndarray):
 def _ci(value: float, var: float, dof: int) -> Tuple[float, float]:
     half = _t975(dof) * math.sqrt(var) if (dof >= 1 and var >= 0) else math.nan
     return (float(value - half), float(value + half))
+
+
+def _feasible(coef: np.ndarray, X: np.ndarray) -> bool:
+    """Every coefficient >= 0, up to rounding (judged on the scaled columns)."""
+    scaled = coef * np.max(np.abs(X), axis=0)
+    tol = 1e-9 * max(float(np.max(np.abs(scaled))), 1e-300)
+    return bool(np.all(scaled >= -tol))
+
+
+def _nonneg_wls(X: np.ndarray, y: np.ndarray, w: np.ndarray):
+    """Weighted least squares with every coefficient >= 0.
+
+    The unconstrained solution is kept when it is feasible. Otherwise every
+    face of the constraint set is tried (each subset of the coefficients held
+    at 0, the others fitted freely): the objective is convex, so its minimum
+    over the feasible set is the unconstrained minimum of one face, and with
+    at most four coefficients that is at most 15 small fits.
+
+    Returns ``(coef, cis, wsse, held)``: the coefficients; their 95 %
+    intervals (a free coefficient's from the fit of its face, the lower end
+    clipped at 0; a held one's ``[0, upper end of its unconstrained
+    interval]``); the weighted SSE; and ``held``, ``(index, value, ci)`` of
+    each coefficient held at 0 with its unconstrained value and interval.
+
+    Raises:
+        _RankDeficient: when the unconstrained design is rank deficient.
+    """
+    coef, cov, wsse, dof = _wls(X, y, w)
+    p = X.shape[1]
+    cis_u = [_ci(coef[i], cov[i, i], dof) for i in range(p)]
+    if _feasible(coef, X):
+        return np.maximum(coef, 0.0), [(max(lo, 0.0), hi) if math.isfinite(lo) else (lo, hi) for lo, hi in cis_u], \
+            wsse, []
+    best = None
+    for free in itertools.product((True, False), repeat=p):  # most free first: ties keep more freedom
+        idx = np.flatnonzero(free)
+        if idx.size == p:
+            continue
+        c = np.zeros(p)
+        cis = [(0.0, max(0.0, hi) if math.isfinite(hi) else hi) for _, hi in cis_u]
+        if idx.size:
+            try:
+                cf, cvf, ws, df = _wls(X[:, idx], y, w)
+            except _RankDeficient:
+                continue
+            if not _feasible(cf, X[:, idx]):
+                continue
+            c[idx] = np.maximum(cf, 0.0)
+            for j, i in enumerate(idx):
+                lo, hi = _ci(cf[j], cvf[j, j], df)
+                cis[i] = (max(lo, 0.0) if math.isfinite(lo) else lo, hi)
+        else:
+            ws = float(np.sum(w * y * y))
+        if best is None or ws < best[2]:
+            best = (c, cis, ws, [(int(i), float(coef[i]), cis_u[i]) for i in range(p) if not free[i]])
+    return best
+
+
+def _held_flags(names: Sequence[str], held) -> List[str]:
+    """A flag for each coefficient held at 0 whose unconstrained value was
+    negative beyond its 95 % interval (or with no interval to tell): the
+    model's form does not describe the data there. A value negative within
+    its noise is simply 0 and not flagged."""
+    flags = []
+    for index, value, (_, hi) in held:
+        if value < 0 and not (math.isfinite(hi) and hi >= 0):
+            flags.append(f"{names[index]} held at 0 (unconstrained fit: {value:.3g})")
+    return flags
+
+
+def _residuals(y: np.ndarray, yhat: np.ndarray) -> Tuple[float, float]:
+    """(relative RMSE, largest relative residual |y - yhat| / y); times of 0
+    are compared with the smallest positive time instead."""
+    if not y.size:
+        return math.nan, math.nan
+    ay = np.abs(y)
+    positive = ay[ay > 0]
+    floor = positive.min() if positive.size else 1.0
+    rel = (y - yhat) / np.maximum(ay, floor)
+    return float(math.sqrt(np.mean(rel ** 2))), float(np.max(np.abs(rel)))
+
+
+def _quality_flags(r2: float, relative_rmse: float, distinct: int) -> List[str]:
+    """The flags of the quality threshold (constants ``FIT_MIN_R2``,
+    ``FIT_R2_MIN_POINTS``, ``FIT_MAX_RELATIVE_RMSE``)."""
+    flags = []
+    if distinct >= FIT_R2_MIN_POINTS and not r2 >= FIT_MIN_R2:
+        flags.append(f"r2 {r2:.3f} below {FIT_MIN_R2:g}")
+    if relative_rmse > FIT_MAX_RELATIVE_RMSE:
+        flags.append(f"relative RMSE {100 * relative_rmse:.3g} % above {100 * FIT_MAX_RELATIVE_RMSE:.3g} %")
+    return flags
+
+
+def _quality(y: np.ndarray, yhat: np.ndarray, distinct: int, names: Sequence[str], held) -> Dict[str, Any]:
+    """Goodness of fit and flags of a whole model, as keyword arguments of its dataclass."""
+    r2 = _r2(y, yhat)
+    relative, worst = _residuals(y, yhat)
+    return {"r2": r2, "rmse_us": _rmse(y, yhat), "relative_rmse": relative, "max_relative_residual": worst,
+            "flags": tuple(_quality_flags(r2, relative, distinct) + _held_flags(names, held))}
+
+
+def _range_out(pair: Tuple[float, float]) -> List[Any]:
+    return [_bytes_value(pair[0]), _bytes_value(pair[1])] if pair else []
+
+
+def _range_in(pair) -> Tuple[float, ...]:
+    return (float(pair[0]), float(pair[1])) if isinstance(pair, (list, tuple)) and len(pair) == 2 else ()
 
 
 def _r2(y: np.ndarray, yhat: np.ndarray) -> float:
@@ -284,6 +412,12 @@ class Segment:
             residual degrees of freedom).
         r2: coefficient of determination of this segment's times.
         n: number of samples in the segment.
+        rmse_us: root-mean-square residual, microseconds.
+        relative_rmse: root mean square of the residuals relative to the times.
+        max_relative_residual: the largest ``|T - fit| / T``.
+        flags: why this segment is below the quality threshold (empty when
+            it is not): low r², large residuals, a coefficient held at 0, or a
+            bandwidth above memcpy's (set by :func:`fit_results`).
     """
 
     start_bytes: float
@@ -294,10 +428,15 @@ class Segment:
     us_per_byte_ci95: Tuple[float, float]
     r2: float
     n: int
+    rmse_us: float = math.nan
+    relative_rmse: float = math.nan
+    max_relative_residual: float = math.nan
+    flags: Tuple[str, ...] = ()
     bandwidth_MBps: float = field(init=False)
 
     def __post_init__(self):
         object.__setattr__(self, "bandwidth_MBps", _bandwidth(self.us_per_byte))
+        object.__setattr__(self, "flags", tuple(self.flags))
 
     def predict(self, size_bytes):
         """``t0_us + us_per_byte * size_bytes``, elementwise; a float for a scalar."""
@@ -311,7 +450,9 @@ class Segment:
             "t0_us": _num(self.t0_us), "us_per_byte": _num(self.us_per_byte),
             "bandwidth_MBps": _num(self.bandwidth_MBps),
             "t0_ci95": _pair_out(self.t0_ci95), "us_per_byte_ci95": _pair_out(self.us_per_byte_ci95),
-            "r2": _num(self.r2), "n": int(self.n),
+            "r2": _num(self.r2), "n": int(self.n), "rmse_us": _num(self.rmse_us),
+            "relative_rmse": _num(self.relative_rmse), "max_relative_residual": _num(self.max_relative_residual),
+            "flags": list(self.flags),
         }
 
     @classmethod
@@ -320,7 +461,10 @@ class Segment:
         return cls(start_bytes=data["start_bytes"], end_bytes=data["end_bytes"],
                    t0_us=_unnum(data["t0_us"]), us_per_byte=_unnum(data["us_per_byte"]),
                    t0_ci95=_pair_in(data.get("t0_ci95")), us_per_byte_ci95=_pair_in(data.get("us_per_byte_ci95")),
-                   r2=_unnum(data.get("r2")), n=int(data.get("n", 0)))
+                   r2=_unnum(data.get("r2")), n=int(data.get("n", 0)), rmse_us=_unnum(data.get("rmse_us")),
+                   relative_rmse=_unnum(data.get("relative_rmse")),
+                   max_relative_residual=_unnum(data.get("max_relative_residual")),
+                   flags=tuple(str(f) for f in data.get("flags") or ()))
 
 
 @dataclass(frozen=True)
@@ -345,6 +489,12 @@ class PiecewiseFit:
             breakpoints that was considered (``bic`` None where no
             segmentation with ``k`` breakpoints was possible).
         weighting: ``"relative"`` or ``"uniform"`` (see the module docstring).
+        breakpoints_ci95: for each breakpoint ``[lo, hi]``: at 95 %
+            confidence the switch lies above the measured size ``lo`` and at or
+            below ``hi`` (see :func:`fit_piecewise_linear`).
+        relative_rmse, max_relative_residual: residuals relative to the times.
+        flags: why the fit is below the quality threshold (its own and each
+            flagged segment's); empty when it is not.
     """
 
     segments: List[Segment]
@@ -355,6 +505,13 @@ class PiecewiseFit:
     bic: float = math.nan
     selection: List[Dict[str, Any]] = field(default_factory=list)
     weighting: str = "relative"
+    breakpoints_ci95: List[Tuple[float, float]] = field(default_factory=list)
+    relative_rmse: float = math.nan
+    max_relative_residual: float = math.nan
+    flags: Tuple[str, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "flags", tuple(self.flags))
 
     def segment_index(self, size_bytes):
         """Index of the segment that :meth:`predict` uses for each size."""
@@ -390,6 +547,9 @@ class PiecewiseFit:
             "r2": _num(self.r2), "rmse_us": _num(self.rmse_us), "n": int(self.n), "bic": _num(self.bic),
             "selection": [dict(item) for item in self.selection],
             "weighting": self.weighting,
+            "breakpoints_ci95": [_pair_out(ci) for ci in self.breakpoints_ci95],
+            "relative_rmse": _num(self.relative_rmse), "max_relative_residual": _num(self.max_relative_residual),
+            "flags": list(self.flags),
         }
 
     @classmethod
@@ -399,34 +559,85 @@ class PiecewiseFit:
                    breakpoints_bytes=list(data.get("breakpoints_bytes", [])),
                    r2=_unnum(data.get("r2")), rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)),
                    bic=_unnum(data.get("bic")), selection=[dict(item) for item in data.get("selection", [])],
-                   weighting=data.get("weighting", "relative"))
+                   weighting=data.get("weighting", "relative"),
+                   breakpoints_ci95=[_pair_in(ci) for ci in data.get("breakpoints_ci95") or []],
+                   relative_rmse=_unnum(data.get("relative_rmse")),
+                   max_relative_residual=_unnum(data.get("max_relative_residual")),
+                   flags=tuple(str(f) for f in data.get("flags") or ()))
 
 
 def _segment_costs(xs: np.ndarray, y: np.ndarray, w: np.ndarray, starts: np.ndarray, min_points: int) -> np.ndarray:
-    """cost[i, j]: weighted SSE of one line through the samples of distinct sizes
-    i..j-1 (inf where that is fewer than ``min_points`` distinct sizes).
+    """cost[i, j]: weighted SSE of the best physical line (t0 >= 0, slope >= 0)
+    through the samples of distinct sizes i..j-1 (inf where that is fewer than
+    ``min_points`` distinct sizes).
 
     Running sums start at each candidate segment start and are shifted by its
-    first sample, which keeps the cancellation in the normal equations small."""
+    first sample, which keeps the cancellation in the normal equations small.
+    Where the free line is not physical, the best physical one is the better of
+    the flat line (slope 0) and the line through the origin (t0 0): both are
+    physical because sizes and times are non-negative, and the minimum of a
+    convex error over the quadrant lies on one of its two edges."""
     m = starts.size - 1
     cost = np.full((m, m + 1), np.inf)
     for i in range(m - min_points + 1):
         p0 = starts[i]
-        dx = xs[p0:] - xs[p0]
-        dy = y[p0:] - y[p0]
+        x0, y0 = xs[p0], y[p0]
+        dx = xs[p0:] - x0
+        dy = y[p0:] - y0
         ww = w[p0:]
         sw, sx, sy = np.cumsum(ww), np.cumsum(ww * dx), np.cumsum(ww * dy)
         sxx, sxy, syy = np.cumsum(ww * dx * dx), np.cumsum(ww * dx * dy), np.cumsum(ww * dy * dy)
         js = np.arange(i + min_points, m + 1)
         last = starts[js] - p0 - 1
-        W = sw[last]
-        cxx = sxx[last] - sx[last] ** 2 / W
-        cxy = sxy[last] - sx[last] * sy[last] / W
-        cyy = syy[last] - sy[last] ** 2 / W
+        W, Sx, Sy = sw[last], sx[last], sy[last]
+        cxx = sxx[last] - Sx ** 2 / W
+        cxy = sxy[last] - Sx * Sy / W
+        cyy = syy[last] - Sy ** 2 / W
         with np.errstate(divide="ignore", invalid="ignore"):
+            slope = np.where(cxx > 0, cxy / cxx, 0.0)
             sse = cyy - np.where(cxx > 0, cxy ** 2 / cxx, 0.0)
+            mean_y = y0 + Sy / W
+            t0 = mean_y - slope * (x0 + Sx / W)
+            tol = 1e-9 * np.abs(mean_y)
+            unphysical = (slope * dx[last] < -tol) | (t0 < -tol)
+            if np.any(unphysical):
+                # sums about size 0, for the line through the origin
+                Sxx0 = sxx[last] + 2 * x0 * Sx + x0 * x0 * W
+                Sxy0 = sxy[last] + x0 * Sy + y0 * Sx + x0 * y0 * W
+                Syy0 = syy[last] + 2 * y0 * Sy + y0 * y0 * W
+                origin = np.where(Sxx0 > 0, Syy0 - Sxy0 ** 2 / Sxx0, Syy0)
+                sse = np.where(unphysical, np.minimum(cyy, origin), sse)
         cost[i, js] = np.maximum(sse, 0.0)
     return cost
+
+
+def _breakpoint_cis(cost: np.ndarray, best: List[np.ndarray], bounds: List[int], distinct: np.ndarray, n: int,
+                    floor: float) -> List[Tuple[float, float]]:
+    """95 % intervals of the breakpoints by profile likelihood.
+
+    For breakpoint ``i`` at each candidate position ``b``, the least total
+    error with every other breakpoint free (a forward table up to ``b``, a
+    backward one from ``b``) is compared with the optimum: positions where it
+    stays below ``SSE (1 + F / dof)``, ``F`` the 95 % quantile of F(1, dof)
+    (``= t_0.975(dof)**2``) and ``dof = n - 3k - 2``, form the interval."""
+    k = len(bounds) - 2
+    m = distinct.size
+    if k == 0:
+        return []
+    dof = n - 3 * k - 2
+    if dof < 1:
+        return [(math.nan, math.nan)] * k
+    limit = max(float(best[k][m]), floor) * (1 + _t975(dof) ** 2 / dof)
+    # suffix[r][b]: least error covering distinct sizes b..m-1 with r breakpoints
+    suffix = [np.append(cost[:, m], np.inf)]
+    for _ in range(k - 1):
+        suffix.append(np.append(np.min(cost + suffix[-1][None, :], axis=1), np.inf))
+    out = []
+    for i in range(1, k + 1):
+        profile = best[i - 1][:m + 1] + suffix[k - i]
+        inside = [b for b in np.flatnonzero(profile <= limit) if 1 <= b <= m - 1] + [bounds[i]]
+        out.append((float(distinct[min(inside) - 1]), float(distinct[max(inside)])))
+    return out
 
 
 def _prepare_xy(sizes, times, size_name="sizes"):
@@ -448,12 +659,19 @@ def _int_arg(value, name: str, minimum: int) -> int:
 
 def _fit_line_segment(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> Segment:
     X = np.column_stack([np.ones_like(x), x])
-    coef, cov, _, dof = _wls(X, y, w)
+    coef, cis, _, held = _nonneg_wls(X, y, w)
     yhat = X @ coef
+    r2 = _r2(y, yhat)
+    relative, worst = _residuals(y, yhat)
+    flags = _quality_flags(r2, relative, np.unique(x).size) + _held_flags(("t0", "slope"), held)
     return Segment(start_bytes=_bytes_value(x.min()), end_bytes=_bytes_value(x.max()),
-                   t0_us=float(coef[0]), us_per_byte=float(coef[1]),
-                   t0_ci95=_ci(coef[0], cov[0, 0], dof), us_per_byte_ci95=_ci(coef[1], cov[1, 1], dof),
-                   r2=_r2(y, yhat), n=int(x.size))
+                   t0_us=float(coef[0]), us_per_byte=float(coef[1]), t0_ci95=cis[0], us_per_byte_ci95=cis[1],
+                   r2=r2, n=int(x.size), rmse_us=_rmse(y, yhat), relative_rmse=relative,
+                   max_relative_residual=worst, flags=tuple(flags))
+
+
+def _segment_name(seg: Segment) -> str:
+    return f"segment {seg.start_bytes}-{seg.end_bytes} B"
 
 
 def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int = 3, *,
@@ -465,7 +683,8 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     points, between consecutive distinct measured sizes, are found by an
     exhaustive search (dynamic programming over all segmentations, which gives
     the same optimum as enumerating them) minimising the total least-squares
-    error. The number of breakpoints ``k`` is then chosen by a penalised
+    error of physical lines (every segment's ``t0 >= 0`` and time per byte
+    ``>= 0``). The number of breakpoints ``k`` is then chosen by a penalised
     Bayesian information criterion::
 
         n ln(SSE / n) + (3k + 2) ln(n) + 3k ln(m)
@@ -477,6 +696,12 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     at 12-48 sizes; this criterion in 0-2 %). Fits with residuals below about
     1e-7 of the times are treated as exact, so noise-free data never gains
     breakpoints from rounding.
+
+    Each breakpoint has a 95 % interval by profile likelihood: the positions
+    at which the least total error, every other breakpoint re-optimised, stays
+    within the F-test threshold ``SSE (1 + F(1, dof) / dof)`` of the optimum.
+    Each segment carries r², RMSE, relative RMSE, the largest relative
+    residual and its quality ``flags`` (see the module docstring).
 
     Args:
         sizes: message sizes in bytes (non-negative); a size may repeat, one
@@ -491,8 +716,9 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     of distinct sizes ``m`` (at most 4096; a few hundred take milliseconds).
 
     Returns:
-        PiecewiseFit: segments with 95 % confidence intervals, breakpoints,
-        ``r2``, ``rmse_us`` and the criterion per number of breakpoints.
+        PiecewiseFit: segments with 95 % confidence intervals, breakpoints
+        with theirs, ``r2``, ``rmse_us``, the criterion per number of
+        breakpoints, and ``flags``.
 
     Raises:
         ValueError: for mismatched lengths, negative or non-finite values,
@@ -556,8 +782,15 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
         segments.append(seg)
         yhat[sl] = seg.t0_us + seg.us_per_byte * x[sl]
     breakpoints = [_bytes_value(distinct[b]) for b in bounds[1:-1]]
-    return PiecewiseFit(segments=segments, breakpoints_bytes=breakpoints, r2=_r2(y, yhat), rmse_us=_rmse(y, yhat),
-                        n=int(n), bic=float(bic), selection=selection, weighting=weighting)
+    r2 = _r2(y, yhat)
+    relative, worst = _residuals(y, yhat)
+    own = _quality_flags(r2, relative, m)
+    flags = own + [f"{_segment_name(seg)}: {flag}" for seg in segments for flag in seg.flags
+                   if not (len(segments) == 1 and flag in own)]  # one segment: said once
+    return PiecewiseFit(segments=segments, breakpoints_bytes=breakpoints, r2=r2, rmse_us=_rmse(y, yhat),
+                        n=int(n), bic=float(bic), selection=selection, weighting=weighting,
+                        breakpoints_ci95=_breakpoint_cis(cost, best, bounds, distinct, n, floor),
+                        relative_rmse=relative, max_relative_residual=worst, flags=tuple(flags))
 
 
 # ---------------------------------------------------------------------------
@@ -575,6 +808,9 @@ class LogFit:
         a_ci95, b_ci95: 95 % confidence intervals.
         r2, rmse_us: goodness of fit on the times.
         n: number of samples.
+        relative_rmse, max_relative_residual: residuals relative to the times.
+        flags: why the fit is below the quality threshold (empty when it is not).
+        ranks_range: the smallest and largest rank count measured.
     """
 
     a: float
@@ -584,6 +820,14 @@ class LogFit:
     r2: float
     rmse_us: float = math.nan
     n: int = 0
+    relative_rmse: float = math.nan
+    max_relative_residual: float = math.nan
+    flags: Tuple[str, ...] = ()
+    ranks_range: Tuple[float, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "flags", tuple(self.flags))
+        object.__setattr__(self, "ranks_range", tuple(self.ranks_range))
 
     def predict(self, ranks):
         """Predicted microseconds for each rank count (>= 1), vectorised."""
@@ -597,14 +841,20 @@ class LogFit:
         return {"type": "log2", "formula": "T(P) = a * log2(P) + b",
                 "a": _num(self.a), "b": _num(self.b), "a_ci95": _pair_out(self.a_ci95),
                 "b_ci95": _pair_out(self.b_ci95), "r2": _num(self.r2), "rmse_us": _num(self.rmse_us),
-                "n": int(self.n)}
+                "n": int(self.n), "relative_rmse": _num(self.relative_rmse),
+                "max_relative_residual": _num(self.max_relative_residual), "flags": list(self.flags),
+                "ranks_range": _range_out(self.ranks_range)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "LogFit":
         """Inverse of :meth:`to_dict`."""
         return cls(a=_unnum(data["a"]), b=_unnum(data["b"]), a_ci95=_pair_in(data.get("a_ci95")),
                    b_ci95=_pair_in(data.get("b_ci95")), r2=_unnum(data.get("r2")),
-                   rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)))
+                   rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)),
+                   relative_rmse=_unnum(data.get("relative_rmse")),
+                   max_relative_residual=_unnum(data.get("max_relative_residual")),
+                   flags=tuple(str(f) for f in data.get("flags") or ()),
+                   ranks_range=_range_in(data.get("ranks_range")))
 
 
 def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
@@ -629,10 +879,11 @@ def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
         raise ValueError(f"too few points: fit_barrier needs at least 2 distinct rank counts, "
                          f"got {np.unique(p).size} in {p.size} sample(s)")
     X = np.column_stack([np.log2(p), np.ones_like(p)])
-    coef, cov, _, dof = _wls(X, y, _weights(y, weighting))
+    coef, cis, _, held = _nonneg_wls(X, y, _weights(y, weighting))
     yhat = X @ coef
-    return LogFit(a=float(coef[0]), b=float(coef[1]), a_ci95=_ci(coef[0], cov[0, 0], dof),
-                  b_ci95=_ci(coef[1], cov[1, 1], dof), r2=_r2(y, yhat), rmse_us=_rmse(y, yhat), n=int(p.size))
+    quality = _quality(y, yhat, np.unique(p).size, ("a", "b"), held)
+    return LogFit(a=float(coef[0]), b=float(coef[1]), a_ci95=cis[0], b_ci95=cis[1], n=int(p.size),
+                  ranks_range=(float(p.min()), float(p.max())), **quality)
 
 
 # ---------------------------------------------------------------------------
@@ -680,6 +931,10 @@ class CollectiveFit:
         r2, rmse_us, n: goodness of fit and number of samples.
         per_ranks: the paper's own form, one line ``T(l) = t0 + k l`` per rank
             count measured at two or more sizes, as :class:`Segment` objects.
+        relative_rmse, max_relative_residual: residuals relative to the times.
+        flags: why the fit is below the quality threshold (empty when it is not).
+        bytes_range, ranks_range: the smallest and largest size and rank count
+            measured.
     """
 
     a: float
@@ -694,6 +949,15 @@ class CollectiveFit:
     rmse_us: float = math.nan
     n: int = 0
     per_ranks: Dict[int, Segment] = field(default_factory=dict)
+    relative_rmse: float = math.nan
+    max_relative_residual: float = math.nan
+    flags: Tuple[str, ...] = ()
+    bytes_range: Tuple[float, ...] = ()
+    ranks_range: Tuple[float, ...] = ()
+
+    def __post_init__(self):
+        for name in ("flags", "bytes_range", "ranks_range"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def predict(self, size_bytes, ranks):
         """Predicted microseconds; ``size_bytes`` and ``ranks`` broadcast together."""
@@ -708,7 +972,10 @@ class CollectiveFit:
                 "a_ci95": _pair_out(self.a_ci95), "b_ci95": _pair_out(self.b_ci95),
                 "c_ci95": _pair_out(self.c_ci95), "d_ci95": _pair_out(self.d_ci95),
                 "r2": _num(self.r2), "rmse_us": _num(self.rmse_us), "n": int(self.n),
-                "per_ranks": [dict(ranks=int(p), **seg.to_dict()) for p, seg in sorted(self.per_ranks.items())]}
+                "per_ranks": [dict(ranks=int(p), **seg.to_dict()) for p, seg in sorted(self.per_ranks.items())],
+                "relative_rmse": _num(self.relative_rmse),
+                "max_relative_residual": _num(self.max_relative_residual), "flags": list(self.flags),
+                "bytes_range": _range_out(self.bytes_range), "ranks_range": _range_out(self.ranks_range)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "CollectiveFit":
@@ -718,7 +985,10 @@ class CollectiveFit:
                    a_ci95=_pair_in(data.get("a_ci95")), b_ci95=_pair_in(data.get("b_ci95")),
                    c_ci95=_pair_in(data.get("c_ci95")), d_ci95=_pair_in(data.get("d_ci95")),
                    r2=_unnum(data.get("r2")), rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)),
-                   per_ranks=per_ranks)
+                   per_ranks=per_ranks, relative_rmse=_unnum(data.get("relative_rmse")),
+                   max_relative_residual=_unnum(data.get("max_relative_residual")),
+                   flags=tuple(str(f) for f in data.get("flags") or ()),
+                   bytes_range=_range_in(data.get("bytes_range")), ranks_range=_range_in(data.get("ranks_range")))
 
 
 def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> CollectiveFit:
@@ -749,7 +1019,7 @@ def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> Colle
     g = np.log2(p)
     X = np.column_stack([g, l * g, np.ones_like(l), l])
     try:
-        coef, cov, _, dof = _wls(X, y, w)
+        coef, cis, _, held = _nonneg_wls(X, y, w)
     except _RankDeficient:
         raise ValueError("the samples do not determine all four coefficients of (a + b*l)*log2(P) + c + d*l: "
                          "measure at least 2 sizes at each of at least 2 rank counts") from None
@@ -759,10 +1029,11 @@ def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> Colle
         sel = p == P
         if np.unique(l[sel]).size >= 2:
             per_ranks[int(P)] = _fit_line_segment(l[sel], y[sel], w[sel])
-    cis = [_ci(coef[i], cov[i, i], dof) for i in range(4)]
+    quality = _quality(y, yhat, np.unique(np.column_stack([l, p]), axis=0).shape[0], ("a", "b", "c", "d"), held)
     return CollectiveFit(a=float(coef[0]), b=float(coef[1]), c=float(coef[2]), d=float(coef[3]),
-                         a_ci95=cis[0], b_ci95=cis[1], c_ci95=cis[2], d_ci95=cis[3],
-                         r2=_r2(y, yhat), rmse_us=_rmse(y, yhat), n=int(l.size), per_ranks=per_ranks)
+                         a_ci95=cis[0], b_ci95=cis[1], c_ci95=cis[2], d_ci95=cis[3], n=int(l.size),
+                         per_ranks=per_ranks, bytes_range=(float(l.min()), float(l.max())),
+                         ranks_range=(float(p.min()), float(p.max())), **quality)
 
 
 @dataclass(frozen=True)
@@ -778,6 +1049,10 @@ class AllgatherFit:
         c_ci95, d_ci95: 95 % confidence intervals.
         bandwidth_MBps: ``1 / d`` (bytes of result per microsecond), derived.
         r2, rmse_us, n: goodness of fit and number of samples.
+        relative_rmse, max_relative_residual: residuals relative to the times.
+        flags: why the fit is below the quality threshold (empty when it is not).
+        bytes_range, ranks_range: the smallest and largest size per rank and
+            rank count measured.
     """
 
     c: float
@@ -787,10 +1062,17 @@ class AllgatherFit:
     r2: float
     rmse_us: float = math.nan
     n: int = 0
+    relative_rmse: float = math.nan
+    max_relative_residual: float = math.nan
+    flags: Tuple[str, ...] = ()
+    bytes_range: Tuple[float, ...] = ()
+    ranks_range: Tuple[float, ...] = ()
     bandwidth_MBps: float = field(init=False)
 
     def __post_init__(self):
         object.__setattr__(self, "bandwidth_MBps", _bandwidth(self.d))
+        for name in ("flags", "bytes_range", "ranks_range"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def predict(self, size_bytes, ranks):
         """Predicted microseconds; ``size_bytes`` (per rank) and ``ranks`` broadcast together."""
@@ -802,14 +1084,21 @@ class AllgatherFit:
         return {"type": "allgather", "formula": "T(l, P) = c + d * P * l",
                 "c": _num(self.c), "d": _num(self.d), "c_ci95": _pair_out(self.c_ci95),
                 "d_ci95": _pair_out(self.d_ci95), "bandwidth_MBps": _num(self.bandwidth_MBps),
-                "r2": _num(self.r2), "rmse_us": _num(self.rmse_us), "n": int(self.n)}
+                "r2": _num(self.r2), "rmse_us": _num(self.rmse_us), "n": int(self.n),
+                "relative_rmse": _num(self.relative_rmse),
+                "max_relative_residual": _num(self.max_relative_residual), "flags": list(self.flags),
+                "bytes_range": _range_out(self.bytes_range), "ranks_range": _range_out(self.ranks_range)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "AllgatherFit":
         """Inverse of :meth:`to_dict` (``bandwidth_MBps`` is recomputed)."""
         return cls(c=_unnum(data["c"]), d=_unnum(data["d"]), c_ci95=_pair_in(data.get("c_ci95")),
                    d_ci95=_pair_in(data.get("d_ci95")), r2=_unnum(data.get("r2")),
-                   rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)))
+                   rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)),
+                   relative_rmse=_unnum(data.get("relative_rmse")),
+                   max_relative_residual=_unnum(data.get("max_relative_residual")),
+                   flags=tuple(str(f) for f in data.get("flags") or ()),
+                   bytes_range=_range_in(data.get("bytes_range")), ranks_range=_range_in(data.get("ranks_range")))
 
 
 def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> AllgatherFit:
@@ -831,11 +1120,12 @@ def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> Allgat
         raise ValueError(f"too few points: fit_allgather needs at least 2 distinct result sizes P*l, "
                          f"got {np.unique(total).size} in {l.size} sample(s)")
     X = np.column_stack([np.ones_like(total), total])
-    coef, cov, _, dof = _wls(X, y, _weights(y, weighting))
+    coef, cis, _, held = _nonneg_wls(X, y, _weights(y, weighting))
     yhat = X @ coef
-    return AllgatherFit(c=float(coef[0]), d=float(coef[1]), c_ci95=_ci(coef[0], cov[0, 0], dof),
-                        d_ci95=_ci(coef[1], cov[1, 1], dof), r2=_r2(y, yhat), rmse_us=_rmse(y, yhat),
-                        n=int(l.size))
+    quality = _quality(y, yhat, np.unique(total).size, ("c", "d"), held)
+    return AllgatherFit(c=float(coef[0]), d=float(coef[1]), c_ci95=cis[0], d_ci95=cis[1], n=int(l.size),
+                        bytes_range=(float(l.min()), float(l.max())), ranks_range=(float(p.min()), float(p.max())),
+                        **quality)
 
 
 # ---------------------------------------------------------------------------
@@ -977,6 +1267,54 @@ def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints
     raise ValueError(f"unknown model family {family!r}")
 
 
+def _piecewise_dicts(entry: Mapping[str, Any]) -> List[Tuple[str, Dict[str, Any]]]:
+    """(rank-count label, piecewise fit dict) of a fitted entry; [] for other models."""
+    if entry.get("model") == "piecewise":
+        return [("", entry["fit"])]
+    if entry.get("model") == "piecewise_by_ranks":
+        return [(f"P={rank}", fit) for rank, fit in sorted(entry["fits"].items(), key=lambda kv: int(kv[0]))]
+    return []
+
+
+def _flag_above_memcpy(fit: Dict[str, Any], memcpy: PiecewiseFit) -> None:
+    """Flags, in place, each segment of a piecewise fit dict whose bandwidth is
+    above what memcpy reaches at the same sizes (the fastest memcpy segment
+    among those covering the segment's sizes): moving bytes between ranks
+    cannot beat copying them, so such a slope is noise or a model that does
+    not fit. The bandwidth is kept as fitted."""
+    for seg in fit["segments"]:
+        slope = _unnum(seg.get("us_per_byte"))
+        if not slope >= 0:
+            continue
+        lo, hi = memcpy.segment_index([float(seg["start_bytes"]), float(seg["end_bytes"])])
+        fastest = max(memcpy.segments[i].bandwidth_MBps for i in range(int(lo), int(hi) + 1))
+        bandwidth = _bandwidth(slope)
+        if bandwidth > fastest:
+            shown = "unbounded" if math.isinf(bandwidth) else f"{bandwidth:.0f} MB/s"
+            flag = f"bandwidth {shown} above memcpy's {fastest:.0f} MB/s at these sizes"
+            seg["flags"] = list(seg.get("flags") or []) + [flag]
+            fit["flags"] = list(fit.get("flags") or []) + [
+                f"segment {seg['start_bytes']}-{seg['end_bytes']} B: {flag}"]
+
+
+def flagged_fits(model: Mapping[str, Any]) -> List[Tuple[str, List[str]]]:
+    """``(name, flags)`` of every fit of a :func:`fit_results` document that is
+    below the quality threshold, in key order; the name is the model key, with
+    ``at P=...`` for point-to-point fits per rank count."""
+    out = []
+    models = model.get("models") if isinstance(model, Mapping) else None
+    for key, entry in sorted((models or {}).items()):
+        if not isinstance(entry, Mapping):
+            continue
+        fits = [("", entry.get("fit"))] if "fit" in entry else [
+            (f" at P={rank}", fit) for rank, fit in sorted((entry.get("fits") or {}).items(), key=lambda kv: str(kv[0]))]
+        for suffix, fit in fits:
+            flags = fit.get("flags") if isinstance(fit, Mapping) else None
+            if flags:
+                out.append((f"{key}{suffix}", [str(f) for f in flags]))
+    return out
+
+
 def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_points: int = 3,
                 weighting: str = "relative") -> Dict[str, Any]:
     """Fit every kernel of a ``datamotion.bench/1`` results document.
@@ -998,7 +1336,10 @@ def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_poi
         with ``kernel``, ``params``, ``model`` (family actually fitted),
         ``rows`` and ``fit`` or, for point-to-point kernels measured at several
         rank counts, ``fits`` keyed by rank count), ``skipped`` (key ->
-        reason) and ``notes``. The key is the kernel name, or
+        reason), ``notes`` and ``quality`` (the thresholds applied). Every
+        fit and segment has ``flags`` (:func:`flagged_fits` lists them); with
+        a ``memcopy`` entry, each piecewise segment of another kernel whose
+        bandwidth is above memcpy's at the same sizes is flagged. The key is the kernel name, or
         ``kernel[param=value,...]`` when a kernel appears more than once.
 
     Raises:
@@ -1050,5 +1391,17 @@ def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_poi
             notes.append(f"{key}: not fitted: {exc}")
             continue
         models[key] = {"kernel": kernel, "params": dict(params), "rows": len(rows), **fitted}
+    memcpy = next((fit for entry in models.values() if entry["kernel"] == "memcopy"
+                   for _, fit in _piecewise_dicts(entry)), None)
+    if memcpy is not None:
+        reference = PiecewiseFit.from_dict(memcpy)
+        for entry in models.values():
+            if entry["kernel"] != "memcopy":
+                for _, fit in _piecewise_dicts(entry):
+                    _flag_above_memcpy(fit, reference)
+    else:
+        notes.append("no memcopy entry: bandwidths not compared with memcpy's")
     return {"schema": MODEL_SCHEMA, "source_schema": schema, "provenance": results.get("provenance"),
-            "models": models, "skipped": skipped, "notes": notes}
+            "models": models, "skipped": skipped, "notes": notes,
+            "quality": {"min_r2": FIT_MIN_R2, "r2_min_points": FIT_R2_MIN_POINTS,
+                        "max_relative_rmse": FIT_MAX_RELATIVE_RMSE, "bandwidth_at_most": "memcopy"}}

@@ -22,8 +22,8 @@ import os
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ..._files import atomic_write
-from ..constants import RESULTS_SCHEMA
-from ..fit import fit_results
+from ..constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, RESULTS_SCHEMA
+from ..fit import fit_results, flagged_fits
 from ..results import check_model, check_results, load_results
 from . import cm5, cvl, paragon, pshift, redist
 from .format import Entry, make_entries, num, params_text, table
@@ -92,14 +92,28 @@ def _other_section(entries: Sequence[Entry]) -> str:
             "in results.csv.</p>" + table(["kernel", "params", "rows"], rows, numeric_from=2) + "</section>")
 
 
+def _quality_part(fitted: Mapping[str, Any]) -> str:
+    """The fits below the quality threshold, each named with its reasons, in red; "" when none is."""
+    flagged = flagged_fits(fitted)
+    if not flagged:
+        return ""
+    items = "".join(f"<li><b>{html.escape(name)}</b>: {html.escape('; '.join(flags))}</li>" for name, flags in flagged)
+    return (f"<div class=bad><h3>Fits below the quality threshold</h3><p>{len(flagged)} fit(s) do not describe "
+            f"their measurements well enough to be trusted as they stand (r² below {FIT_MIN_R2:g}, relative RMSE "
+            f"above {100 * FIT_MAX_RELATIVE_RMSE:.0f} %, a parameter the data wanted negative, or a bandwidth "
+            f"above memcpy's):</p><ul>{items}</ul></div>")
+
+
 def _notes_section(fitted: Mapping[str, Any]) -> str:
     notes = [str(n) for n in fitted.get("notes", []) if n] if isinstance(fitted.get("notes"), list) else []
     notes = [n for n in notes if "no model for kernel" not in n]  # kernels drawn without a fit, by design
-    if not notes:
+    quality = _quality_part(fitted)
+    if not notes and not quality:
         return ""
     items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
-    return (f'<section id="notes"><h2>Fitting notes</h2><details><summary>{len(notes)} note(s) from the model '
-            f"fit</summary><ul>{items}</ul></details></section>")
+    listed = (f"<details><summary>{len(notes)} note(s) from the model fit</summary><ul>{items}</ul></details>"
+              if notes else "")
+    return f'<section id="notes"><h2>Fitting notes</h2>{quality}{listed}</section>'
 
 
 # ---------------------------------------------------------------------------

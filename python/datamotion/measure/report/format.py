@@ -9,6 +9,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..constants import FIT_MIN_R2
+
 DESCRIBE = {
     "pingpong": "one-way time of a blocking ping-pong (half the round trip)",
     "exchange": "nonblocking exchange: both ranks post the receive, then send and wait",
@@ -130,9 +132,31 @@ def fmt(value: Any, digits: int = 3) -> str:
     return f"{v:.{min(decimals, 6)}f}" if a >= 1e-3 else f"{v:.2e}"
 
 
-def r2_text(value: Any) -> str:
+def flags_of(fitted: Any) -> List[str]:
+    """The quality flags of a fit or segment dict (empty when it is fine or is not one)."""
+    flags = fitted.get("flags") if isinstance(fitted, Mapping) else None
+    return [str(f) for f in flags] if isinstance(flags, (list, tuple)) else []
+
+
+def flagged(text: str, flags: Sequence[str]) -> str:
+    """``text`` in red with the flags after it when there are flags; ``text`` as it is otherwise."""
+    if not flags:
+        return text
+    reasons = html.escape("; ".join(flags))
+    return f'<span class=bad title="{reasons}">{text}</span> <span class=bad>({reasons})</span>'
+
+
+def r2_text(value: Any, flags: Optional[Sequence[str]] = None) -> str:
+    """r² with three decimals. ``value`` may be the fit or segment dict itself, whose
+    flags then show in red; an r² below the quality threshold is red in any case."""
+    if isinstance(value, Mapping):
+        flags = flags_of(value) if flags is None else flags
+        value = value.get("r2")
     v = num(value)
-    return "—" if v is None else f"{v:.3f}"
+    text = "—" if v is None else f"{v:.3f}"
+    if flags:
+        return flagged(text, flags)
+    return f"<span class=bad>{text}</span>" if v is not None and v < FIT_MIN_R2 else text
 
 
 def size_text(value: Any) -> str:
@@ -156,11 +180,12 @@ def size_label(value: Any) -> str:
 
 
 
-def ci_text(value: Any, ci: Any) -> str:
+def ci_text(value: Any, ci: Any, flags: Optional[Sequence[str]] = None) -> str:
+    """A value with its interval; red with the reasons when ``flags`` are given."""
     text = fmt(value)
     if isinstance(ci, (list, tuple)) and len(ci) == 2 and num(ci[0]) is not None and num(ci[1]) is not None:
         text += f" <span class=ci>[{fmt(ci[0])}, {fmt(ci[1])}]</span>"
-    return text
+    return flagged(text, flags or [])
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[str]], caption: str = "", numeric_from: int = 1) -> str:
@@ -187,12 +212,15 @@ def model_text(fit_entry: Mapping[str, Any]) -> Tuple[str, str, str]:
     fit = fit_entry.get("fit") if isinstance(fit_entry.get("fit"), Mapping) else {}
     if family == "piecewise":
         segs = fit.get("segments", [])
-        coef = "; ".join(f"{size_text(s.get('start_bytes'))}–{size_text(s.get('end_bytes'))}: t0 {fmt(s.get('t0_us'))} µs, "
-                         f"{fmt(s.get('bandwidth_MBps'))} MB/s" for s in segs)
-        return f"T(l) at P={', '.join(str(p) for p in fit_entry.get('ranks', []))}", coef, r2_text(fit.get("r2"))
+        coef = "; ".join(flagged(f"{size_text(s.get('start_bytes'))}–{size_text(s.get('end_bytes'))}: "
+                                 f"t0 {fmt(s.get('t0_us'))} µs, {fmt(s.get('bandwidth_MBps'))} MB/s", flags_of(s))
+                         for s in segs)
+        own = [f for f in flags_of(fit) if not f.startswith("segment ")]  # the segments show theirs
+        return f"T(l) at P={', '.join(str(p) for p in fit_entry.get('ranks', []))}", coef, \
+            r2_text(fit.get("r2"), own)
     names = [n for n in ("a", "b", "c", "d") if n in fit]
     coef = ", ".join(f"{n} = {fmt(fit.get(n))}" for n in names)
-    return html.escape(str(fit.get("formula", family))), coef, r2_text(fit.get("r2"))
+    return html.escape(str(fit.get("formula", family))), coef, r2_text(fit)
 
 
 # ---------------------------------------------------------------------------

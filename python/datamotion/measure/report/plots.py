@@ -35,6 +35,37 @@ def tick_g(value: float, _pos=None) -> str:
     return f"{value:g}"
 
 
+class LogTicks(ticker.Locator):
+    """Major ticks of a logarithmic axis that label at least three values: powers of
+    ten while three of them are in view, else 1-2-5 steps, else evenly spaced round
+    numbers (a log axis over a small range would otherwise show one tick or none)."""
+
+    MIN_TICKS, MAX_TICKS = 3, 8
+
+    def __init__(self):
+        self.candidates = (ticker.LogLocator(base=10), ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        self.linear = ticker.MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10])
+
+    def set_axis(self, axis):
+        super().set_axis(axis)
+        for locator in self.candidates + (self.linear,):
+            locator.set_axis(axis)
+
+    def __call__(self):
+        vmin, vmax = self.axis.get_view_interval()
+        return self.tick_values(vmin, vmax)
+
+    def tick_values(self, vmin, vmax):
+        vmin, vmax = sorted((float(vmin), float(vmax)))
+        if vmax <= 0:
+            return []
+        vmin = vmin if vmin > 0 else vmax / 10
+        for locator in self.candidates:
+            ticks = locator.tick_values(vmin, vmax)
+            if self.MIN_TICKS <= sum(vmin <= t <= vmax for t in ticks) <= self.MAX_TICKS:
+                return ticks
+        return [t for t in self.linear.tick_values(vmin, vmax) if t > 0]
+
 
 class Plots:
     """Writes figures as PNG files in the report folder, with unique names."""
@@ -78,11 +109,16 @@ def bytes_axis(ax, sizes: Iterable[float], log: bool = True, label: str = "messa
     hi = max(hi, lo + 1)
     measured = sorted(set(positive))
     gaps = np.diff(np.log2(measured))
+    step = next(s for s in (1, 2, 4, 8, 10, 20, 40) if (hi - lo) / s <= 8)
+    powers = [2.0 ** e for e in range(lo, hi + 1) if e % step == 0] or [2.0 ** lo]
     if len(measured) <= 8 and (not len(gaps) or gaps.min() >= (hi - lo) / 10):
         ticks = measured  # few sizes, well apart: label each one
     else:
-        step = next(s for s in (1, 2, 4, 8, 10, 20, 40) if (hi - lo) / s <= 8)
-        ticks = [2.0 ** e for e in range(lo, hi + 1) if e % step == 0] or [2.0 ** lo]
+        ticks = powers
+    if len(ticks) < 3:  # at least three labels: powers of two, and over a narrow range the sizes between them
+        ticks = sorted(set(ticks) | set(powers))
+    if len(ticks) < 3:
+        ticks = sorted(set(ticks) | {3 * 2.0 ** (e - 1) for e in range(lo, hi)})
     if any(v <= 0 for v in values):
         ax.set_xscale("symlog", base=2, linthresh=max(1.0, 2.0 ** lo), linscale=0.5)
         ticks = [0.0] + ticks
@@ -109,22 +145,29 @@ def value_axis(ax, values: Iterable[float], label: str, log: Optional[bool] = No
             ax.set_ylim(bottom=0)
         return
     (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    which.set_major_locator(LogTicks())
     which.set_major_formatter(ticker.FuncFormatter(tick_g))
-    if max(positive) / min(positive) < 30:
-        which.set_minor_formatter(ticker.FuncFormatter(
-            lambda v, _pos: tick_g(v) if f"{v:.0e}"[0] in "25" else ""))
-    else:
-        which.set_minor_formatter(ticker.NullFormatter())
+    which.set_minor_formatter(ticker.NullFormatter())
 
 
 def ranks_axis(ax, ranks: Sequence[float]) -> None:
-    """Rank counts: log base 2 when they span a factor 8 or more; ticks at the measured counts."""
+    """Rank counts: log base 2 when they span a factor 8 or more. Ticks are whole rank
+    counts only: the measured counts (with the powers of two between them on a log
+    axis, so that it has at least three), or, for many counts, whole numbers chosen
+    by the locator (powers of two on a log axis)."""
     ax.set_xlabel("ranks P")
-    ranks = sorted(set(ranks))
-    if ranks and ranks[0] > 0 and ranks[-1] / ranks[0] >= 8:
+    ranks = sorted({int(round(r)) for r in ranks if r >= 1})
+    log = bool(ranks) and ranks[-1] / ranks[0] >= 8
+    if log:
         ax.set_xscale("log", base=2)
-    if len(ranks) <= 16:
-        ax.xaxis.set_major_locator(ticker.FixedLocator(ranks))
+    if 0 < len(ranks) <= 16:
+        ticks = set(ranks)
+        if log and len(ticks) < 3:
+            ticks |= {2 ** e for e in range(ranks[0].bit_length(), ranks[-1].bit_length()) if 2 ** e < ranks[-1]}
+        ax.xaxis.set_major_locator(ticker.FixedLocator(sorted(ticks)))
+    elif log:
+        ax.xaxis.set_major_locator(ticker.FixedLocator(
+            [2 ** e for e in range(ranks[-1].bit_length()) if ranks[0] <= 2 ** e <= ranks[-1]]))
     else:
         ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _pos: f"{v:.0f}"))
@@ -198,3 +241,15 @@ def predict_entry(entry: Entry, size_bytes=None, ranks=None) -> Optional[np.ndar
     return np.asarray(out, dtype=float)
 
 
+
+
+def whole_ticks(ax, values: Iterable[float]) -> None:
+    """Ticks on the x axis at whole numbers only (ranks, counts): every value when there
+    are few, else whole numbers the locator picks. MaxNLocator(integer=True) alone
+    gives fractions when the axis spans less than two integers (a single bar)."""
+    whole = sorted({int(round(v)) for v in values})
+    if 0 < len(whole) <= 16:
+        ax.xaxis.set_major_locator(ticker.FixedLocator(whole))
+    else:
+        ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+    ax.xaxis.set_minor_locator(ticker.NullLocator())

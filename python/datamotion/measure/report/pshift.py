@@ -1,19 +1,293 @@
-"""Many shifts in one step: the report's section for the pshift experiments."""
+"""Many shifts in one step: the report's section for the pshift experiments
+(measure/suites/pshift.py), beside the numbers of the PSHIFT paper."""
 
 from __future__ import annotations
 
-from typing import List, Sequence
+import html
+from typing import Dict, List, Mapping, Sequence
 
-from .format import Entry
-from .plots import Plots
+import numpy as np
+
+from .format import Entry, beside_seed, by_kernel, fmt, num, r2_text, short, table
+from .plots import Plots, bytes_axis, errorbars, value_axis
 
 TITLE = "Many shifts in one step (the PSHIFT paper)"
 SEED = ("George, Brickner & Johnsson, POLYSHIFT communications software for the Connection Machine "
         "system CM-200 (1994), measured on a Thinking Machines CM-200")
-KERNELS: frozenset = frozenset()
+KERNELS: frozenset = frozenset({"pshift_table", "pshift_shapes", "pshift_setup", "pshift_model"})
 """The kernels this section draws."""
+
+SEED_MACHINE = "Connection Machine CM-200 (Los Alamos ACL), CMSSL 3.0, REAL*8"
+
+# The paper's Tables 1-4, as published: local extent L per axis ->
+# (CSHIFT elapsed, PSHIFT elapsed, elapsed speedup, CSHIFT CM time, PSHIFT CM time, CM-time speedup), ms per call.
+SEED_TABLES: Dict[int, Dict[int, tuple]] = {
+    1: {4: (0.221, 0.058, 3.8, 0.147, 0.041, 3.6), 8: (0.230, 0.059, 3.9, 0.151, 0.045, 3.4),
+        16: (0.223, 0.064, 3.5, 0.159, 0.051, 3.1), 32: (0.228, 0.064, 3.6, 0.176, 0.064, 2.8),
+        64: (0.226, 0.099, 2.3, 0.208, 0.099, 2.1), 128: (0.333, 0.234, 1.4, 0.305, 0.210, 1.5),
+        256: (0.744, 0.610, 1.2, 0.571, 0.456, 1.3), 512: (1.289, 1.029, 1.3, 1.058, 0.904, 1.2),
+        1024: (1.909, 1.792, 1.1, 1.902, 1.791, 1.1), 2048: (3.566, 3.460, 1.0, 3.566, 3.458, 1.0),
+        4096: (6.794, 6.689, 1.0, 6.794, 6.689, 1.0), 8192: (13.451, 13.346, 1.0, 13.451, 13.346, 1.0),
+        16384: (26.767, 26.662, 1.0, 26.767, 26.662, 1.0)},
+    2: {2: (0.511, 0.124, 4.1, 0.414, 0.107, 3.9), 4: (0.517, 0.173, 3.0, 0.517, 0.166, 3.1),
+        8: (1.005, 0.470, 2.1, 1.005, 0.469, 2.1), 16: (2.289, 1.400, 1.6, 2.289, 1.399, 1.6),
+        32: (5.867, 4.465, 1.3, 5.867, 4.462, 1.3), 64: (24.248, 19.699, 1.2, 24.205, 19.655, 1.2),
+        128: (86.965, 67.190, 1.3, 86.757, 67.064, 1.3)},
+    3: {2: (0.722, 0.205, 3.5, 0.722, 0.205, 3.5), 4: (2.357, 0.911, 2.6, 2.330, 0.910, 2.6),
+        8: (9.948, 4.954, 2.0, 9.923, 4.954, 2.0), 16: (49.044, 30.389, 1.6, 49.044, 30.379, 1.6)},
+    4: {2: (2.516, 0.758, 3.3, 1.576, 0.504, 3.1), 4: (11.872, 4.659, 2.5, 11.192, 4.659, 2.4),
+        8: (106.644, 53.486, 2.0, 106.478, 53.451, 2.0)},
+}
+SEED_EXCHANGE_US = 41.0
+"""Section 6.2: CM time of one PSHIFT of a rank-1 subgrid of length 4, where the one exchange dominates."""
+SEED_SLICE_MOVE_US = 0.81
+"""Section 6.2: time per 32-bit slice moved memory to memory (from Table 1 at L = 16384)."""
+SEED_SETUP_S = (0.1, 5.0)
+"""Section 6.1: PSHIFT_SETUP took about 0.1 to 4 or 5 s, uncorrelated with array size or shifts."""
+
+METHOD_LABELS = {"pshift": "one PSHIFT of all 2k shifts", "cshift": "2k shifts one after another",
+                 "halo": "halo exchange (ghost width 1)"}
+TERM_LABELS = {"T0": "T<sub>0</sub>, start-up", "Tmm": "T<sub>mm</sub>, local move of one 32-bit slice",
+               "Tmt_tm": "T<sub>mt</sub> + T<sub>tm</sub>, one slice into and out of a message",
+               "Tex": "T<sub>ex</sub>, one exchange (two slices, all axes overlapped)",
+               "Tsh": "T<sub>sh</sub>, per shift (our addition)"}
+
+
+def published(value: float) -> str:
+    """A seed number as the paper prints it (no rounding)."""
+    return f"{value:g}"
+
+
+def _method_rows(entry: Entry, method: str, x: str = "L"):
+    return entry.series(x, where=lambda r: r.get("method") == method)
+
+
+def _speedup(num_us, den_us) -> str:
+    a, b = num(num_us), num(den_us)
+    return fmt(a / b) if a is not None and b else "—"
+
+
+def _shape_text(row: Mapping) -> str:
+    shape = row.get("shape")
+    return short(shape) if isinstance(shape, (list, tuple)) else "—"
+
+
+def _by_shape(entry: Entry) -> Dict[str, Dict[str, Mapping]]:
+    """shape text -> method -> row, in the order measured."""
+    out: Dict[str, Dict[str, Mapping]] = {}
+    for r in entry.rows:
+        out.setdefault(_shape_text(r), {})[str(r.get("method"))] = r
+    return out
+
+
+def _seed_table_plot(k: int, plots: Plots) -> str:
+    seed = SEED_TABLES[k]
+    Ls = sorted(seed)
+    fig, ax = plots.figure(5.2, 3.6)
+    ax.plot(Ls, [seed[L][0] * 1e3 for L in Ls], marker="s", label="CSHIFT (elapsed)")
+    ax.plot(Ls, [seed[L][1] * 1e3 for L in Ls], marker="o", label="PSHIFT (elapsed)")
+    bytes_axis(ax, Ls, label="local extent L per axis", counts=True)
+    value_axis(ax, [seed[L][i] * 1e3 for L in Ls for i in (0, 1)], "time per call (µs)", log=True)
+    ax.legend(fontsize=8)
+    img = plots.save(fig, f"pshift seed table {k}", f"The paper's Table {k}: CSHIFT and PSHIFT times on the CM-200")
+    rows = [("×".join([str(L)] * k), *(published(x) for x in v)) for L, v in sorted(seed.items())]
+    tab = table(["subgrid", "CSHIFT elapsed (ms)", "PSHIFT elapsed (ms)", "speedup", "CSHIFT CM time (ms)",
+                 "PSHIFT CM time (ms)", "CM-time speedup"], rows, f"Table {k} of the paper (rank {k}, shifts ±1)")
+    return img + tab
+
+
+def _tables_section(entries: Sequence[Entry], plots: Plots) -> str:
+    tables = by_kernel(entries, ["pshift_table"])
+    if not tables:
+        return ""
+    parts = []
+    for e in tables:
+        k = int(num(e.params.get("rank")) or 0)
+        fig, ax = plots.figure(5.2, 3.6)
+        values = []
+        for method in ("cshift", "pshift", "halo"):
+            x, y, rows = _method_rows(e, method)
+            if len(x):
+                errorbars(ax, x, rows, label=METHOD_LABELS[method])
+                values += list(y)
+        bytes_axis(ax, e.distinct("L"), label="local extent L per axis", counts=True)
+        value_axis(ax, values, "time per call (µs)", log=True)
+        ax.legend(fontsize=8)
+        grid = short(e.params.get("grid", "?"))
+        ours = plots.save(fig, f"pshift table {k}", f"Rank-{k} shifts: PSHIFT, successive shifts and halo times",
+                          f"Rank {k}, shifts ±1 along every axis, grid {grid}: median and 5–95% range.")
+        shapes = _by_shape(e)
+        rows = [(s, fmt(m.get("pshift", {}).get("median_us")), fmt(m.get("cshift", {}).get("median_us")),
+                 fmt(m.get("halo", {}).get("median_us")),
+                 _speedup(m.get("cshift", {}).get("median_us"), m.get("pshift", {}).get("median_us")),
+                 _speedup(m.get("cshift", {}).get("median_us"), m.get("halo", {}).get("median_us")))
+                for s, m in shapes.items()]
+        ours += table(["subgrid", "PSHIFT (µs)", "successive (µs)", "halo (µs)", "speedup", "halo speedup"], rows,
+                      f"Table {k}, ours: rank {k} on grid {html.escape(grid)}")
+        seed = _seed_table_plot(k, plots) if k in SEED_TABLES else "<p>The paper has no table for this rank.</p>"
+        parts.append(f"<h4>Table {k}: rank-{k} subgrids</h4>" + beside_seed(ours, seed, SEED_MACHINE))
+    # All ranks' speedups in one plot, beside the paper's Figure 8 drawn from its tables.
+    fig, ax = plots.figure(5.2, 3.6)
+    for e in tables:
+        k = int(num(e.params.get("rank")) or 0)
+        _, p, prow = _method_rows(e, "pshift", "elements")
+        _, c, crow = _method_rows(e, "cshift", "elements")
+        if len(p) and len(p) == len(c):
+            ax.plot([r["elements"] for r in prow], c / p, marker="o", label=f"rank {k}")
+    bytes_axis(ax, [r["elements"] for e in tables for r in e.rows], label="elements per rank (L^k)", counts=True)
+    value_axis(ax, [1.0], "speedup over successive shifts", log=False)
+    ax.axhline(1.0, color="gray", linewidth=0.8)
+    ax.legend(fontsize=8)
+    ours = plots.save(fig, "pshift speedup", "Speedup of PSHIFT over successive shifts per rank k")
+    fig, ax = plots.figure(5.2, 3.6)
+    for k, seed in SEED_TABLES.items():
+        Ls = sorted(seed)
+        ax.plot([L ** k for L in Ls], [seed[L][2] for L in Ls], marker="s", label=f"rank {k}")
+    bytes_axis(ax, [L ** k for k, s in SEED_TABLES.items() for L in s], label="elements per node (L^k)", counts=True)
+    value_axis(ax, [1.0], "speedup (elapsed)", log=False)
+    ax.axhline(1.0, color="gray", linewidth=0.8)
+    ax.legend(fontsize=8)
+    seed = plots.save(fig, "pshift seed speedup", "The paper's speedups of PSHIFT over CSHIFT (its Figure 8)",
+                      "From the elapsed times of Tables 1–4.")
+    parts.append("<h4>Speedup per rank (the paper's Figure 8)</h4>" + beside_seed(ours, seed, SEED_MACHINE))
+    return ('<section id="pshift-tables"><h3>Tables 1–4: one PSHIFT against the same shifts one after another</h3>'
+            "<p>Shifts of +1 and −1 along every axis of float64 arrays of rank k with local extent L per axis. "
+            "The baseline executes 2k single-shift plans one after another (each a complete exchange plus its "
+            "local copies, like a CSHIFT); halo mode fills a ghost shell instead and makes no local copies. "
+            "Axes that the process grid does not split move locally only.</p>" + "\n".join(parts) + "</section>")
+
+
+def _model_section(entries: Sequence[Entry], plots: Plots) -> str:
+    models = by_kernel(entries, ["pshift_model"])
+    if not models:
+        return ""
+    e = models[0]
+    eq1 = e.params.get("eq1") if isinstance(e.params.get("eq1"), Mapping) else {}
+    ext = e.params.get("extended") if isinstance(e.params.get("extended"), Mapping) else {}
+    c1 = eq1.get("constants_us") if isinstance(eq1.get("constants_us"), Mapping) else {}
+    c2 = ext.get("constants_us") if isinstance(ext.get("constants_us"), Mapping) else {}
+    terms = [t for t in TERM_LABELS if t in c1 or t in c2]
+    const_rows = [(TERM_LABELS[t], fmt(c1.get(t)) if t in c1 else "—", fmt(c2.get(t)) if t in c2 else "—")
+                  for t in terms]
+    const_rows += [("r² of the times", r2_text(eq1.get("r2")), r2_text(ext.get("r2"))),
+                   ("rms relative error", fmt(eq1.get("rel_rms")), fmt(ext.get("rel_rms"))),
+                   ("points", fmt(eq1.get("points")), fmt(ext.get("points")))]
+    ours = table(["constant (µs)", "Eq. 1", "Eq. 1 + per-shift"], const_rows,
+                 "Eq. 1 fitted by non-negative least squares (relative error) to every PSHIFT time", numeric_from=1)
+    eq2 = [x for x in by_kernel(entries, ["pshift_table"]) if isinstance(x.params.get("eq2"), Mapping)]
+    if eq2:
+        ours += table(["rank k", "a (µs)", "b (µs)", "c (µs)"],
+                      [(str(x.params.get("rank")), fmt(x.params["eq2"].get("a_us")), fmt(x.params["eq2"].get("b_us")),
+                        fmt(x.params["eq2"].get("c_us"))) for x in eq2],
+                      "Eq. 2, T = a + b L<sup>k−1</sup> + c L<sup>k</sup>, per rank k (the paper's Figures 9–11)")
+    measured = np.array([num(r.get("median_us")) or np.nan for r in e.rows])
+    predicted = np.array([num(r.get("predicted_us")) or np.nan for r in e.rows])
+    fig, ax = plots.figure(5.2, 3.8)
+    ranks = [r.get("rank") for r in e.rows]
+    for k in sorted({x for x in ranks if x is not None}):
+        sel = np.array([x == k for x in ranks])
+        ax.scatter(measured[sel], predicted[sel], s=18, label=f"rank {k}")
+    finite = np.concatenate([measured[np.isfinite(measured)], predicted[np.isfinite(predicted) & (predicted > 0)]])
+    if len(finite):
+        lo, hi = finite.min(), finite.max()
+        ax.plot([lo, hi], [lo, hi], color="gray", linestyle="--", linewidth=1, label="predicted = measured")
+    value_axis(ax, finite, "measured (µs)", log=True, axis="x")
+    value_axis(ax, finite, "predicted by Eq. 1 (µs)", log=True)
+    ax.legend(fontsize=8)
+    ours += plots.save(fig, "pshift eq1", "Eq. 1's prediction against the measured PSHIFT times")
+    rows = []
+    for r, m, p in zip(e.rows, measured, predicted):
+        rows.append((_shape_text(r), short(r.get("grid", "—")), fmt(m), fmt(p),
+                     fmt((p - m) / m * 100) if np.isfinite(m) and np.isfinite(p) and m else "—",
+                     fmt(r.get("predicted_extended_us"))))
+    ours += table(["subgrid", "grid", "measured (µs)", "Eq. 1 (µs)", "error (%)", "Eq. 1 + per-shift (µs)"], rows,
+                  "Predicted against measured", numeric_from=2)
+    seed = table(["constant", "the paper"], [
+        ("CM time of one rank-1 PSHIFT, L = 4 (dominated by its one exchange)", f"{published(SEED_EXCHANGE_US)} µs"),
+        ("memory-to-memory move of one 32-bit slice", f"{published(SEED_SLICE_MOVE_US)} µs"),
+        ("model", "T = T<sub>0</sub> + 2N<sub>sl</sub>T<sub>mm</sub>Σ V/L<sub>i</sub>(L<sub>i</sub>−S<sub>i</sub>) + "
+                  "2N<sub>sl</sub>(T<sub>mt</sub>+T<sub>tm</sub>)Σ V/L<sub>i</sub> S<sub>i</sub> + "
+                  "T<sub>ex</sub> max<sub>i</sub>⌈N<sub>sl</sub>V S<sub>i</sub>/(2L<sub>i</sub>)⌉"),
+    ], "Section 6.2: the constants the paper derives from Table 1")
+    return ('<section id="pshift-model"><h3>The cost model (Eq. 1) fitted to our times</h3>'
+            "<p>Each PSHIFT time (square and non-square subgrids) is one point; its multipliers are Eq. 1's with "
+            "N<sub>sl</sub> = 2 slices per float64 and S<sub>i</sub> = 1. T<sub>mt</sub> and T<sub>tm</sub> always "
+            "appear together, so their sum is fitted. An axis the grid does not split has no neighbour, so its "
+            "wrap-around lines count as local moves. The second column adds a start-up per shift, which Eq. 1 "
+            "lacks and MPI pays per message.</p>" + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
+
+
+def _setup_section(entries: Sequence[Entry], plots: Plots) -> str:
+    setups = by_kernel(entries, ["pshift_setup"])
+    if not setups:
+        return ""
+    e = setups[0]
+    ranks = sorted({int(num(r.get("rank"))) for r in e.rows if num(r.get("rank")) is not None})
+    if not ranks:
+        return ""
+    fig, ax = plots.figure(5.2, 3.6)
+    values, sizes = [], []
+    for i, k in enumerate(ranks):
+        x, y, rows = e.series("elements", where=lambda r, k=k: num(r.get("rank")) == k)
+        errorbars(ax, x, rows, color=f"C{i}", label=f"rank {k}: setup")
+        execute = [num(r.get("execute_median_us")) for r in rows]
+        ax.plot(x, execute, color=f"C{i}", marker="x", linestyle=":", label=f"rank {k}: one execution")
+        values += list(y) + [v for v in execute if v]
+        sizes += list(x)
+    bytes_axis(ax, sizes, label="elements per rank", counts=True)
+    value_axis(ax, values, "time (µs)", log=True)
+    ax.legend(fontsize=7, ncol=2)
+    ours = plots.save(fig, "pshift setup", "PSHIFT plan setup and execution times")
+    ours += table(["subgrid", "setup (µs)", "execute (µs)", "setup / execute"],
+                  [(_shape_text(r), fmt(r.get("median_us")), fmt(r.get("execute_median_us")),
+                    fmt(r.get("setup_over_execute"))) for r in e.rows], "Setup measured apart from execution")
+    seed = table(["what", "the paper"], [
+        ("PSHIFT_SETUP", f"about {published(SEED_SETUP_S[0])} to 4 or {published(SEED_SETUP_S[1])} s"),
+        ("depends on size or shifts", "no correlation found"),
+        ("where the time goes", "writing, assembling and loading the generated routine (disk I/O)")],
+        "Section 6.1")
+    return ('<section id="pshift-setup"><h3>Setup apart from execution</h3>'
+            "<p>The time to build a plan of all 2k shifts (partners, message boxes, local copies) and free it, "
+            "beside one execution of it.</p>" + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
+
+
+def _shapes_section(entries: Sequence[Entry], plots: Plots) -> str:
+    shapes = by_kernel(entries, ["pshift_shapes"])
+    if not shapes:
+        return ""
+    e = shapes[0]
+    by_shape = _by_shape(e)
+    names = [s for s, m in by_shape.items() if "pshift" in m and "cshift" in m]
+    if not names:
+        return ""
+    fig, ax = plots.figure(6.0, 3.6)
+    speed = [num(by_shape[s]["cshift"].get("median_us")) / num(by_shape[s]["pshift"].get("median_us")) for s in names]
+    ax.bar(range(len(names)), speed, color="#4878a8")
+    ax.set_xticks(range(len(names)), names, rotation=45, ha="right", fontsize=8)
+    ax.set_xlabel("local subgrid")
+    ax.axhline(1.0, color="gray", linewidth=0.8)
+    value_axis(ax, speed, "speedup over successive shifts", log=False)
+    ours = plots.save(fig, "pshift shapes", "Speedup of PSHIFT on square and non-square subgrids")
+    rows = []
+    for s in names:
+        m = by_shape[s]
+        rows.append((s, short(m["pshift"].get("grid", "—")), fmt(m["pshift"].get("elements")),
+                     fmt(m["pshift"].get("median_us")), fmt(m["cshift"].get("median_us")),
+                     fmt(m.get("halo", {}).get("median_us")),
+                     _speedup(m["cshift"].get("median_us"), m["pshift"].get("median_us"))))
+    ours += table(["subgrid", "grid", "elements", "PSHIFT (µs)", "successive (µs)", "halo (µs)", "speedup"], rows,
+                  "Non-square subgrids beside square ones")
+    seed = table(["subgrid", "speedup (elapsed)"],
+                 [(f"{L}×{L}", published(SEED_TABLES[2][L][2])) for L in (8, 16, 32)]
+                 + [(f"{L}×{L}×{L}", published(SEED_TABLES[3][L][2])) for L in (4, 8)],
+                 "The paper measured square and cubic subgrids only (Tables 2–3); Section 6.1 argues that "
+                 "a 100×10 subgrid overlaps only 10 of its element exchanges, so equal axes gain most")
+    return ('<section id="pshift-shapes"><h3>Non-square subgrids</h3>'
+            "<p>Shifts ±1 along every axis of subgrids whose axes differ (L×2L, L×L/2, non-cubic 3-d), beside the "
+            "square and cubic ones of the same L.</p>" + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
 
 
 def sections(entries: Sequence[Entry], plots: Plots) -> List[str]:
     """The HTML of this seed's subsections that have data."""
-    return []
+    return [s for s in (_tables_section(entries, plots), _model_section(entries, plots),
+                        _setup_section(entries, plots), _shapes_section(entries, plots)) if s]
