@@ -3,7 +3,8 @@
     datamotion demo [--np N]    show what the library does, on N local ranks (default 4)
     datamotion info [--np N]    print the provenance of this installation and MPI
     datamotion bench SUITE... [--np N] [--quick] [--validate] [--thread-level L] --out results.json
-                                measure the machine (suites: pt2pt, collectives, local, patterns, all)
+                                measure the machine (suites: pt2pt, collectives, local, patterns,
+                                cm5, paragon, pshift, redist, cvl, or all)
     datamotion model fit results.json --out model.json
     datamotion model predict model.json KERNEL [--bytes B] [--ranks P]
     datamotion report results.json [--model model.json] --out DIR
@@ -24,7 +25,7 @@ from typing import List, Optional
 
 from . import launch
 from ._files import atomic_write, require_writable_file, require_writable_folder
-from .measure.constants import DEFAULT_THREAD_LEVEL, THREAD_LEVELS
+from .measure.constants import DEFAULT_THREAD_LEVEL, SUITE_NAMES, THREAD_LEVELS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,7 +37,8 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--np", type=int, default=None, help="ranks to launch (default: run in this process)")
     info.add_argument("--json", action="store_true", help="print JSON instead of a table")
     bench = sub.add_parser("bench", help="measure the machine and write a results JSON")
-    bench.add_argument("suites", nargs="+", help="pt2pt, collectives, local, patterns or all")
+    bench.add_argument("suites", nargs="+", metavar="SUITE",
+                       help=f"one or more of {', '.join(SUITE_NAMES)}, or all")
     bench.add_argument("--np", type=int, default=2, help="ranks to launch when not inside an MPI job (default 2)")
     bench.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (about a minute)")
     bench.add_argument("--validate", action="store_true", help="check every received byte")

@@ -346,3 +346,10 @@ def test_command_line_round_trip():
             ok = ok and "index.html" in files and any(f.endswith(".png") for f in files)
             why = f"report: {files}"
     check_all(WORLD, ok, why)
+
+
+def test_the_command_line_lists_every_suite():
+    assert tuple(suites.SUITES) == constants.SUITE_NAMES
+    help_text = cli._parser().format_help() + "".join(
+        action.choices["bench"].format_help() for action in cli._parser()._subparsers._group_actions)
+    assert all(name in help_text for name in constants.SUITE_NAMES)

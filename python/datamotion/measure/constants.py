@@ -34,3 +34,8 @@ two points every line has r² = 1."""
 FIT_MAX_RELATIVE_RMSE = 0.25
 """Quality threshold of a fitted model: a fit or segment whose residuals, relative to
 the measured times, have a root mean square above this (25 %) is flagged."""
+
+SUITE_NAMES = ("pt2pt", "collectives", "local", "patterns", "cm5", "paragon", "pshift", "redist", "cvl")
+"""The suites ``datamotion bench`` runs, in the order ``all`` runs them (the keys of
+``datamotion.measure.suites.SUITES``, named here so the command line can list them
+without loading MPI)."""

@@ -24,7 +24,7 @@ SUITES: Dict[str, Callable] = {
     "redist": redist.run,
     "cvl": cvl.run,
 }
-"""Suite name -> its function, in the order ``all`` runs them."""
+"""Suite name -> its function, in the order ``all`` runs them (constants.SUITE_NAMES)."""
 
 
 def run_suites(names: Sequence[str], comm: Optional[MPI.Comm] = None, quick: bool = False,
