@@ -56,8 +56,7 @@ def _provenance_section(results: Mapping[str, Any]) -> str:
     hosts = p.get("hosts")
     hosts_text = html.escape(", ".join(str(h) for h in hosts)) if isinstance(hosts, list) and hosts else get("hosts")
     warnings = results.get("warnings") if isinstance(results.get("warnings"), list) else []
-    warn_text = ("<ul class=warnings>" + "".join(f"<li>{html.escape(str(w))}</li>" for w in warnings) + "</ul>"
-                 if warnings else "none")
+    warn_text = _warnings_html([str(w) for w in warnings]) if warnings else "none"
     quick = results.get("quick")
     validated = results.get("validated")
     rows = [
@@ -69,10 +68,14 @@ def _provenance_section(results: Mapping[str, Any]) -> str:
         ("thread level", get("thread_level")),
         ("clock resolution", ", ".join(clock) or "—"),
         ("Python", f"{get('python')} (mpi4py {get('mpi4py')}, numpy {get('numpy')})"),
-        ("run", ("quick" if quick else "full" if quick is not None else "—")
+        ("run", ("quick" if quick else "full" if quick is False
+                 else "quick and full runs" if results.get("sources") else "—")
          + (", every received byte validated" if validated else ", not validated" if validated is not None else "")),
         ("warnings", warn_text),
     ]
+    sources = results.get("sources")
+    if isinstance(sources, Mapping) and sources:
+        rows.insert(-1, ("files", _sources_html(sources)))
     env = p.get("environment")
     if isinstance(env, Mapping) and env:
         rows.append(("environment", "<br>".join(f"<code>{html.escape(str(k))}={html.escape(str(v))}</code>"
@@ -80,6 +83,27 @@ def _provenance_section(results: Mapping[str, Any]) -> str:
     body = "\n".join(f"<tr><th scope=row>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return f'<section id="provenance"><h2>Provenance</h2><table class=prov>{body}</table></section>'
 
+
+
+def _warnings_html(warnings: Sequence[str], shown: int = 5) -> str:
+    """The first few warnings as a list, the rest folded away (a long run on a shared
+    machine gathers many)."""
+    items = ["<li>" + html.escape(w) + "</li>" for w in warnings]
+    out = "<ul class=warnings>" + "".join(items[:shown]) + "</ul>"
+    if len(items) > shown:
+        out += (f"<details><summary>{len(items) - shown} more</summary><ul class=warnings>"
+                + "".join(items[shown:]) + "</ul></details>")
+    return out
+
+
+def _sources_html(sources: Mapping[str, Any]) -> str:
+    """One line per merged file: its ranks, thread level and whether it was a quick run."""
+    lines = []
+    for name, prov in sources.items():
+        prov = prov if isinstance(prov, Mapping) else {}
+        lines.append(f"<code>{html.escape(str(name))}</code>: {html.escape(str(prov.get('ranks', '—')))} ranks, "
+                     f"thread level {html.escape(str(prov.get('thread_level', '—')))}")
+    return "<br>".join(lines)
 
 
 def _other_section(entries: Sequence[Entry]) -> str:
@@ -187,20 +211,26 @@ def _page(title: str, sections: Sequence[Tuple[str, str, str]], files: Sequence[
 def merge_results(docs: Sequence[Tuple[str, Mapping[str, Any]]]) -> dict:
     """One results document from several ``(name, document)`` pairs: every entry, in
     order, each remembering its ``source``; the first document's provenance, and
-    every document's provenance under ``sources``. Local."""
+    every document's provenance under ``sources``; each warning once, prefixed by its
+    file (and counted when repeated); ``quick`` None when quick and full runs mix. Local."""
     if not docs:
         raise ValueError("no results documents to report")
     for name, doc in docs:
         check_results(doc, name)
     if len(docs) == 1:
         return dict(docs[0][1])
-    results, warnings = [], []
+    results, warnings = [], {}
     for name, doc in docs:
         results += [{**entry, "source": name} for entry in doc["results"] if isinstance(entry, Mapping)]
-        warnings += [f"{name}: {w}" for w in doc.get("warnings", []) if isinstance(w, str)]
+        for w in doc.get("warnings", []):
+            if isinstance(w, str):
+                warnings[f"{name}: {w}"] = warnings.get(f"{name}: {w}", 0) + 1
     first = docs[0][1]
-    return {"schema": RESULTS_SCHEMA, "provenance": first.get("provenance"), "quick": first.get("quick"),
-            "validated": all(doc.get("validated") for _, doc in docs), "warnings": warnings,
+    quick = {bool(doc.get("quick")) for _, doc in docs}
+    return {"schema": RESULTS_SCHEMA, "provenance": first.get("provenance"),
+            "quick": quick.pop() if len(quick) == 1 else None,  # None: some quick runs, some full
+            "validated": all(doc.get("validated") for _, doc in docs),
+            "warnings": [w if n == 1 else f"{w} (x{n})" for w, n in warnings.items()],
             "sources": {name: doc.get("provenance") for name, doc in docs}, "results": results}
 
 
@@ -256,9 +286,11 @@ def write_report_counted(results: Mapping[str, Any], out_dir: str, model: Option
     _write_csv(entries, os.path.join(out_dir, "results.csv"))
     with atomic_write(os.path.join(out_dir, "model.json"), encoding="utf-8") as f:
         json.dump(fitted, f, indent=1)
-    prov = results.get("provenance") if isinstance(results.get("provenance"), Mapping) else {}
-    ranks = prov.get("ranks")
-    title = "datamotion benchmark report" + (f" ({ranks} ranks)" if ranks is not None else "")
+    provs = list(results["sources"].values()) if isinstance(results.get("sources"), Mapping) \
+        else [results.get("provenance")]
+    ranks = sorted({p["ranks"] for p in provs if isinstance(p, Mapping) and isinstance(p.get("ranks"), int)})
+    title = "datamotion benchmark report" + (
+        "" if not ranks else f" ({ranks[0]} ranks)" if len(ranks) == 1 else f" ({ranks[0]}–{ranks[-1]} ranks)")
     index = os.path.join(out_dir, "index.html")
     with atomic_write(index, encoding="utf-8") as f:
         f.write(_page(title, sections, plots.files))
