@@ -33,6 +33,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .measure.fit import nonnegative_lstsq as nnls  # the name this module has always exported
+
 LINES = ("send_packed", "send_datatype", "send_split", "recv_packed", "recv_datatype")
 SENDS = ("packed", "split", "whole")  # whole: a datatype in one message
 RECVS = ("packed", "datatype")
@@ -166,34 +168,6 @@ def choice(model: Model, runs: int, nbytes: int) -> Tuple[str, str]:
 
 # ---------------------------------------------------------------------------
 # Fitting.
-
-def nnls(A: np.ndarray, b: np.ndarray, max_iter: Optional[int] = None) -> np.ndarray:
-    """argmin ||A x - b|| subject to x >= 0 (Lawson and Hanson's active-set method)."""
-    A, b = np.asarray(A, float), np.asarray(b, float)
-    m, n = A.shape
-    x = np.zeros(n)
-    passive = np.zeros(n, bool)
-    w = A.T @ (b - A @ x)
-    tol = 10 * max(m, n) * np.finfo(float).eps * max(1.0, np.abs(A).max(initial=0.0) * np.abs(b).max(initial=0.0))
-    for _ in range(max_iter or 3 * n + 10):
-        if passive.all() or w[~passive].max() <= tol:
-            break
-        passive[np.argmax(np.where(passive, -np.inf, w))] = True
-        while True:
-            z = np.zeros(n)
-            z[passive] = np.linalg.lstsq(A[:, passive], b, rcond=None)[0]
-            if (z[passive] > 0).all():
-                x = z
-                break
-            # Step back to the boundary and drop the variables that reached zero.
-            neg = passive & (z <= 0)
-            alpha = np.min(x[neg] / (x[neg] - z[neg]))
-            x = x + alpha * (z - x)
-            passive &= x > tol
-            x[~passive] = 0.0
-        w = A.T @ (b - A @ x)
-    return x
-
 
 # The sum of a sender's and a receiver's line is all the totals show: a part common
 # to every sender's way could as well be the receiver's. A slight weight on the

@@ -1,6 +1,7 @@
 #include "bench/cm5.hpp"
 
 #include "bench/common.hpp"
+#include "bench/patterns.hpp"
 #include "core/error.hpp"
 
 #include <chrono>
@@ -399,9 +400,7 @@ std::vector<double> aligned_pingpong(MPI_Comm comm, int a, int b, std::size_t by
 
 std::vector<double> hypercube_dimension(MPI_Comm comm, int dimension, std::size_t bytes, int reps, int warmup,
                                         bool validate) {
-    constexpr int kTag = 12;
-    int rank = 0, size = 1;
-    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    int size = 1;
     check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
     int cube = 1, dims = 0;
     while (cube * 2 <= size) cube *= 2, ++dims;
@@ -412,29 +411,10 @@ std::vector<double> hypercube_dimension(MPI_Comm comm, int dimension, std::size_
         check_reps(reps, warmup);
         if (bytes > static_cast<std::size_t>(INT32_MAX)) fail(DM_ERR_ARG, "bench: message too large");
     });
-    const bool member = rank < cube;
-    const int partner = rank ^ (1 << dimension);
-    const int n = static_cast<int>(bytes);
-    std::vector<unsigned char> out(bytes), in(bytes);
-    std::exception_ptr failure;
-    std::vector<double> samples;
-    for (int rep = -warmup; rep < reps; ++rep) {
-        // Seeds differ by sender and repetition: a message from the wrong rank shows.
-        if (validate && member) detail::fill(out.data(), bytes, rank * 1000 + rep);
-        check_mpi(MPI_Barrier(comm), "MPI_Barrier");
-        const double t0 = MPI_Wtime();
-        if (member)
-            check_mpi(MPI_Sendrecv(out.data(), n, MPI_BYTE, partner, kTag, in.data(), n, MPI_BYTE, partner, kTag, comm,
-                                   MPI_STATUS_IGNORE),
-                      "MPI_Sendrecv");
-        const double t = detail::slowest(comm, member ? MPI_Wtime() - t0 : 0.0);
-        if (rep >= 0) samples.push_back(t);
-        if (validate && member && !failure)
-            try { detail::verify(in.data(), bytes, partner * 1000 + rep, "hypercube dimension"); }
-            catch (...) { failure = std::current_exception(); }
-    }
-    agree(comm, failure);
-    return samples;
+    // One exchange along a dimension is a matching: rank j with j xor 2^dimension, the ranks past the cube sit out.
+    std::vector<int> partner(static_cast<std::size_t>(size), -1);
+    for (int r = 0; r < cube; ++r) partner[static_cast<std::size_t>(r)] = r ^ (1 << dimension);
+    return matching(comm, partner, {bytes, reps, warmup, validate});
 }
 
 }  // namespace dm::bench

@@ -16,19 +16,22 @@ from dmtest import WORLD, check_all
 SUMMARY = {"median_us", "p05_us", "p95_us", "mean_us", "min_us", "ci95_us", "reps", "samples_us"}
 
 
-def _by_kernel(doc):
-    out = {}
+def _quick_run(suite):
+    """The quick, validated suite's document and, on rank 0, its entries by kernel (None elsewhere)."""
+    doc = suites.run_suites([suite], WORLD, quick=True, validate=True)
+    if WORLD.rank != 0:
+        return doc, None
+    got = {}
     for entry in doc["results"]:
-        out.setdefault(entry["kernel"], []).append(entry)
-    return out
+        got.setdefault(entry["kernel"], []).append(entry)
+    return doc, got
 
 
 @pytest.mark.parallel(nprocs=[2, 3])
 def test_pshift_suite_quick_entries():
-    doc = suites.run_suites(["pshift"], WORLD, quick=True, validate=True)
+    doc, got = _quick_run("pshift")
     ok, why = True, ""
-    if WORLD.rank == 0:
-        got = _by_kernel(doc)
+    if got is not None:
         tables = got["pshift_table"]
         shapes, = got["pshift_shapes"]
         setup, = got["pshift_setup"]
@@ -59,10 +62,9 @@ def test_pshift_suite_quick_entries():
 
 @pytest.mark.parallel(nprocs=[2, 3])
 def test_cvl_suite_quick_entries():
-    doc = suites.run_suites(["cvl"], WORLD, quick=True, validate=True)
+    doc, got = _quick_run("cvl")
     ok, why = True, ""
-    if WORLD.rank == 0:
-        got = _by_kernel(doc)
+    if got is not None:
         buffers, = got["cvl_buffer_size"]
         sweeps = got["cvl_sweep"]
         table2, = got["cvl_table2"]

@@ -39,9 +39,9 @@ of small ones. ``weighting="uniform"`` gives ordinary least squares.
 
 Every coefficient is physical: start-up times, times per byte and the
 coefficients of the barrier, collective and allgather models are constrained
-to be ``>= 0`` (an exact bound-constrained least squares: where the free fit
-is negative, each face of the constraint set is fitted and the best feasible
-one kept). The breakpoint search compares physical segments only.
+to be ``>= 0`` (an exact bound-constrained least squares,
+:func:`nonnegative_lstsq`: where the free fit is negative, Lawson and
+Hanson's active-set method finds the optimum). The breakpoint search compares physical segments only.
 
 Confidence intervals (95 %) come from the least-squares covariance with
 Student-t quantiles (a table up to 30 degrees of freedom, a Cornish-Fisher
@@ -64,7 +64,6 @@ clipped). :func:`flagged_fits` lists the flagged fits of a model document.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -74,7 +73,7 @@ import numpy as np
 __all__ = [
     "Segment", "PiecewiseFit", "LogFit", "CollectiveFit", "AllgatherFit",
     "fit_piecewise_linear", "fit_barrier", "fit_collective", "fit_allgather",
-    "loggp_from_pingpong", "fit_results", "flagged_fits", "KERNEL_MODELS",
+    "loggp_from_pingpong", "fit_results", "flagged_fits", "KERNEL_MODELS", "nonnegative_lstsq",
 ]
 
 from .constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_R2_MIN_POINTS, MODEL_SCHEMA, RESULTS_SCHEMA
@@ -192,14 +191,62 @@ def _feasible(coef: np.ndarray, X: np.ndarray) -> bool:
     return bool(np.all(scaled >= -tol))
 
 
+def nonnegative_lstsq(A, b, weights=None) -> np.ndarray:
+    """``argmin_x sum_i weights_i (A x - b)_i**2`` subject to ``x >= 0``.
+
+    Lawson and Hanson's active-set method (*Solving Least Squares Problems*,
+    1974, chapter 23): exact, it ends on the optimum after finitely many
+    steps. Weights (default 1) scale the rows by their square roots; the
+    columns are scaled to unit norm inside, so the tolerances are relative
+    and a column of sizes in the gigabytes next to a column of ones is no
+    problem. A coefficient at the bound is exactly 0.
+    """
+    A = np.asarray(A, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if A.ndim != 2 or b.shape != (A.shape[0],):
+        raise ValueError(f"A must be m x n and b of length m, got shapes {A.shape} and {b.shape}")
+    if weights is not None:
+        w = np.asarray(weights, dtype=float)
+        if w.shape != b.shape or not np.all(w >= 0):
+            raise ValueError("weights must be one value >= 0 per row of A")
+        sw = np.sqrt(w)
+        A, b = A * sw[:, None], b * sw
+    m, n = A.shape
+    scale = np.linalg.norm(A, axis=0)
+    scale[scale == 0] = 1.0
+    A = A / scale
+    # |A^T r| <= |r| <= |b| with unit columns: a gradient below this is rounding.
+    tol = 10 * max(m, n) * np.finfo(float).eps * float(np.linalg.norm(b))
+    x = np.zeros(n)
+    passive = np.zeros(n, dtype=bool)
+    for _ in range(3 * n + 10):  # bounds a cycle that rounding could start
+        gradient = A.T @ (b - A @ x)
+        if passive.all() or gradient[~passive].max() <= tol:
+            break
+        passive[np.argmax(np.where(passive, -np.inf, gradient))] = True
+        while passive.any():
+            z = np.zeros(n)
+            z[passive] = np.linalg.lstsq(A[:, passive], b, rcond=None)[0]
+            if z[passive].min() > 0:
+                x = z
+                break
+            # Step back towards z until a coefficient reaches 0, and free it from the fit.
+            negative = np.flatnonzero(passive & (z <= 0))
+            ratios = x[negative] / (x[negative] - z[negative])
+            x = x + ratios.min() * (z - x)
+            x[negative[np.argmin(ratios)]] = 0.0
+            passive &= x > 0
+            x[~passive] = 0.0
+    return x / scale
+
+
 def _nonneg_wls(X: np.ndarray, y: np.ndarray, w: np.ndarray):
     """Weighted least squares with every coefficient >= 0.
 
-    The unconstrained solution is kept when it is feasible. Otherwise every
-    face of the constraint set is tried (each subset of the coefficients held
-    at 0, the others fitted freely): the objective is convex, so its minimum
-    over the feasible set is the unconstrained minimum of one face, and with
-    at most four coefficients that is at most 15 small fits.
+    The unconstrained solution is kept when it is feasible. Otherwise
+    :func:`nonnegative_lstsq` finds the optimum, and the coefficients it holds
+    at 0 tell the face of the constraint set it lies on; that face is fitted
+    freely for the covariance of its coefficients.
 
     Returns ``(coef, cis, wsse, held)``: the coefficients; their 95 %
     intervals (a free coefficient's from the fit of its face, the lower end
@@ -216,29 +263,20 @@ def _nonneg_wls(X: np.ndarray, y: np.ndarray, w: np.ndarray):
     if _feasible(coef, X):
         return np.maximum(coef, 0.0), [(max(lo, 0.0), hi) if math.isfinite(lo) else (lo, hi) for lo, hi in cis_u], \
             wsse, []
-    best = None
-    for free in itertools.product((True, False), repeat=p):  # most free first: ties keep more freedom
-        idx = np.flatnonzero(free)
-        if idx.size == p:
-            continue
-        c = np.zeros(p)
-        cis = [(0.0, max(0.0, hi) if math.isfinite(hi) else hi) for _, hi in cis_u]
-        if idx.size:
-            try:
-                cf, cvf, ws, df = _wls(X[:, idx], y, w)
-            except _RankDeficient:
-                continue
-            if not _feasible(cf, X[:, idx]):
-                continue
-            c[idx] = np.maximum(cf, 0.0)
-            for j, i in enumerate(idx):
-                lo, hi = _ci(cf[j], cvf[j, j], df)
-                cis[i] = (max(lo, 0.0) if math.isfinite(lo) else lo, hi)
-        else:
-            ws = float(np.sum(w * y * y))
-        if best is None or ws < best[2]:
-            best = (c, cis, ws, [(int(i), float(coef[i]), cis_u[i]) for i in range(p) if not free[i]])
-    return best
+    free = np.flatnonzero(nonnegative_lstsq(X, y, w) > 0)
+    c = np.zeros(p)
+    cis = [(0.0, max(0.0, hi) if math.isfinite(hi) else hi) for _, hi in cis_u]
+    if free.size:
+        # A subset of full-rank columns is of full rank: this fit cannot fail.
+        cf, cvf, ws, df = _wls(X[:, free], y, w)
+        c[free] = np.maximum(cf, 0.0)
+        for j, i in enumerate(free):
+            lo, hi = _ci(cf[j], cvf[j, j], df)
+            cis[i] = (max(lo, 0.0) if math.isfinite(lo) else lo, hi)
+    else:
+        ws = float(np.sum(w * y * y))
+    held = [(i, float(coef[i]), cis_u[i]) for i in range(p) if i not in free]
+    return c, cis, ws, held
 
 
 def _held_flags(names: Sequence[str], held) -> List[str]:

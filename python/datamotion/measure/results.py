@@ -93,20 +93,35 @@ def _read_json(path: str, what: str) -> Any:
         raise ValueError(f"{path} is not a JSON {what}: {exc}") from None
 
 
+# What each kind of document must hold: its table, the table's type and description, its schema.
+_DOCUMENTS = {
+    "results": ("results", list, "'results' list", RESULTS_SCHEMA),
+    "model": ("models", Mapping, "'models' table", MODEL_SCHEMA),
+}
+
+
+def _check(doc: Any, where: str, kind: str) -> None:
+    key, kind_type, description, schema = _DOCUMENTS[kind]
+    if not isinstance(doc, Mapping) or not isinstance(doc.get(key), kind_type):
+        raise ValueError(f"{where} is not a datamotion {kind} document (no {description})")
+    if doc.get("schema") != schema:
+        raise ValueError(f"{where} has schema {doc.get('schema')!r}, expected {schema!r}")
+
+
+def _load(path: str, kind: str) -> dict:
+    doc = _read_json(path, f"{kind} document")
+    _check(doc, path, kind)
+    return doc
+
+
 def check_results(doc: Any, where: str = "the document") -> None:
     """Raises ValueError unless ``doc`` is a results document."""
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("results"), list):
-        raise ValueError(f"{where} is not a datamotion results document (no 'results' list)")
-    if doc.get("schema") != RESULTS_SCHEMA:
-        raise ValueError(f"{where} has schema {doc.get('schema')!r}, expected {RESULTS_SCHEMA!r}")
+    _check(doc, where, "results")
 
 
 def check_model(doc: Any, where: str = "the model") -> None:
     """Raises ValueError unless ``doc`` is a model document."""
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("models"), Mapping):
-        raise ValueError(f"{where} is not a datamotion model document (no 'models' table)")
-    if doc.get("schema") != MODEL_SCHEMA:
-        raise ValueError(f"{where} has schema {doc.get('schema')!r}, expected {MODEL_SCHEMA!r}")
+    _check(doc, where, "model")
 
 
 def load_results(path: str) -> dict:
@@ -117,9 +132,7 @@ def load_results(path: str) -> dict:
             not JSON, has no ``results`` list or a schema other than
             ``datamotion.bench/1``.
     """
-    doc = _read_json(path, "results document")
-    check_results(doc, path)
-    return doc
+    return _load(path, "results")
 
 
 def load_model(path: str) -> dict:
@@ -130,6 +143,4 @@ def load_model(path: str) -> dict:
             not JSON, has no ``models`` table or a schema other than
             ``datamotion.model/1``.
     """
-    doc = _read_json(path, "model document")
-    check_model(doc, path)
-    return doc
+    return _load(path, "model")

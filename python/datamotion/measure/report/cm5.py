@@ -13,14 +13,15 @@ from .format import (
     DESCRIBE,
     DIRECTIONS,
     Entry,
-    beside_seed,
     by_kernel,
     ci_text,
+    first_entry,
     fmt,
     model_text,
     num,
     params_text,
     r2_text,
+    seed_section,
     size_label,
     size_text,
     table,
@@ -551,12 +552,8 @@ def _seed_text(items: Sequence[str]) -> str:
     return "".join(f"<p>{html.escape(t)}</p>" for t in items)
 
 
-def _first_entry(entries: Sequence[Entry], kernel: str) -> Optional[Entry]:
-    return next(iter(by_kernel(entries, (kernel,))), None)
-
-
 def _scalar_section(entries: Sequence[Entry], plots: Plots) -> str:
-    e = _first_entry(entries, "cm5_scalar_ops")
+    e = first_entry(entries, "cm5_scalar_ops")
     if e is None:
         return ""
     forms = [f for f in OPERAND_TEXT if any(r.get("operands") == f for r in e.rows)]
@@ -593,13 +590,15 @@ def _scalar_section(entries: Sequence[Entry], plots: Plots) -> str:
             + _seed_text([f"Section 4.1, operands in registers: {SECTION41_MOPS['madd']:g} Mips (Mflops) for "
                           f"add-multiply, {SECTION41_MOPS['other']:g} for every other operation, the same for "
                           "every operation."]))
-    return ('<section id="cm5-scalar"><h3>Scalar arithmetic (Table 1)</h3>'
-            "<p>One arithmetic statement on one rank, operands in registers or in cache, by operation and "
-            "element type.</p>" + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
+    return seed_section(
+        "cm5-scalar", "Scalar arithmetic (Table 1)",
+        "One arithmetic statement on one rank, operands in registers or in cache, by operation and "
+        "element type.",
+        ours, seed, SEED_MACHINE)
 
 
 def _reduction_section(entries: Sequence[Entry], plots: Plots) -> str:
-    e = _first_entry(entries, "cm5_reduction_ops")
+    e = first_entry(entries, "cm5_reduction_ops")
     if e is None:
         return ""
     counts = sorted({int(num(r.get("count"))) for r in e.rows if num(r.get("count")) is not None})
@@ -642,13 +641,15 @@ def _reduction_section(entries: Sequence[Entry], plots: Plots) -> str:
     seed_rows = [[op_name, type_name, *vals] for (op_name, type_name), vals in TABLE4_US.items()]
     seed = _seed_table(["operation", "type", *TABLE4_OPS], seed_rows,
                        "Table 4: global operations on a 32-node CM-5 (µs)", numeric_from=2)
-    return ('<section id="cm5-reductions"><h3>Reductions and scans by operator and type (Table 4)</h3>'
-            "<p>Every MPI reduction operator on every element type, as MPI_Reduce, MPI_Allreduce and MPI_Scan, "
-            "with the segmented scans, on all ranks.</p>" + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
+    return seed_section(
+        "cm5-reductions", "Reductions and scans by operator and type (Table 4)",
+        "Every MPI reduction operator on every element type, as MPI_Reduce, MPI_Allreduce and MPI_Scan, "
+        "with the segmented scans, on all ranks.",
+        ours, seed, SEED_MACHINE)
 
 
 def _alignment_section(entries: Sequence[Entry], plots: Plots) -> str:
-    e = _first_entry(entries, "cm5_alignment")
+    e = first_entry(entries, "cm5_alignment")
     if e is None:
         return ""
     offsets = e.distinct("offset")
@@ -685,13 +686,15 @@ def _alignment_section(entries: Sequence[Entry], plots: Plots) -> str:
                        f"T(l) = {EQUATION1[0]:g} + {EQUATION1[1]:g} l µs (Equation 1, aligned messages); the "
                        "measured sawtooth of Figure 6 has no printed numbers.")
             + _seed_text([SAWTOOTH_TEXT]))
-    return ('<section id="cm5-alignment"><h3>Message alignment sawtooth (Figures 5 and 6)</h3>'
-            "<p>Ping-pong between two ranks against the message size in small steps, with the buffers starting "
-            "at several offsets from a 64-byte boundary.</p>" + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
+    return seed_section(
+        "cm5-alignment", "Message alignment sawtooth (Figures 5 and 6)",
+        "Ping-pong between two ranks against the message size in small steps, with the buffers starting "
+        "at several offsets from a 64-byte boundary.",
+        ours, seed, SEED_MACHINE)
 
 
 def _distance_sizes_section(entries: Sequence[Entry], plots: Plots) -> str:
-    e = _first_entry(entries, "cm5_distance")
+    e = first_entry(entries, "cm5_distance")
     if e is None:
         return ""
     sizes = e.distinct("bytes")
@@ -718,9 +721,10 @@ def _distance_sizes_section(entries: Sequence[Entry], plots: Plots) -> str:
     seed = table(["figure", "message", "what the text states"],
                  [(html.escape(a), html.escape(b), html.escape(c)) for a, b, c in DISTANCE_TEXT],
                  "Figures 8 and 9 (no printed numbers)", numeric_from=3)
-    return ('<section id="cm5-distance-1k"><h3>Distance at 16 bytes and 1 KB (Figures 8 and 9)</h3>'
-            "<p>One-way time from rank 0 to every other rank.</p>" + beside_seed(ours, seed, SEED_MACHINE)
-            + "</section>")
+    return seed_section(
+        "cm5-distance-1k", "Distance at 16 bytes and 1 KB (Figures 8 and 9)",
+        "One-way time from rank 0 to every other rank.",
+        ours, seed, SEED_MACHINE)
 
 
 def _mesh_shapes_section(entries: Sequence[Entry], plots: Plots) -> str:
@@ -769,13 +773,14 @@ def _mesh_shapes_section(entries: Sequence[Entry], plots: Plots) -> str:
                            "S min"], seed_rows, "Table 5: mesh shifts on a 512-node CM-5 (ms)", numeric_from=2)
             + _seed_text(["Mesh bandwidths are about 4 MB/s, below the 5 MB/s between arbitrary nodes, "
                           "because of contention when all nodes send long messages at once."]))
-    return ('<section id="cm5-mesh-shapes"><h3>Torus shifts on every mesh shape (Table 5)</h3>'
-            "<p>One-step shifts north, east, west and south on every rows × cols factorisation of the ranks.</p>"
-            + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
+    return seed_section(
+        "cm5-mesh-shapes", "Torus shifts on every mesh shape (Table 5)",
+        "One-step shifts north, east, west and south on every rows × cols factorisation of the ranks.",
+        ours, seed, SEED_MACHINE)
 
 
 def _hypercube_dimension_section(entries: Sequence[Entry], plots: Plots) -> str:
-    e = _first_entry(entries, "cm5_hypercube_dimension")
+    e = first_entry(entries, "cm5_hypercube_dimension")
     if e is None:
         return ""
     fig, ax = plots.figure()
@@ -787,7 +792,7 @@ def _hypercube_dimension_section(entries: Sequence[Entry], plots: Plots) -> str:
         allt += list(t)
         trows += [(f"{d:.0f}", size_text(b), fmt(ti), fmt(b / ti if ti > 0 and b > 0 else None))
                   for b, ti in zip(x, t)]
-    cumulative = _first_entry(entries, "hypercube")
+    cumulative = first_entry(entries, "hypercube")
     if cumulative is not None and cumulative.distinct("dimension"):
         top = cumulative.distinct("dimension")[-1]
         x, t, rows = cumulative.series("bytes", where=lambda r: num(r.get("dimension")) == top)
@@ -808,9 +813,11 @@ def _hypercube_dimension_section(entries: Sequence[Entry], plots: Plots) -> str:
                                               ("dimensions", "0 .. 8 (512 nodes)")],
                   "Figure 15 (no printed points)", numeric_from=1)
             + _seed_text([FIGURE15_TEXT]))
-    return ('<section id="cm5-hypercube-dimension"><h3>Hypercube exchange per dimension (Figure 15)</h3>'
-            "<p>Every rank of the largest power-of-two prefix exchanges with its neighbour along one dimension "
-            "at a time.</p>" + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
+    return seed_section(
+        "cm5-hypercube-dimension", "Hypercube exchange per dimension (Figure 15)",
+        "Every rank of the largest power-of-two prefix exchanges with its neighbour along one dimension "
+        "at a time.",
+        ours, seed, SEED_MACHINE)
 
 
 def _aggregate_section(entries: Sequence[Entry], plots: Plots) -> str:
@@ -848,6 +855,7 @@ def _aggregate_section(entries: Sequence[Entry], plots: Plots) -> str:
                         numeric_from=2)
             + _seed_text(["Section 9: the vector units give up to 30 Mflops per node, about 15 Gflops on a "
                           "512-node CM-5; peak rates stay close to nodes × the one-node rate."]))
-    return ('<section id="cm5-aggregate"><h3>Aggregate vector rate (Tables 2 and 3, peak rate)</h3>'
-            "<p>The first P ranks run the same vector operation at once, for P = 1 .. all ranks.</p>"
-            + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
+    return seed_section(
+        "cm5-aggregate", "Aggregate vector rate (Tables 2 and 3, peak rate)",
+        "The first P ranks run the same vector operation at once, for P = 1 .. all ranks.",
+        ours, seed, SEED_MACHINE)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
-from .format import Entry, beside_seed, by_kernel, fmt, num, size_text, table
+from .format import Entry, by_kernel, first_entry, fmt, num, seed_section, size_text, table
 from .plots import Plots, bytes_axis, errorbars, value_axis
 
 TITLE = "Vector operations (the CVL on MPI paper)"
@@ -39,10 +39,9 @@ OP_LABELS = {"add": "elementwise add", "mul": "elementwise multiply", "scan": "a
 
 
 def _buffer_section(entries: Sequence[Entry], plots: Plots) -> str:
-    found = by_kernel(entries, ["cvl_buffer_size"])
-    if not found:
+    e = first_entry(entries, "cvl_buffer_size")
+    if e is None:
         return ""
-    e = found[0]
     x, y, rows = e.series("buffer_bytes", "mwords_per_s", where=lambda r: r.get("method") == "buffered")
     library = [r for r in e.rows if r.get("method") == "vector.permute"]
     fig, ax = plots.figure(5.2, 3.6)
@@ -65,14 +64,15 @@ def _buffer_section(entries: Sequence[Entry], plots: Plots) -> str:
                  [(m, size_text(b), w) for m, b, w in SEED_BUFFERS],
                  "Section 3.4 and Figure 2: message buffers of MPI CVL (four per peer: sending, filling, receiving, "
                  "unpacking)")
-    return ('<section id="cvl-buffer"><h3>Figure 2: buffer size and permutation bandwidth</h3>'
-            "<p>The paper's MPI CVL aggregates the elements bound for one processor in fixed-size user buffers, "
-            "so the buffer size is the largest message. Our library has no such knob: "
-            "<code>vector.permute</code> sends everything for a peer in one message. The closest equivalent "
-            "is measured here: the same random permutation in plain MPI, each message holding at most the buffer "
-            "size of (offset, value) records (bucketed by owner once, before timing: a call sends, receives and writes "
-            "the elements into place), beside the library's whole permute.</p>"
-            + beside_seed(ours, seed, "Intel Paragon, IBM SP-1, TMC CM-5 (ANL/MSU MPI)") + "</section>")
+    return seed_section(
+        "cvl-buffer", "Figure 2: buffer size and permutation bandwidth",
+        "The paper's MPI CVL aggregates the elements bound for one processor in fixed-size user buffers, "
+        "so the buffer size is the largest message. Our library has no such knob: "
+        "<code>vector.permute</code> sends everything for a peer in one message. The closest equivalent "
+        "is measured here: the same random permutation in plain MPI, each message holding at most the buffer "
+        "size of (offset, value) records (bucketed by owner once, before timing: a call sends, receives and writes "
+        "the elements into place), beside the library's whole permute.",
+        ours, seed, "Intel Paragon, IBM SP-1, TMC CM-5 (ANL/MSU MPI)")
 
 
 def _sweep_section(entries: Sequence[Entry], plots: Plots) -> str:
@@ -104,17 +104,17 @@ def _sweep_section(entries: Sequence[Entry], plots: Plots) -> str:
                  "Figure 4 (32 processors), as the text reads it")
     seed += table(["implementation", "Mwords/s per processor"], [(m, f"{w:g}") for m, _, w, _ in SEED_TABLE1],
                   "Table 1: asymptotic random-permutation bandwidth")
-    return ('<section id="cvl-sweep"><h3>Figure 4: operations against the number of elements per rank</h3>'
-            "<p>Elementwise add, add-scan, add-reduce and a random permutation of float64 vectors with n "
-            "elements per rank, on every rank of the job.</p>"
-            + beside_seed(ours, seed, SEED_MACHINES) + "</section>")
+    return seed_section(
+        "cvl-sweep", "Figure 4: operations against the number of elements per rank",
+        "Elementwise add, add-scan, add-reduce and a random permutation of float64 vectors with n "
+        "elements per rank, on every rank of the job.",
+        ours, seed, SEED_MACHINES)
 
 
 def _table2_section(entries: Sequence[Entry], plots: Plots) -> str:
-    found = by_kernel(entries, ["cvl_table2"])
-    if not found:
+    e = first_entry(entries, "cvl_table2")
+    if e is None:
         return ""
-    e = found[0]
     p = e.params
     ops = [r for r in e.rows if num(r.get("ns_per_element")) is not None]
     fig, ax = plots.figure(5.2, 3.6)
@@ -142,11 +142,12 @@ def _table2_section(entries: Sequence[Entry], plots: Plots) -> str:
     seed += table(["implementation", "MFLOPS", "Mwords/s", "ratio"],
                   [(m, f"{f:g}", f"{w:g}", f"{r:g}") for m, f, w, r in SEED_TABLE1],
                   "Table 1: per processor, out of cache")
-    return ('<section id="cvl-table2"><h3>Table 2 with its FLOPS column (and Table 1)</h3>'
-            "<p>The fixed cost of an int32 plus-reduce with one element per rank, and how many out-of-cache "
-            "float64 additions (per rank) it is worth; beside it the per-element rates of the operations on "
-            "vectors far larger than the caches.</p>"
-            + beside_seed(ours, seed, SEED_MACHINES) + "</section>")
+    return seed_section(
+        "cvl-table2", "Table 2 with its FLOPS column (and Table 1)",
+        "The fixed cost of an int32 plus-reduce with one element per rank, and how many out-of-cache "
+        "float64 additions (per rank) it is worth; beside it the per-element rates of the operations on "
+        "vectors far larger than the caches.",
+        ours, seed, SEED_MACHINES)
 
 
 def sections(entries: Sequence[Entry], plots: Plots) -> List[str]:

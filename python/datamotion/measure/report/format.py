@@ -241,3 +241,15 @@ def beside_seed(ours: str, seed: str, seed_machine: str) -> str:
     are quoted as published, under the name of the machine they were measured on."""
     return (f'<div class=beside><div class=ours><h4>datamotion, this machine</h4>{ours}</div>'
             f'<div class=seed><h4>the paper: {html.escape(seed_machine)}</h4>{seed}</div></div>')
+
+
+def seed_section(section_id: str, title: str, intro: str, ours: str, seed: str, seed_machine: str) -> str:
+    """A subsection of a seed's part of the page: heading, one paragraph of
+    introduction (HTML) and our numbers beside the seed's (:func:`beside_seed`)."""
+    return (f'<section id="{section_id}"><h3>{title}</h3><p>{intro}</p>'
+            + beside_seed(ours, seed, seed_machine) + "</section>")
+
+
+def first_entry(entries: Sequence[Entry], kernel: str) -> Optional[Entry]:
+    """The first entry of ``kernel``, or None when the results have none."""
+    return next(iter(by_kernel(entries, (kernel,))), None)

@@ -12,7 +12,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..fit import fit_barrier, fit_piecewise_linear
-from .format import Entry, beside_seed, by_kernel, ci_text, fmt, num, r2_text, size_label, size_text, table
+from .format import Entry, by_kernel, ci_text, fmt, num, r2_text, seed_section, size_label, size_text, table
 from .plots import Plots, bytes_axis, draw_piecewise, errorbars, piecewise_fits, value_axis
 
 TITLE = "Communication overhead (the Paragon, SP2 and CS-2 paper)"
@@ -217,9 +217,11 @@ def _sweep_section(entries: Sequence[Entry], plots: Plots) -> str:
                  for m in MACHINES]
     seed = _seed_sweep_plot(plots) + table(["machine", "zero (µs)", "small (µs)", "ITERS"], seed_rows,
                                            "Table 1: zero-byte and small-message times (m bytes)")
-    return ('<section id="paragon-sweep"><h3>0 to 2000 bytes in steps of 16 (Figure 2)</h3>'
-            "<p>Every multiple of 16 bytes up to 2000, to expose protocol steps (the Paragon's came from "
-            "packetization).</p>" + beside_seed(ours, seed, SEED_MACHINES) + "</section>")
+    return seed_section(
+        "paragon-sweep", "0 to 2000 bytes in steps of 16 (Figure 2)",
+        "Every multiple of 16 bytes up to 2000, to expose protocol steps (the Paragon's came from "
+        "packetization).",
+        ours, seed, SEED_MACHINES)
 
 
 # ---------------------------------------------------------------------------
@@ -299,12 +301,13 @@ def _contention_section(entries: Sequence[Entry], plots: Plots) -> str:
         ("slope s implied (slowdown = 1 + s (k − 1))", f"≈ {fmt(paragon_slope)}"),
         ("staircase step (packet size)", f"{FIGURE5_PACKET_BYTES} bytes"),
     ], "Section 7 and Figure 5 (the SP2 and CS-2 routes could not be contrived)", numeric_from=1)
-    return ('<section id="paragon-contention"><h3>Contention (Section 7, Figure 5)</h3>'
-            "<p>k messages sharing one path: the paper's chain, where node i exchanges with n−1−i so that "
-            "n/2 messages cross the middle link, and, where only two ranks exist, k messages at once between one "
-            "pair (the same path through the node carries k). Our slowdown per pair of ranks in shared memory "
-            "is bounded by memory bandwidth, not by a mesh link.</p>"
-            + beside_seed(ours, seed, "Intel Paragon (16 × 32 mesh, row-column routing)") + "</section>")
+    return seed_section(
+        "paragon-contention", "Contention (Section 7, Figure 5)",
+        "k messages sharing one path: the paper's chain, where node i exchanges with n−1−i so that "
+        "n/2 messages cross the middle link, and, where only two ranks exist, k messages at once between one "
+        "pair (the same path through the node carries k). Our slowdown per pair of ranks in shared memory "
+        "is bounded by memory bandwidth, not by a mesh link.",
+        ours, seed, "Intel Paragon (16 × 32 mesh, row-column routing)")
 
 
 # ---------------------------------------------------------------------------
@@ -379,9 +382,10 @@ def _memcpy_section(entries: Sequence[Entry], plots: Plots) -> str:
                  for m in MACHINES]
     seed = table(["machine", "memcpy (ns/byte)", "alignment"], seed_rows,
                  "Section 4 (arrays aligned to 4 KiB pages throughout)", numeric_from=1)
-    return ('<section id="paragon-memcpy"><h3>memcpy by alignment (Section 4)</h3>'
-            "<p>memcpy time against the source and destination offsets from a page boundary.</p>"
-            + beside_seed(ours, seed, SEED_MACHINES) + "</section>")
+    return seed_section(
+        "paragon-memcpy", "memcpy by alignment (Section 4)",
+        "memcpy time against the source and destination offsets from a page boundary.",
+        ours, seed, SEED_MACHINES)
 
 
 # ---------------------------------------------------------------------------
@@ -486,7 +490,9 @@ def _summary_section(entries: Sequence[Entry]) -> str:
     seed = table(["machine", "mem. copy (µs/byte)", "barrier (µs), 2^d procs", "zero", "small", "large",
                   "small/large divide (bytes)"], published, "Table 1: summary of performance figures",
                  numeric_from=1)
-    return ('<section id="paragon-table1"><h3>Summary of fitted parameters (Table 1)</h3>'
-            "<p>Our fits, from the model document where it has the kernel and fitted here otherwise; the zero, "
-            "small and large rows of the paper are its exchange (ITERS messages each way, time / 2 ITERS), "
-            "our rows name the method.</p>" + beside_seed(ours, seed, SEED_MACHINES) + "</section>")
+    return seed_section(
+        "paragon-table1", "Summary of fitted parameters (Table 1)",
+        "Our fits, from the model document where it has the kernel and fitted here otherwise; the zero, "
+        "small and large rows of the paper are its exchange (ITERS messages each way, time / 2 ITERS), "
+        "our rows name the method.",
+        ours, seed, SEED_MACHINES)

@@ -8,7 +8,7 @@ from typing import Dict, List, Mapping, Sequence
 
 import numpy as np
 
-from .format import Entry, beside_seed, by_kernel, fmt, num, r2_text, short, table
+from .format import Entry, beside_seed, by_kernel, first_entry, fmt, num, r2_text, seed_section, short, table
 from .plots import Plots, bytes_axis, errorbars, value_axis
 
 TITLE = "Many shifts in one step (the PSHIFT paper)"
@@ -158,10 +158,9 @@ def _tables_section(entries: Sequence[Entry], plots: Plots) -> str:
 
 
 def _model_section(entries: Sequence[Entry], plots: Plots) -> str:
-    models = by_kernel(entries, ["pshift_model"])
-    if not models:
+    e = first_entry(entries, "pshift_model")
+    if e is None:
         return ""
-    e = models[0]
     eq1 = e.params.get("eq1") if isinstance(e.params.get("eq1"), Mapping) else {}
     ext = e.params.get("extended") if isinstance(e.params.get("extended"), Mapping) else {}
     c1 = eq1.get("constants_us") if isinstance(eq1.get("constants_us"), Mapping) else {}
@@ -209,19 +208,20 @@ def _model_section(entries: Sequence[Entry], plots: Plots) -> str:
                   "2N<sub>sl</sub>(T<sub>mt</sub>+T<sub>tm</sub>)Σ V/L<sub>i</sub> S<sub>i</sub> + "
                   "T<sub>ex</sub> max<sub>i</sub>⌈N<sub>sl</sub>V S<sub>i</sub>/(2L<sub>i</sub>)⌉"),
     ], "Section 6.2: the constants the paper derives from Table 1")
-    return ('<section id="pshift-model"><h3>The cost model (Eq. 1) fitted to our times</h3>'
-            "<p>Each PSHIFT time (square and non-square subgrids) is one point; its multipliers are Eq. 1's with "
-            "N<sub>sl</sub> = 2 slices per float64 and S<sub>i</sub> = 1. T<sub>mt</sub> and T<sub>tm</sub> always "
-            "appear together, so their sum is fitted. An axis the grid does not split has no neighbour, so its "
-            "wrap-around lines count as local moves. The second column adds a start-up per shift, which Eq. 1 "
-            "lacks and MPI pays per message.</p>" + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
+    return seed_section(
+        "pshift-model", "The cost model (Eq. 1) fitted to our times",
+        "Each PSHIFT time (square and non-square subgrids) is one point; its multipliers are Eq. 1's with "
+        "N<sub>sl</sub> = 2 slices per float64 and S<sub>i</sub> = 1. T<sub>mt</sub> and T<sub>tm</sub> always "
+        "appear together, so their sum is fitted. An axis the grid does not split has no neighbour, so its "
+        "wrap-around lines count as local moves. The second column adds a start-up per shift, which Eq. 1 "
+        "lacks and MPI pays per message.",
+        ours, seed, SEED_MACHINE)
 
 
 def _setup_section(entries: Sequence[Entry], plots: Plots) -> str:
-    setups = by_kernel(entries, ["pshift_setup"])
-    if not setups:
+    e = first_entry(entries, "pshift_setup")
+    if e is None:
         return ""
-    e = setups[0]
     ranks = sorted({int(num(r.get("rank"))) for r in e.rows if num(r.get("rank")) is not None})
     if not ranks:
         return ""
@@ -246,16 +246,17 @@ def _setup_section(entries: Sequence[Entry], plots: Plots) -> str:
         ("depends on size or shifts", "no correlation found"),
         ("where the time goes", "writing, assembling and loading the generated routine (disk I/O)")],
         "Section 6.1")
-    return ('<section id="pshift-setup"><h3>Setup apart from execution</h3>'
-            "<p>The time to build a plan of all 2k shifts (partners, message boxes, local copies) and free it, "
-            "beside one execution of it.</p>" + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
+    return seed_section(
+        "pshift-setup", "Setup apart from execution",
+        "The time to build a plan of all 2k shifts (partners, message boxes, local copies) and free it, "
+        "beside one execution of it.",
+        ours, seed, SEED_MACHINE)
 
 
 def _shapes_section(entries: Sequence[Entry], plots: Plots) -> str:
-    shapes = by_kernel(entries, ["pshift_shapes"])
-    if not shapes:
+    e = first_entry(entries, "pshift_shapes")
+    if e is None:
         return ""
-    e = shapes[0]
     by_shape = _by_shape(e)
     names = [s for s, m in by_shape.items() if "pshift" in m and "cshift" in m]
     if not names:
@@ -282,9 +283,11 @@ def _shapes_section(entries: Sequence[Entry], plots: Plots) -> str:
                  + [(f"{L}×{L}×{L}", published(SEED_TABLES[3][L][2])) for L in (4, 8)],
                  "The paper measured square and cubic subgrids only (Tables 2–3); Section 6.1 argues that "
                  "a 100×10 subgrid overlaps only 10 of its element exchanges, so equal axes gain most")
-    return ('<section id="pshift-shapes"><h3>Non-square subgrids</h3>'
-            "<p>Shifts ±1 along every axis of subgrids whose axes differ (L×2L, L×L/2, non-cubic 3-d), beside the "
-            "square and cubic ones of the same L.</p>" + beside_seed(ours, seed, SEED_MACHINE) + "</section>")
+    return seed_section(
+        "pshift-shapes", "Non-square subgrids",
+        "Shifts ±1 along every axis of subgrids whose axes differ (L×2L, L×L/2, non-cubic 3-d), beside the "
+        "square and cubic ones of the same L.",
+        ours, seed, SEED_MACHINE)
 
 
 def sections(entries: Sequence[Entry], plots: Plots) -> List[str]:

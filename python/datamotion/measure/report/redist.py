@@ -10,7 +10,7 @@ from typing import Dict, List, Mapping, Sequence, Tuple
 
 from matplotlib import ticker
 
-from .format import Entry, beside_seed, by_kernel, ci_text, fmt, num, table
+from .format import Entry, beside_seed, ci_text, first_entry, fmt, num, table
 from .plots import Plots, errorbars, ranks_axis, value_axis
 
 TITLE = "Block-cyclic redistribution (the Walker-Otto paper)"
@@ -77,9 +77,9 @@ PYTHON_NOTE = ("The three literal variants are driven from Python: each phase is
 
 def sections(entries: Sequence[Entry], plots: Plots) -> List[str]:
     """The HTML of this seed's subsections that have data."""
-    expand = next(iter(by_kernel(entries, ["redist_expand"])), None)
-    collectives = next(iter(by_kernel(entries, ["redist_collectives"])), None)
-    fig7 = next(iter(by_kernel(entries, ["redist_fig7b"])), None)
+    expand = first_entry(entries, "redist_expand")
+    collectives = first_entry(entries, "redist_collectives")
+    fig7 = first_entry(entries, "redist_fig7b")
     return [_against_k_section(expand, plots) if expand else "",
             _against_p_section(expand, collectives, plots) if expand or collectives else "",
             _variants_section(expand) if expand else "",

@@ -27,6 +27,7 @@ from mpi4py import MPI
 from ...array import DistArray
 from ...layout import ProcessGrid
 from ...shift import CShift, Halo, PShift
+from ..fit import nonnegative_lstsq as nnls  # the name this module has always exported
 from ..stats import adaptive, summarize
 
 # Local extents L of the paper's tables (Table 1: rank 1, ..., Table 4: rank 4).
@@ -102,37 +103,6 @@ def eq1_terms(local_shape: Sequence[int], grid_dims: Sequence[int], shift: int =
     return {"T0": 1.0, "Tmm": memory, "Tmt_tm": transfer, "Tex": float(exchange), "Tsh": 2.0 * len(local_shape)}
 
 
-def nnls(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """argmin ||A x - b|| subject to x >= 0 (SciPy's when installed, else Lawson and
-    Hanson's active-set method in NumPy)."""
-    try:
-        from scipy.optimize import nnls as scipy_nnls
-    except ImportError:
-        scipy_nnls = None
-    if scipy_nnls is not None:
-        return scipy_nnls(A, b)[0]
-    m, n = A.shape
-    x = np.zeros(n)
-    passive = np.zeros(n, dtype=bool)
-    tol = 10 * np.finfo(float).eps * np.linalg.norm(A, 1) * max(m, n)
-    for _ in range(3 * n + 10):
-        w = A.T @ (b - A @ x)
-        if passive.all() or w[~passive].max() <= tol:
-            break
-        passive[np.argmax(np.where(passive, -np.inf, w))] = True
-        while True:
-            s = np.zeros(n)
-            s[passive] = np.linalg.lstsq(A[:, passive], b, rcond=None)[0]
-            if s[passive].min() > 0:
-                x = s
-                break
-            negative = passive & (s <= 0)
-            alpha = np.min(x[negative] / (x[negative] - s[negative]))
-            x = x + alpha * (s - x)
-            passive &= x > tol
-    return x
-
-
 def fit_cost_model(rows: Sequence[Mapping], terms: Sequence[str] = EQ1_TERMS) -> dict:
     """Fits ``median_us = sum(constant[t] * row[t])`` over ``terms``, every constant
     >= 0, minimising the relative error (times span several decades). Rows carry
@@ -142,10 +112,7 @@ def fit_cost_model(rows: Sequence[Mapping], terms: Sequence[str] = EQ1_TERMS) ->
     y = np.array([float(r["median_us"]) for r in rows], dtype=float)
     if len(y) < len(terms) or np.any(y <= 0):
         raise ValueError(f"fitting {len(terms)} constants needs as many positive times, got {len(y)}")
-    weighted = A / y[:, None]
-    scale = np.linalg.norm(weighted, axis=0)
-    scale[scale == 0] = 1.0
-    coef = nnls(weighted / scale, np.ones_like(y)) / scale
+    coef = nnls(A, y, weights=y ** -2.0)
     predicted = A @ coef
     residual = y - predicted
     total = float(np.sum((y - y.mean()) ** 2))
@@ -165,9 +132,8 @@ def fit_eq2(extents: Sequence[float], times_us: Sequence[float], k: int) -> Opti
         return None
     L = np.asarray(extents, dtype=float)
     y = np.asarray(times_us, dtype=float)
-    A = np.stack([np.ones_like(L), L ** (k - 1), L ** k], axis=1) / y[:, None]
-    scale = np.linalg.norm(A, axis=0)
-    a, b, c = nnls(A / scale, np.ones_like(y)) / scale
+    A = np.stack([np.ones_like(L), L ** (k - 1), L ** k], axis=1)
+    a, b, c = nnls(A, y, weights=y ** -2.0)
     return {"a_us": float(a), "b_us": float(b), "c_us": float(c)}
 
 
