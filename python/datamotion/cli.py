@@ -37,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     info.add_argument("--np", type=int, default=None, help="ranks to launch (default: run in this process)")
     info.add_argument("--json", action="store_true", help="print JSON instead of a table")
     bench = sub.add_parser("bench", help="measure the machine and write a results JSON")
-    bench.add_argument("suites", nargs="+", metavar="SUITE",
+    bench.add_argument("suites", nargs="+", metavar="SUITE", choices=SUITE_NAMES + ("all",),
                        help=f"one or more of {', '.join(SUITE_NAMES)}, or all")
     bench.add_argument("--np", type=int, default=2, help="ranks to launch when not inside an MPI job (default 2)")
     bench.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (about a minute)")

@@ -353,3 +353,10 @@ def test_the_command_line_lists_every_suite():
     help_text = cli._parser().format_help() + "".join(
         action.choices["bench"].format_help() for action in cli._parser()._subparsers._group_actions)
     assert all(name in help_text for name in constants.SUITE_NAMES)
+
+
+def test_an_unknown_suite_is_refused_before_any_job_starts(capsys):
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["bench", "teleport", "--out", "never.json"])
+    assert refused.value.code == 2 and "invalid choice: 'teleport'" in capsys.readouterr().err
+    assert not os.path.exists("never.json")
