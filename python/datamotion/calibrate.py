@@ -33,7 +33,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .measure.fit import nonnegative_lstsq as nnls  # the name this module has always exported
+from .measure.lsq import nonnegative_lstsq as nnls  # the name this module has always exported
 
 LINES = ("send_packed", "send_datatype", "send_split", "recv_packed", "recv_datatype")
 SENDS = ("packed", "split", "whole")  # whole: a datatype in one message

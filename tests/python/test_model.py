@@ -18,6 +18,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "python"
 
 from datamotion.measure import fit as dmm  # noqa: E402
+from datamotion.measure import lsq  # noqa: E402
 from datamotion.measure.predict import prediction, predict  # noqa: E402
 
 # Sizes on a quarter-octave grid from 1 byte to 4 MiB (84 distinct sizes).
@@ -267,14 +268,14 @@ def test_flat_segments_have_infinite_bandwidth():
 def test_t_quantiles_match_the_t_distribution():
     # Quantiles checked against a numerical integration of the Student-t density.
     for dof in (1, 2, 3, 5, 10, 29, 30, 31, 45, 100, 1000):
-        q = dmm._t975(dof)
+        q = lsq.t975(dof)
         x = np.linspace(0, q, 200001)
         logc = math.lgamma((dof + 1) / 2) - math.lgamma(dof / 2) - 0.5 * math.log(dof * math.pi)
         pdf = np.exp(logc - (dof + 1) / 2 * np.log1p(x * x / dof))
         cdf = 0.5 + np.sum((pdf[1:] + pdf[:-1]) / 2 * np.diff(x))
         assert cdf == pytest.approx(0.975, abs=2e-6), dof
-    assert math.isnan(dmm._t975(0))
-    assert dmm._t975(10 ** 9) == pytest.approx(1.959964, abs=1e-6)
+    assert math.isnan(lsq.t975(0))
+    assert lsq.t975(10 ** 9) == pytest.approx(1.959964, abs=1e-6)
 
 
 # ---------------------------------------------------------------------------
@@ -688,10 +689,13 @@ def test_import_loads_neither_mpi_nor_the_extension():
     assert done.returncode == 0, done.stderr
 
 
-def test_everything_public_is_documented():
-    assert dmm.__doc__.strip()
-    for name in dmm.__all__:
-        obj = getattr(dmm, name)
+@pytest.mark.parametrize("module", [dmm, lsq], ids=["fit", "lsq"])
+def test_everything_public_is_documented(module):
+    assert module.__doc__.strip()
+    names = getattr(module, "__all__", None) or [n for n, o in vars(module).items() if not n.startswith("_")
+                                                 and getattr(o, "__module__", None) == module.__name__]
+    for name in names:
+        obj = getattr(module, name)
         if callable(obj):
             assert (obj.__doc__ or "").strip(), name
         if isinstance(obj, type):

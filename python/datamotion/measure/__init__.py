@@ -6,6 +6,7 @@ and the report, each a module with one job.
 * :mod:`~datamotion.measure.stats` — repetition rules and summaries of samples;
 * :mod:`~datamotion.measure.results` — the results document: built, written, read;
 * :mod:`~datamotion.measure.fit` — models fitted to results (no MPI);
+* :mod:`~datamotion.measure.lsq` — the least squares every fit shares: intervals, constraints, quality;
 * :mod:`~datamotion.measure.predict` — times predicted from a fitted model (no MPI);
 * :mod:`~datamotion.measure.gauss` — a program's time predicted from its primitives;
 * :mod:`~datamotion.measure.report` — the offline HTML report (no MPI);

@@ -40,7 +40,7 @@ of small ones. ``weighting="uniform"`` gives ordinary least squares.
 Every coefficient is physical: start-up times, times per byte and the
 coefficients of the barrier, collective and allgather models are constrained
 to be ``>= 0`` (an exact bound-constrained least squares,
-:func:`nonnegative_lstsq`: where the free fit is negative, Lawson and
+:func:`datamotion.measure.lsq.nonnegative_lstsq`: where the free fit is negative, Lawson and
 Hanson's active-set method finds the optimum). The breakpoint search compares physical segments only.
 
 Confidence intervals (95 %) come from the least-squares covariance with
@@ -73,10 +73,22 @@ import numpy as np
 __all__ = [
     "Segment", "PiecewiseFit", "LogFit", "CollectiveFit", "AllgatherFit",
     "fit_piecewise_linear", "fit_barrier", "fit_collective", "fit_allgather",
-    "loggp_from_pingpong", "fit_results", "flagged_fits", "KERNEL_MODELS", "nonnegative_lstsq",
+    "loggp_from_pingpong", "fit_results", "flagged_fits", "KERNEL_MODELS",
 ]
 
 from .constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_R2_MIN_POINTS, MODEL_SCHEMA, RESULTS_SCHEMA
+from .lsq import (
+    RankDeficient,
+    fit_quality,
+    held_flags,
+    nonnegative_wls,
+    quality_flags,
+    r_squared,
+    residuals,
+    rmse,
+    t975,
+    weights_for,
+)
 
 KERNEL_MODELS: Dict[str, str] = {
     # point to point: T(l) = t0 + l/B piecewise
@@ -114,246 +126,7 @@ count when the rows hold several). ``"log2"``: :func:`fit_barrier` on
 contributes. Kernels not listed are skipped with a note. The mapping may be
 extended by the caller before calling :func:`fit_results`."""
 
-_WEIGHTINGS = ("relative", "uniform")
 _MAX_DISTINCT_SIZES = 4096  # the breakpoint search holds an m x m table of segment errors
-
-# ---------------------------------------------------------------------------
-# Statistics helpers
-# ---------------------------------------------------------------------------
-
-# Two-sided 95 % Student-t quantiles t_{0.975}(dof) for dof = 1..30.
-_T975 = (
-    12.706204736, 4.302652730, 3.182446305, 2.776445105, 2.570581836,
-    2.446911851, 2.364624252, 2.306004135, 2.262157163, 2.228138852,
-    2.200985160, 2.178812830, 2.160368656, 2.144786688, 2.131449546,
-    2.119905299, 2.109815578, 2.100922040, 2.093024054, 2.085963447,
-    2.079613845, 2.073873068, 2.068657610, 2.063898562, 2.059538553,
-    2.055529439, 2.051830516, 2.048407142, 2.045229642, 2.042272456,
-)
-_Z975 = 1.959963984540054
-
-
-def _t975(dof: float) -> float:
-    """Student-t 0.975 quantile: exact table for 1..30 degrees of freedom and the
-    Cornish-Fisher expansion of Abramowitz & Stegun 26.7.5 beyond (error < 1e-6
-    from 30 up); NaN for fewer than one degree of freedom."""
-    if not dof >= 1:
-        return math.nan
-    if dof <= 30 and float(dof).is_integer():
-        return _T975[int(dof) - 1]
-    z, v = _Z975, float(dof)
-    g1 = (z ** 3 + z) / 4
-    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
-    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
-    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
-    return z + g1 / v + g2 / v ** 2 + g3 / v ** 3 + g4 / v ** 4
-
-
-class _RankDeficient(ValueError):
-    pass
-
-
-def _wls(X: np.ndarray, y: np.ndarray, w: np.ndarray):
-    """Weighted least squares. Returns (coefficients, covariance, weighted SSE, dof).
-
-    Columns are scaled to unit maximum before a QR factorisation, so sizes in
-    the gigabytes next to a column of ones are no problem. The covariance is
-    ``s^2 (X^T W X)^-1`` with ``s^2 = WSSE / dof`` (NaN when dof is 0)."""
-    n, p = X.shape
-    scale = np.max(np.abs(X), axis=0)
-    scale[scale == 0] = 1.0
-    sw = np.sqrt(w)
-    A = (X / scale) * sw[:, None]
-    b = y * sw
-    sv = np.linalg.svd(A, compute_uv=False)
-    if sv.size < p or sv[-1] <= 1e-10 * sv[0]:
-        raise _RankDeficient("the design matrix is rank deficient")
-    Q, R = np.linalg.qr(A)
-    coef_s = np.linalg.solve(R, Q.T @ b)
-    resid = b - A @ coef_s
-    wsse = float(resid @ resid)
-    dof = n - p
-    Rinv = np.linalg.inv(R)
-    s2 = wsse / dof if dof > 0 else math.nan
-    cov_s = (Rinv @ Rinv.T) * s2
-    return coef_s / scale, cov_s / np.outer(scale, scale), wsse, dof
-
-
-def _ci(value: float, var: float, dof: int) -> Tuple[float, float]:
-    half = _t975(dof) * math.sqrt(var) if (dof >= 1 and var >= 0) else math.nan
-    return (float(value - half), float(value + half))
-
-
-def _feasible(coef: np.ndarray, X: np.ndarray) -> bool:
-    """Every coefficient >= 0, up to rounding (judged on the scaled columns)."""
-    scaled = coef * np.max(np.abs(X), axis=0)
-    tol = 1e-9 * max(float(np.max(np.abs(scaled))), 1e-300)
-    return bool(np.all(scaled >= -tol))
-
-
-def nonnegative_lstsq(A, b, weights=None) -> np.ndarray:
-    """``argmin_x sum_i weights_i (A x - b)_i**2`` subject to ``x >= 0``.
-
-    Lawson and Hanson's active-set method (*Solving Least Squares Problems*,
-    1974, chapter 23): exact, it ends on the optimum after finitely many
-    steps. Weights (default 1) scale the rows by their square roots; the
-    columns are scaled to unit norm inside, so the tolerances are relative
-    and a column of sizes in the gigabytes next to a column of ones is no
-    problem. A coefficient at the bound is exactly 0.
-    """
-    A = np.asarray(A, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if A.ndim != 2 or b.shape != (A.shape[0],):
-        raise ValueError(f"A must be m x n and b of length m, got shapes {A.shape} and {b.shape}")
-    if weights is not None:
-        w = np.asarray(weights, dtype=float)
-        if w.shape != b.shape or not np.all(w >= 0):
-            raise ValueError("weights must be one value >= 0 per row of A")
-        sw = np.sqrt(w)
-        A, b = A * sw[:, None], b * sw
-    m, n = A.shape
-    scale = np.linalg.norm(A, axis=0)
-    scale[scale == 0] = 1.0
-    A = A / scale
-    # |A^T r| <= |r| <= |b| with unit columns: a gradient below this is rounding.
-    tol = 10 * max(m, n) * np.finfo(float).eps * float(np.linalg.norm(b))
-    x = np.zeros(n)
-    passive = np.zeros(n, dtype=bool)
-    for _ in range(3 * n + 10):  # bounds a cycle that rounding could start
-        gradient = A.T @ (b - A @ x)
-        if passive.all() or gradient[~passive].max() <= tol:
-            break
-        passive[np.argmax(np.where(passive, -np.inf, gradient))] = True
-        while passive.any():
-            z = np.zeros(n)
-            z[passive] = np.linalg.lstsq(A[:, passive], b, rcond=None)[0]
-            if z[passive].min() > 0:
-                x = z
-                break
-            # Step back towards z until a coefficient reaches 0, and free it from the fit.
-            negative = np.flatnonzero(passive & (z <= 0))
-            ratios = x[negative] / (x[negative] - z[negative])
-            x = x + ratios.min() * (z - x)
-            x[negative[np.argmin(ratios)]] = 0.0
-            passive &= x > 0
-            x[~passive] = 0.0
-    return x / scale
-
-
-def _nonneg_wls(X: np.ndarray, y: np.ndarray, w: np.ndarray):
-    """Weighted least squares with every coefficient >= 0.
-
-    The unconstrained solution is kept when it is feasible. Otherwise
-    :func:`nonnegative_lstsq` finds the optimum, and the coefficients it holds
-    at 0 tell the face of the constraint set it lies on; that face is fitted
-    freely for the covariance of its coefficients.
-
-    Returns ``(coef, cis, wsse, held)``: the coefficients; their 95 %
-    intervals (a free coefficient's from the fit of its face, the lower end
-    clipped at 0; a held one's ``[0, upper end of its unconstrained
-    interval]``); the weighted SSE; and ``held``, ``(index, value, ci)`` of
-    each coefficient held at 0 with its unconstrained value and interval.
-
-    Raises:
-        _RankDeficient: when the unconstrained design is rank deficient.
-    """
-    coef, cov, wsse, dof = _wls(X, y, w)
-    p = X.shape[1]
-    cis_u = [_ci(coef[i], cov[i, i], dof) for i in range(p)]
-    if _feasible(coef, X):
-        return np.maximum(coef, 0.0), [(max(lo, 0.0), hi) if math.isfinite(lo) else (lo, hi) for lo, hi in cis_u], \
-            wsse, []
-    free = np.flatnonzero(nonnegative_lstsq(X, y, w) > 0)
-    c = np.zeros(p)
-    cis = [(0.0, max(0.0, hi) if math.isfinite(hi) else hi) for _, hi in cis_u]
-    if free.size:
-        # A subset of full-rank columns is of full rank: this fit cannot fail.
-        cf, cvf, ws, df = _wls(X[:, free], y, w)
-        c[free] = np.maximum(cf, 0.0)
-        for j, i in enumerate(free):
-            lo, hi = _ci(cf[j], cvf[j, j], df)
-            cis[i] = (max(lo, 0.0) if math.isfinite(lo) else lo, hi)
-    else:
-        ws = float(np.sum(w * y * y))
-    held = [(i, float(coef[i]), cis_u[i]) for i in range(p) if i not in free]
-    return c, cis, ws, held
-
-
-def _held_flags(names: Sequence[str], held) -> List[str]:
-    """A flag for each coefficient held at 0 whose unconstrained value was
-    negative beyond its 95 % interval (or with no interval to tell): the
-    model's form does not describe the data there. A value negative within
-    its noise is simply 0 and not flagged."""
-    flags = []
-    for index, value, (_, hi) in held:
-        if value < 0 and not (math.isfinite(hi) and hi >= 0):
-            flags.append(f"{names[index]} held at 0 (unconstrained fit: {value:.3g})")
-    return flags
-
-
-def _residuals(y: np.ndarray, yhat: np.ndarray) -> Tuple[float, float]:
-    """(relative RMSE, largest relative residual |y - yhat| / y); times of 0
-    are compared with the smallest positive time instead."""
-    if not y.size:
-        return math.nan, math.nan
-    ay = np.abs(y)
-    positive = ay[ay > 0]
-    floor = positive.min() if positive.size else 1.0
-    rel = (y - yhat) / np.maximum(ay, floor)
-    return float(math.sqrt(np.mean(rel ** 2))), float(np.max(np.abs(rel)))
-
-
-def _quality_flags(r2: float, relative_rmse: float, distinct: int) -> List[str]:
-    """The flags of the quality threshold (constants ``FIT_MIN_R2``,
-    ``FIT_R2_MIN_POINTS``, ``FIT_MAX_RELATIVE_RMSE``)."""
-    flags = []
-    if distinct >= FIT_R2_MIN_POINTS and not r2 >= FIT_MIN_R2:
-        flags.append(f"r2 {r2:.3f} below {FIT_MIN_R2:g}")
-    if relative_rmse > FIT_MAX_RELATIVE_RMSE:
-        flags.append(f"relative RMSE {100 * relative_rmse:.3g} % above {100 * FIT_MAX_RELATIVE_RMSE:.3g} %")
-    return flags
-
-
-def _quality(y: np.ndarray, yhat: np.ndarray, distinct: int, names: Sequence[str], held) -> Dict[str, Any]:
-    """Goodness of fit and flags of a whole model, as keyword arguments of its dataclass."""
-    r2 = _r2(y, yhat)
-    relative, worst = _residuals(y, yhat)
-    return {"r2": r2, "rmse_us": _rmse(y, yhat), "relative_rmse": relative, "max_relative_residual": worst,
-            "flags": tuple(_quality_flags(r2, relative, distinct) + _held_flags(names, held))}
-
-
-def _range_out(pair: Tuple[float, float]) -> List[Any]:
-    return [_bytes_value(pair[0]), _bytes_value(pair[1])] if pair else []
-
-
-def _range_in(pair) -> Tuple[float, ...]:
-    return (float(pair[0]), float(pair[1])) if isinstance(pair, (list, tuple)) and len(pair) == 2 else ()
-
-
-def _r2(y: np.ndarray, yhat: np.ndarray) -> float:
-    ss_res = float(np.sum((y - yhat) ** 2))
-    ss_tot = float(np.sum((y - np.mean(y)) ** 2))
-    tiny = 1e-24 * max(float(np.sum(y ** 2)), 1e-300)
-    if ss_tot <= tiny:  # constant data: explained exactly or not at all
-        return 1.0 if ss_res <= max(tiny, 1e-24) else 0.0
-    return 1.0 - ss_res / ss_tot
-
-
-def _rmse(y: np.ndarray, yhat: np.ndarray) -> float:
-    return float(math.sqrt(np.mean((y - yhat) ** 2))) if y.size else math.nan
-
-
-def _weights(y: np.ndarray, weighting: str) -> np.ndarray:
-    if weighting not in _WEIGHTINGS:
-        raise ValueError(f"weighting must be one of {_WEIGHTINGS}, got {weighting!r}")
-    if weighting == "uniform":
-        return np.ones_like(y)
-    ay = np.abs(y)
-    positive = ay[ay > 0]
-    if positive.size == 0:
-        return np.ones_like(y)
-    return 1.0 / np.maximum(ay, positive.min()) ** 2
-
 
 # ---------------------------------------------------------------------------
 # Input checking and JSON helpers
@@ -424,6 +197,14 @@ def _bytes_value(v: float):
 
 def _scalar_or_array(out: np.ndarray):
     return float(out) if np.ndim(out) == 0 else out
+
+
+def range_out(pair: Tuple[float, float]) -> List[Any]:
+    return [_bytes_value(pair[0]), _bytes_value(pair[1])] if pair else []
+
+
+def range_in(pair) -> Tuple[float, ...]:
+    return (float(pair[0]), float(pair[1])) if isinstance(pair, (list, tuple)) and len(pair) == 2 else ()
 
 
 def _bandwidth(us_per_byte: float) -> float:
@@ -665,7 +446,7 @@ def _breakpoint_cis(cost: np.ndarray, best: List[np.ndarray], bounds: List[int],
     dof = n - 3 * k - 2
     if dof < 1:
         return [(math.nan, math.nan)] * k
-    limit = max(float(best[k][m]), floor) * (1 + _t975(dof) ** 2 / dof)
+    limit = max(float(best[k][m]), floor) * (1 + t975(dof) ** 2 / dof)
     # suffix[r][b]: least error covering distinct sizes b..m-1 with r breakpoints
     suffix = [np.append(cost[:, m], np.inf)]
     for _ in range(k - 1):
@@ -697,14 +478,14 @@ def _int_arg(value, name: str, minimum: int) -> int:
 
 def _fit_line_segment(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> Segment:
     X = np.column_stack([np.ones_like(x), x])
-    coef, cis, _, held = _nonneg_wls(X, y, w)
+    coef, cis, _, held = nonnegative_wls(X, y, w)
     yhat = X @ coef
-    r2 = _r2(y, yhat)
-    relative, worst = _residuals(y, yhat)
-    flags = _quality_flags(r2, relative, np.unique(x).size) + _held_flags(("t0", "slope"), held)
+    r2 = r_squared(y, yhat)
+    relative, worst = residuals(y, yhat)
+    flags = quality_flags(r2, relative, np.unique(x).size) + held_flags(("t0", "slope"), held)
     return Segment(start_bytes=_bytes_value(x.min()), end_bytes=_bytes_value(x.max()),
                    t0_us=float(coef[0]), us_per_byte=float(coef[1]), t0_ci95=cis[0], us_per_byte_ci95=cis[1],
-                   r2=r2, n=int(x.size), rmse_us=_rmse(y, yhat), relative_rmse=relative,
+                   r2=r2, n=int(x.size), rmse_us=rmse(y, yhat), relative_rmse=relative,
                    max_relative_residual=worst, flags=tuple(flags))
 
 
@@ -766,7 +547,7 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     max_breakpoints = _int_arg(max_breakpoints, "max_breakpoints", 0)
     min_points = _int_arg(min_points, "min_points", 2)
     x, y = _prepare_xy(sizes, times)
-    w = _weights(y, weighting)
+    w = weights_for(y, weighting)
     order = np.argsort(x, kind="stable")
     x, y, w = x[order], y[order], w[order]
     n = x.size
@@ -820,12 +601,12 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
         segments.append(seg)
         yhat[sl] = seg.t0_us + seg.us_per_byte * x[sl]
     breakpoints = [_bytes_value(distinct[b]) for b in bounds[1:-1]]
-    r2 = _r2(y, yhat)
-    relative, worst = _residuals(y, yhat)
-    own = _quality_flags(r2, relative, m)
+    r2 = r_squared(y, yhat)
+    relative, worst = residuals(y, yhat)
+    own = quality_flags(r2, relative, m)
     flags = own + [f"{_segment_name(seg)}: {flag}" for seg in segments for flag in seg.flags
                    if not (len(segments) == 1 and flag in own)]  # one segment: said once
-    return PiecewiseFit(segments=segments, breakpoints_bytes=breakpoints, r2=r2, rmse_us=_rmse(y, yhat),
+    return PiecewiseFit(segments=segments, breakpoints_bytes=breakpoints, r2=r2, rmse_us=rmse(y, yhat),
                         n=int(n), bic=float(bic), selection=selection, weighting=weighting,
                         breakpoints_ci95=_breakpoint_cis(cost, best, bounds, distinct, n, floor),
                         relative_rmse=relative, max_relative_residual=worst, flags=tuple(flags))
@@ -881,7 +662,7 @@ class LogFit:
                 "b_ci95": _pair_out(self.b_ci95), "r2": _num(self.r2), "rmse_us": _num(self.rmse_us),
                 "n": int(self.n), "relative_rmse": _num(self.relative_rmse),
                 "max_relative_residual": _num(self.max_relative_residual), "flags": list(self.flags),
-                "ranks_range": _range_out(self.ranks_range)}
+                "ranks_range": range_out(self.ranks_range)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "LogFit":
@@ -892,7 +673,7 @@ class LogFit:
                    relative_rmse=_unnum(data.get("relative_rmse")),
                    max_relative_residual=_unnum(data.get("max_relative_residual")),
                    flags=tuple(str(f) for f in data.get("flags") or ()),
-                   ranks_range=_range_in(data.get("ranks_range")))
+                   ranks_range=range_in(data.get("ranks_range")))
 
 
 def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
@@ -917,9 +698,9 @@ def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
         raise ValueError(f"too few points: fit_barrier needs at least 2 distinct rank counts, "
                          f"got {np.unique(p).size} in {p.size} sample(s)")
     X = np.column_stack([np.log2(p), np.ones_like(p)])
-    coef, cis, _, held = _nonneg_wls(X, y, _weights(y, weighting))
+    coef, cis, _, held = nonnegative_wls(X, y, weights_for(y, weighting))
     yhat = X @ coef
-    quality = _quality(y, yhat, np.unique(p).size, ("a", "b"), held)
+    quality = fit_quality(y, yhat, np.unique(p).size, ("a", "b"), held)
     return LogFit(a=float(coef[0]), b=float(coef[1]), a_ci95=cis[0], b_ci95=cis[1], n=int(p.size),
                   ranks_range=(float(p.min()), float(p.max())), **quality)
 
@@ -1013,7 +794,7 @@ class CollectiveFit:
                 "per_ranks": [dict(ranks=int(p), **seg.to_dict()) for p, seg in sorted(self.per_ranks.items())],
                 "relative_rmse": _num(self.relative_rmse),
                 "max_relative_residual": _num(self.max_relative_residual), "flags": list(self.flags),
-                "bytes_range": _range_out(self.bytes_range), "ranks_range": _range_out(self.ranks_range)}
+                "bytes_range": range_out(self.bytes_range), "ranks_range": range_out(self.ranks_range)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "CollectiveFit":
@@ -1026,7 +807,7 @@ class CollectiveFit:
                    per_ranks=per_ranks, relative_rmse=_unnum(data.get("relative_rmse")),
                    max_relative_residual=_unnum(data.get("max_relative_residual")),
                    flags=tuple(str(f) for f in data.get("flags") or ()),
-                   bytes_range=_range_in(data.get("bytes_range")), ranks_range=_range_in(data.get("ranks_range")))
+                   bytes_range=range_in(data.get("bytes_range")), ranks_range=range_in(data.get("ranks_range")))
 
 
 def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> CollectiveFit:
@@ -1053,12 +834,12 @@ def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> Colle
         raise ValueError(f"too few points: fit_collective needs at least 2 distinct sizes at each of at least "
                          f"2 distinct rank counts (got {n_sizes} size(s), {n_ranks} rank count(s), "
                          f"{l.size} sample(s))")
-    w = _weights(y, weighting)
+    w = weights_for(y, weighting)
     g = np.log2(p)
     X = np.column_stack([g, l * g, np.ones_like(l), l])
     try:
-        coef, cis, _, held = _nonneg_wls(X, y, w)
-    except _RankDeficient:
+        coef, cis, _, held = nonnegative_wls(X, y, w)
+    except RankDeficient:
         raise ValueError("the samples do not determine all four coefficients of (a + b*l)*log2(P) + c + d*l: "
                          "measure at least 2 sizes at each of at least 2 rank counts") from None
     yhat = X @ coef
@@ -1067,7 +848,7 @@ def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> Colle
         sel = p == P
         if np.unique(l[sel]).size >= 2:
             per_ranks[int(P)] = _fit_line_segment(l[sel], y[sel], w[sel])
-    quality = _quality(y, yhat, np.unique(np.column_stack([l, p]), axis=0).shape[0], ("a", "b", "c", "d"), held)
+    quality = fit_quality(y, yhat, np.unique(np.column_stack([l, p]), axis=0).shape[0], ("a", "b", "c", "d"), held)
     return CollectiveFit(a=float(coef[0]), b=float(coef[1]), c=float(coef[2]), d=float(coef[3]),
                          a_ci95=cis[0], b_ci95=cis[1], c_ci95=cis[2], d_ci95=cis[3], n=int(l.size),
                          per_ranks=per_ranks, bytes_range=(float(l.min()), float(l.max())),
@@ -1125,7 +906,7 @@ class AllgatherFit:
                 "r2": _num(self.r2), "rmse_us": _num(self.rmse_us), "n": int(self.n),
                 "relative_rmse": _num(self.relative_rmse),
                 "max_relative_residual": _num(self.max_relative_residual), "flags": list(self.flags),
-                "bytes_range": _range_out(self.bytes_range), "ranks_range": _range_out(self.ranks_range)}
+                "bytes_range": range_out(self.bytes_range), "ranks_range": range_out(self.ranks_range)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "AllgatherFit":
@@ -1136,7 +917,7 @@ class AllgatherFit:
                    relative_rmse=_unnum(data.get("relative_rmse")),
                    max_relative_residual=_unnum(data.get("max_relative_residual")),
                    flags=tuple(str(f) for f in data.get("flags") or ()),
-                   bytes_range=_range_in(data.get("bytes_range")), ranks_range=_range_in(data.get("ranks_range")))
+                   bytes_range=range_in(data.get("bytes_range")), ranks_range=range_in(data.get("ranks_range")))
 
 
 def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> AllgatherFit:
@@ -1158,9 +939,9 @@ def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> Allgat
         raise ValueError(f"too few points: fit_allgather needs at least 2 distinct result sizes P*l, "
                          f"got {np.unique(total).size} in {l.size} sample(s)")
     X = np.column_stack([np.ones_like(total), total])
-    coef, cis, _, held = _nonneg_wls(X, y, _weights(y, weighting))
+    coef, cis, _, held = nonnegative_wls(X, y, weights_for(y, weighting))
     yhat = X @ coef
-    quality = _quality(y, yhat, np.unique(total).size, ("c", "d"), held)
+    quality = fit_quality(y, yhat, np.unique(total).size, ("c", "d"), held)
     return AllgatherFit(c=float(coef[0]), d=float(coef[1]), c_ci95=cis[0], d_ci95=cis[1], n=int(l.size),
                         bytes_range=(float(l.min()), float(l.max())), ranks_range=(float(p.min()), float(p.max())),
                         **quality)

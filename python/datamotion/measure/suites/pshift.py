@@ -27,7 +27,7 @@ from mpi4py import MPI
 from ...array import DistArray
 from ...layout import ProcessGrid
 from ...shift import CShift, Halo, PShift
-from ..fit import nonnegative_lstsq as nnls  # the name this module has always exported
+from ..lsq import nonnegative_lstsq as nnls  # the name this module has always exported
 from ..stats import adaptive, summarize
 
 # Local extents L of the paper's tables (Table 1: rank 1, ..., Table 4: rank 4).
