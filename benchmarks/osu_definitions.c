@@ -12,7 +12,7 @@
  *              one buffer and receiving into another; skip 100 / 10, then
  *              10000 / 1000 round trips timed; one-way time = elapsed / (2 n)
  *   bw         rank 0 posts 64 nonblocking sends of one buffer, rank 1 64
- *              receives (distinct buffers here; OSU receives all into one), then
+ *              receives into one buffer (as OSU does), then
  *              a one-byte acknowledgement; skip 10 / 2, then 100 / 20 windows
  *              timed; bw = bytes * 64 * n / elapsed
  *   barrier    skip 100, then 1000 back-to-back barriers; each rank's mean,
@@ -70,7 +70,7 @@ static double latency_us(int bytes) {
 
 static double bandwidth_MBps(int bytes) {
     const int large = bytes > LARGE_MESSAGE, skip = large ? 2 : 10, n = large ? 20 : 100;
-    char *out = alloc((size_t)bytes), *in = alloc((size_t)bytes * WINDOW), ack = 0;
+    char *out = alloc((size_t)bytes), *in = alloc((size_t)bytes), ack = 0;
     MPI_Request requests[WINDOW];
     double t0 = 0;
     MPI_Barrier(MPI_COMM_WORLD);
@@ -82,7 +82,7 @@ static double bandwidth_MBps(int bytes) {
             MPI_Recv(&ack, 1, MPI_CHAR, 1, 101, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else if (rank == 1) {
             for (int w = 0; w < WINDOW; ++w)
-                MPI_Irecv(in + (size_t)w * bytes, bytes, MPI_CHAR, 0, 100, MPI_COMM_WORLD, &requests[w]);
+                MPI_Irecv(in, bytes, MPI_CHAR, 0, 100, MPI_COMM_WORLD, &requests[w]);
             MPI_Waitall(WINDOW, requests, MPI_STATUSES_IGNORE);
             MPI_Send(&ack, 1, MPI_CHAR, 0, 101, MPI_COMM_WORLD);
         }

@@ -23,10 +23,8 @@ own writing of OSU's definitions, built with this MPI's mpicc into build/osu/;
 the output says which reference was used.
 
 Differences that remain by design, and what they do to the ratio:
-- our stream receives each message of a window into its own buffer; osu_bw
-  receives all 64 into one (pending receives that write one buffer at once,
-  which a correct MPI program avoids), and that one stays in cache: from 64 KiB on, OSU reads up to 2x our bandwidth, while
-  osu_definitions.c, with one buffer per message, reads what we read;
+- none for bandwidth: our stream, like osu_bw, receives a window into one buffer
+  (with --validate each message would get its own, to be checked);
 - our allreduce sums bytes / 8 doubles, osu_allreduce sums bytes chars: at 1 KiB
   OSU reduces 8x as many elements (osu_definitions.c does as OSU);
 - OSU times each iteration separately and adds the times; we time a batch.

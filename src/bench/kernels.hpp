@@ -36,8 +36,9 @@ std::vector<double> pingpong(MPI_Comm comm, const PairOptions &o);
 std::vector<double> exchange(MPI_Comm comm, const PairOptions &o);
 
 // Streaming (osu_bw): a sends `window` nonblocking messages, b receives them
-// into distinct buffers and answers with a one-byte acknowledgement; a sample is
-// the time per message, `iters` windows timed as one block.
+// into one buffer, as osu_bw does (into distinct buffers with validate, to check
+// each), and answers with a one-byte acknowledgement; a sample is the time per
+// message, `iters` windows timed as one block.
 std::vector<double> stream(MPI_Comm comm, const PairOptions &o);
 
 // Bidirectional streaming: both send `window` messages to each other at once.

@@ -326,7 +326,8 @@ def test_command_line_round_trip():
               and doc["thread_level_requested"] == "funneled"
               and any("funneled was requested" in w for w in doc["warnings"]))
         params = {r["kernel"]: r["params"] for r in doc["results"]}
-        ok = ok and (params["stream"] == params["bidir"] == stats.osu_params("bandwidth")
+        validated = {**stats.osu_params("bandwidth"), "receive_buffers": "one per message (validated)"}
+        ok = ok and (params["stream"] == params["bidir"] == validated
                      and params["pingpong"] == stats.osu_params("latency")
                      and params["barrier"] == params["allreduce"] == stats.osu_params("collective"))
         why = f"document: {sorted(kernels)}"

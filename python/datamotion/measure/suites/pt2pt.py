@@ -17,10 +17,12 @@ _KIND = {"pingpong": "latency", "exchange": "latency", "stream": "bandwidth", "b
 """Which OSU benchmark's rules a kernel follows."""
 
 
-def _params(kernel: str) -> dict:
+def _params(kernel: str, validate: bool = False) -> dict:
     params = osu_params(_KIND[kernel])
     if kernel == "exchange":  # one exchange between two barriers is the Paragon paper's sample
         params["iterations_per_sample"] = [1, 1]
+    if _KIND[kernel] == "bandwidth":  # validating checks each message, so each needs its own buffer
+        params["receive_buffers"] = "one per message (validated)" if validate else "one per window, as osu_bw"
     return params
 
 
@@ -48,7 +50,7 @@ def suite_pt2pt(comm, quick=False, validate=False, progress=None) -> List[dict]:
     sizes = QUICK_SIZES if quick else FULL_SIZES
     results = []
     for kernel in PAIR_KERNELS:
-        results.append({"kernel": kernel, "params": _params(kernel),
+        results.append({"kernel": kernel, "params": _params(kernel, validate),
                         "rows": _pair_rows(comm, kernel, sizes, quick, validate, progress=progress)})
     if not quick:
         results.append({"kernel": "pingpong_fine", "params": _params("pingpong"),
