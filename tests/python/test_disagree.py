@@ -175,7 +175,7 @@ def test_cli_output_mistakes_fail_before_measuring_in_one_line(tmp_path):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PMI_", "PMIX_", "HYDRA_")) and k != "MPI_LOCALNRANKS"}
     cli = [sys.executable, "-m", "datamotion"]
-    cases = [(["bench", "pingpong", "--np", "2", "--out", "/no/such/dir/r.json"],
+    cases = [(["bench", "pt2pt", "--np", "2", "--out", "/no/such/dir/r.json"],
               "datamotion bench: cannot write /no/such/dir/r.json: folder /no/such/dir does not exist"),
              (["model", "fit", "results.json", "--out", "/no/such/m.json"],
               "datamotion model fit: cannot write /no/such/m.json"),
