@@ -207,6 +207,21 @@ def range_in(pair) -> Tuple[float, ...]:
     return (float(pair[0]), float(pair[1])) if isinstance(pair, (list, tuple)) and len(pair) == 2 else ()
 
 
+def _quality_out(fit) -> Dict[str, Any]:
+    """The goodness-of-fit fields every fit and segment writes to JSON."""
+    return {"r2": _num(fit.r2), "rmse_us": _num(fit.rmse_us), "n": int(fit.n),
+            "relative_rmse": _num(fit.relative_rmse), "max_relative_residual": _num(fit.max_relative_residual),
+            "flags": list(fit.flags)}
+
+
+def _quality_in(data: Mapping[str, Any]) -> Dict[str, Any]:
+    """The keyword arguments :func:`_quality_out` wrote (inverse of it)."""
+    return {"r2": _unnum(data.get("r2")), "rmse_us": _unnum(data.get("rmse_us")), "n": int(data.get("n", 0)),
+            "relative_rmse": _unnum(data.get("relative_rmse")),
+            "max_relative_residual": _unnum(data.get("max_relative_residual")),
+            "flags": tuple(str(f) for f in data.get("flags") or ())}
+
+
 def _bandwidth(us_per_byte: float) -> float:
     return 1.0 / us_per_byte if us_per_byte > 0 else math.inf
 
@@ -269,9 +284,7 @@ class Segment:
             "t0_us": _num(self.t0_us), "us_per_byte": _num(self.us_per_byte),
             "bandwidth_MBps": _num(self.bandwidth_MBps),
             "t0_ci95": _pair_out(self.t0_ci95), "us_per_byte_ci95": _pair_out(self.us_per_byte_ci95),
-            "r2": _num(self.r2), "n": int(self.n), "rmse_us": _num(self.rmse_us),
-            "relative_rmse": _num(self.relative_rmse), "max_relative_residual": _num(self.max_relative_residual),
-            "flags": list(self.flags),
+            **_quality_out(self),
         }
 
     @classmethod
@@ -280,10 +293,7 @@ class Segment:
         return cls(start_bytes=data["start_bytes"], end_bytes=data["end_bytes"],
                    t0_us=_unnum(data["t0_us"]), us_per_byte=_unnum(data["us_per_byte"]),
                    t0_ci95=_pair_in(data.get("t0_ci95")), us_per_byte_ci95=_pair_in(data.get("us_per_byte_ci95")),
-                   r2=_unnum(data.get("r2")), n=int(data.get("n", 0)), rmse_us=_unnum(data.get("rmse_us")),
-                   relative_rmse=_unnum(data.get("relative_rmse")),
-                   max_relative_residual=_unnum(data.get("max_relative_residual")),
-                   flags=tuple(str(f) for f in data.get("flags") or ()))
+                   **_quality_in(data))
 
 
 @dataclass(frozen=True)
@@ -363,12 +373,11 @@ class PiecewiseFit:
             "formula": "T(l) = t0_us + us_per_byte * l, one line per segment",
             "segments": [s.to_dict() for s in self.segments],
             "breakpoints_bytes": list(self.breakpoints_bytes),
-            "r2": _num(self.r2), "rmse_us": _num(self.rmse_us), "n": int(self.n), "bic": _num(self.bic),
+            "bic": _num(self.bic),
             "selection": [dict(item) for item in self.selection],
             "weighting": self.weighting,
             "breakpoints_ci95": [_pair_out(ci) for ci in self.breakpoints_ci95],
-            "relative_rmse": _num(self.relative_rmse), "max_relative_residual": _num(self.max_relative_residual),
-            "flags": list(self.flags),
+            **_quality_out(self),
         }
 
     @classmethod
@@ -376,13 +385,10 @@ class PiecewiseFit:
         """Inverse of :meth:`to_dict`."""
         return cls(segments=[Segment.from_dict(s) for s in data["segments"]],
                    breakpoints_bytes=list(data.get("breakpoints_bytes", [])),
-                   r2=_unnum(data.get("r2")), rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)),
                    bic=_unnum(data.get("bic")), selection=[dict(item) for item in data.get("selection", [])],
                    weighting=data.get("weighting", "relative"),
                    breakpoints_ci95=[_pair_in(ci) for ci in data.get("breakpoints_ci95") or []],
-                   relative_rmse=_unnum(data.get("relative_rmse")),
-                   max_relative_residual=_unnum(data.get("max_relative_residual")),
-                   flags=tuple(str(f) for f in data.get("flags") or ()))
+                   **_quality_in(data))
 
 
 def _segment_costs(xs: np.ndarray, y: np.ndarray, w: np.ndarray, starts: np.ndarray, min_points: int) -> np.ndarray:
@@ -659,21 +665,14 @@ class LogFit:
         """A JSON-serialisable dict (non-finite numbers become ``None``)."""
         return {"type": "log2", "formula": "T(P) = a * log2(P) + b",
                 "a": _num(self.a), "b": _num(self.b), "a_ci95": _pair_out(self.a_ci95),
-                "b_ci95": _pair_out(self.b_ci95), "r2": _num(self.r2), "rmse_us": _num(self.rmse_us),
-                "n": int(self.n), "relative_rmse": _num(self.relative_rmse),
-                "max_relative_residual": _num(self.max_relative_residual), "flags": list(self.flags),
-                "ranks_range": range_out(self.ranks_range)}
+                "b_ci95": _pair_out(self.b_ci95), **_quality_out(self), "ranks_range": range_out(self.ranks_range)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "LogFit":
         """Inverse of :meth:`to_dict`."""
         return cls(a=_unnum(data["a"]), b=_unnum(data["b"]), a_ci95=_pair_in(data.get("a_ci95")),
-                   b_ci95=_pair_in(data.get("b_ci95")), r2=_unnum(data.get("r2")),
-                   rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)),
-                   relative_rmse=_unnum(data.get("relative_rmse")),
-                   max_relative_residual=_unnum(data.get("max_relative_residual")),
-                   flags=tuple(str(f) for f in data.get("flags") or ()),
-                   ranks_range=range_in(data.get("ranks_range")))
+                   b_ci95=_pair_in(data.get("b_ci95")), ranks_range=range_in(data.get("ranks_range")),
+                   **_quality_in(data))
 
 
 def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
@@ -790,11 +789,9 @@ class CollectiveFit:
                 "a": _num(self.a), "b": _num(self.b), "c": _num(self.c), "d": _num(self.d),
                 "a_ci95": _pair_out(self.a_ci95), "b_ci95": _pair_out(self.b_ci95),
                 "c_ci95": _pair_out(self.c_ci95), "d_ci95": _pair_out(self.d_ci95),
-                "r2": _num(self.r2), "rmse_us": _num(self.rmse_us), "n": int(self.n),
                 "per_ranks": [dict(ranks=int(p), **seg.to_dict()) for p, seg in sorted(self.per_ranks.items())],
-                "relative_rmse": _num(self.relative_rmse),
-                "max_relative_residual": _num(self.max_relative_residual), "flags": list(self.flags),
-                "bytes_range": range_out(self.bytes_range), "ranks_range": range_out(self.ranks_range)}
+                **_quality_out(self), "bytes_range": range_out(self.bytes_range),
+                "ranks_range": range_out(self.ranks_range)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "CollectiveFit":
@@ -803,11 +800,8 @@ class CollectiveFit:
         return cls(a=_unnum(data["a"]), b=_unnum(data["b"]), c=_unnum(data["c"]), d=_unnum(data["d"]),
                    a_ci95=_pair_in(data.get("a_ci95")), b_ci95=_pair_in(data.get("b_ci95")),
                    c_ci95=_pair_in(data.get("c_ci95")), d_ci95=_pair_in(data.get("d_ci95")),
-                   r2=_unnum(data.get("r2")), rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)),
-                   per_ranks=per_ranks, relative_rmse=_unnum(data.get("relative_rmse")),
-                   max_relative_residual=_unnum(data.get("max_relative_residual")),
-                   flags=tuple(str(f) for f in data.get("flags") or ()),
-                   bytes_range=range_in(data.get("bytes_range")), ranks_range=range_in(data.get("ranks_range")))
+                   per_ranks=per_ranks, bytes_range=range_in(data.get("bytes_range")),
+                   ranks_range=range_in(data.get("ranks_range")), **_quality_in(data))
 
 
 def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> CollectiveFit:
@@ -903,21 +897,15 @@ class AllgatherFit:
         return {"type": "allgather", "formula": "T(l, P) = c + d * P * l",
                 "c": _num(self.c), "d": _num(self.d), "c_ci95": _pair_out(self.c_ci95),
                 "d_ci95": _pair_out(self.d_ci95), "bandwidth_MBps": _num(self.bandwidth_MBps),
-                "r2": _num(self.r2), "rmse_us": _num(self.rmse_us), "n": int(self.n),
-                "relative_rmse": _num(self.relative_rmse),
-                "max_relative_residual": _num(self.max_relative_residual), "flags": list(self.flags),
-                "bytes_range": range_out(self.bytes_range), "ranks_range": range_out(self.ranks_range)}
+                **_quality_out(self), "bytes_range": range_out(self.bytes_range),
+                "ranks_range": range_out(self.ranks_range)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "AllgatherFit":
         """Inverse of :meth:`to_dict` (``bandwidth_MBps`` is recomputed)."""
         return cls(c=_unnum(data["c"]), d=_unnum(data["d"]), c_ci95=_pair_in(data.get("c_ci95")),
-                   d_ci95=_pair_in(data.get("d_ci95")), r2=_unnum(data.get("r2")),
-                   rmse_us=_unnum(data.get("rmse_us")), n=int(data.get("n", 0)),
-                   relative_rmse=_unnum(data.get("relative_rmse")),
-                   max_relative_residual=_unnum(data.get("max_relative_residual")),
-                   flags=tuple(str(f) for f in data.get("flags") or ()),
-                   bytes_range=range_in(data.get("bytes_range")), ranks_range=range_in(data.get("ranks_range")))
+                   d_ci95=_pair_in(data.get("d_ci95")), bytes_range=range_in(data.get("bytes_range")),
+                   ranks_range=range_in(data.get("ranks_range")), **_quality_in(data))
 
 
 def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> AllgatherFit:
