@@ -7,12 +7,9 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from . import (
-    _core,
-    _mpi,  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
-)
 from ._checks import LocalProblems, int64, root_code
 from ._errors import DM_ERR_ARG, DM_ERR_TYPE, Error
+from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from .layout import Block, Distribution, ProcessGrid, _from_spec
 
 __all__ = ["DistArray"]

@@ -9,11 +9,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from ._mpi import MPI  # MPI at the thread level _mpi settles
 
-from . import _core
 from . import vector as cv
 from ._errors import Error
+from ._mpi import MPI, _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from .array import DistArray
 from .bench import time_collective
 from .layout import Block, BlockCyclic, Cyclic, ProcessGrid

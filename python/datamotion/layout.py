@@ -6,14 +6,10 @@ from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
 import numpy as np
-from ._mpi import MPI  # MPI at the thread level _mpi settles
 
-from . import (
-    _core,
-    _mpi,  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
-)
 from ._checks import LocalProblems
 from ._errors import DM_ERR_ARG, Error
+from ._mpi import MPI, _core  # through _mpi: MPI's thread level settled, the same MPI checked
 
 __all__ = ["ProcessGrid", "Block", "Cyclic", "BlockCyclic", "Distribution", "numroc", "descinit"]
 

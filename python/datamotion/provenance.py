@@ -5,10 +5,7 @@ import platform
 import sys
 from typing import Optional
 
-from ._mpi import MPI  # MPI at the thread level _mpi settles
-
-from . import _mpi  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
-from . import _core
+from ._mpi import MPI, _core  # through _mpi: MPI's thread level settled, the same MPI checked
 
 
 def provenance(comm: Optional[MPI.Comm] = None) -> dict:

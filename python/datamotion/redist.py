@@ -17,13 +17,10 @@ from typing import Any, Mapping, Optional
 
 import numpy as np
 
-from . import (
-    _core,
-    _mpi,  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
-)
 from ._checks import LocalProblems
 from ._errors import DM_ERR_ARG, Error
 from ._exchange import Exchange, executor_name
+from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from ._plans import cached, layout_key
 from .array import DistArray, DistSpec
 from .layout import ProcessGrid

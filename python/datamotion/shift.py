@@ -12,13 +12,10 @@ from typing import Any, List, Sequence, Union
 
 import numpy as np
 
-from . import (
-    _core,
-    _mpi,  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
-)
 from ._checks import LocalProblems, int64
 from ._errors import DM_ERR_ARG, Error
 from ._exchange import Exchange, executor_name
+from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from ._plans import cached, layout_key
 from .array import DistArray
 

@@ -53,11 +53,8 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from . import (
-    _core,
-    _mpi,  # noqa: F401  (MPI through mpi4py first, then a same-MPI check)
-)
 from ._errors import DM_ERR_ARG, DM_ERR_TYPE, Error
+from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
 
 __all__ = [
     "Vector", "Segments", "scan", "reduce", "permute", "bpermute", "pack", "index", "rank", "distribute",

@@ -70,7 +70,7 @@ IMPORT_SCRIPT = """
 import mpi4py
 {before}
 import datamotion as dm
-dm.ProcessGrid  # loads MPI through datamotion
+{load}  # loads MPI through datamotion
 from mpi4py import MPI
 print("LEVEL", {{MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled", MPI.THREAD_SERIALIZED: "serialized",
                 MPI.THREAD_MULTIPLE: "multiple"}}[MPI.Query_thread()], dm.provenance()["thread_level"])
@@ -88,9 +88,21 @@ print("LEVEL", {{MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled", M
 def test_import_keeps_the_programs_thread_level(before, env, level, tmp_path, monkeypatch):
     for key in ("MPI4PY_RC_THREAD_LEVEL", "MPI4PY_RC_THREADS", "MPI4PY_RC_INITIALIZE"):
         monkeypatch.delenv(key, raising=False)
-    done = run_job(IMPORT_SCRIPT.format(before=before), 1, tmp_path, **env)
+    done = run_job(IMPORT_SCRIPT.format(before=before, load="dm.ProcessGrid"), 1, tmp_path, **env)
     assert done.returncode == 0, done.stdout
     assert f"LEVEL {level} {level}" in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("load", ["dm.DistArray", "dm.Halo", "dm.RedistPlan", "dm.Vector", "dm.provenance",
+                                  "import datamotion.measure.suites"])
+def test_every_entry_point_starts_mpi_at_the_library_level(load, tmp_path, monkeypatch):
+    """Whichever public module loads MPI first (importing the extension starts
+    mpi4py.MPI), it does so through _mpi, at the level _mpi settles."""
+    for key in ("MPI4PY_RC_THREAD_LEVEL", "MPI4PY_RC_THREADS", "MPI4PY_RC_INITIALIZE"):
+        monkeypatch.delenv(key, raising=False)
+    done = run_job(IMPORT_SCRIPT.format(before="", load=load), 1, tmp_path)
+    assert done.returncode == 0, done.stdout
+    assert "LEVEL funneled funneled" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize("flag,env,level", [
