@@ -24,7 +24,7 @@ import numpy as np
 from mpi4py import MPI
 
 import datamotion as dm
-from datamotion.bench import time_collective
+from datamotion.measure.stats import time_collective
 
 SIZES = {1: [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384],
          2: [2, 4, 8, 16, 32, 64, 128],

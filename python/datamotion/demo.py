@@ -14,7 +14,7 @@ from . import vector as cv
 from ._errors import Error
 from ._mpi import MPI, _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from .array import DistArray
-from .bench import time_collective
+from .measure.stats import time_collective
 from .layout import Block, BlockCyclic, Cyclic, ProcessGrid
 from .provenance import provenance
 from .redist import RedistPlan, optimal_schedule, redistribute

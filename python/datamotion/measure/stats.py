@@ -11,19 +11,28 @@ import numpy as np
 from .._mpi import MPI  # MPI at the thread level _mpi settles
 
 
+def slowest_samples(comm: MPI.Comm, fn: Callable[[], object], count: int) -> List[float]:
+    """Collective. ``count`` times: a barrier, then ``fn()`` timed; the slowest
+    rank's time of each call in seconds (the same list on every rank)."""
+    local = []
+    for _ in range(count):
+        comm.Barrier()
+        t0 = MPI.Wtime()
+        fn()
+        local.append(MPI.Wtime() - t0)
+    slowest = np.empty(count)
+    comm.Allreduce(np.array(local), slowest, op=MPI.MAX)
+    return [float(t) for t in slowest]
+
+
 def time_collective(comm: MPI.Comm, fn: Callable[[], object], reps: int = 30, warmup: int = 1) -> float:
     """Collective. The median over ``reps`` of the slowest rank's time of ``fn()``
     in seconds, each call started after a barrier, after ``warmup`` unrecorded
     calls (first touch, persistent requests bound)."""
     for _ in range(warmup):
         fn()
-    times = []
-    for _ in range(reps):
-        comm.Barrier()
-        t0 = MPI.Wtime()
-        fn()
-        times.append(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX))
-    return float(np.median(times))
+    return float(np.median(slowest_samples(comm, fn, reps)))
+
 
 def summarize(samples_s: Sequence[float]) -> dict:
     """Median, percentiles, mean and the 95% confidence interval of the median
@@ -64,6 +73,13 @@ def adaptive(comm: MPI.Comm, measure: Callable[[int], List[float]], quick: bool)
                     or (len(samples) >= 2 * batch and width <= 0.05 * max(s["median_us"], 1e-9)))
         if comm.bcast(done, root=0):
             return samples
+
+
+def time_call(comm: MPI.Comm, fn: Callable[[], object], quick: bool) -> dict:
+    """Collective. The row fields (:func:`summarize`) of ``fn``'s slowest-rank times,
+    repeated adaptively, after one warm-up call."""
+    fn()
+    return summarize(adaptive(comm, lambda batch: slowest_samples(comm, fn, batch), quick))
 
 
 def iterations(nbytes: int) -> int:

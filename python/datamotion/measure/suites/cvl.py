@@ -30,7 +30,7 @@ from mpi4py import MPI
 from ... import _core
 from ... import vector as cv
 from ..fit import fit_piecewise_linear
-from .pshift import timed
+from ..stats import time_call
 
 RECORD = np.dtype([("offset", "<u4"), ("value", "<f8")])  # packed: 12 bytes per element on the wire
 BUFFER_BYTES = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
@@ -119,7 +119,7 @@ def buffer_size_entry(comm, quick: bool, validate: bool) -> dict:
         messages = comm.allreduce(mover(nbytes), op=MPI.MAX)
         if validate and not comm.allreduce(mover.correct(perm), op=MPI.LAND):
             raise RuntimeError(f"the buffered permutation with {nbytes}-byte messages moved wrong values")
-        row = timed(comm, lambda: mover(nbytes), quick)
+        row = time_call(comm, lambda: mover(nbytes), quick)
         rows.append({"method": "buffered", "buffer_bytes": nbytes, "messages_per_rank": messages, **base,
                      "mwords_per_s": n / row["median_us"], **row})
     x = cv.Vector.from_numpy(np.arange(n * comm.size, dtype=np.float64))
@@ -129,7 +129,7 @@ def buffer_size_entry(comm, quick: bool, validate: bool) -> dict:
         expected[perm] = np.arange(len(perm), dtype=np.float64)
         if not np.array_equal(cv.permute(x, index).to_numpy(), expected):
             raise RuntimeError("vector.permute moved wrong values")
-    row = timed(comm, lambda: cv.permute(x, index), quick)
+    row = time_call(comm, lambda: cv.permute(x, index), quick)
     rows.append({"method": "vector.permute", "buffer_bytes": None, "messages_per_rank": comm.size - 1, **base,
                  "mwords_per_s": n / row["median_us"], **row})
     return {"kernel": "cvl_buffer_size", "params": {"dtype": "float64", "record_bytes": RECORD.itemsize,
@@ -181,7 +181,7 @@ def sweep_entries(comm, quick: bool, progress=None) -> List[dict]:
     for n in lengths:
         operands = Operands(comm, n)
         for op in SWEEP_OPS:
-            row = timed(comm, lambda: operands.run(op), quick)
+            row = time_call(comm, lambda: operands.run(op), quick)
             rows[op].append({"elements_per_rank": n, "elements": n * comm.size, "bytes": 8 * n, "ranks": comm.size,
                              "mwords_per_s": n / row["median_us"], **row})
         del operands
@@ -198,7 +198,7 @@ def table2_entry(comm, quick: bool) -> dict:
     operands = Operands(comm, n)
     rows = []
     for op in TABLE_OPS:
-        row = timed(comm, lambda: operands.run(op), quick)
+        row = time_call(comm, lambda: operands.run(op), quick)
         rate = n / row["median_us"]  # elements per µs per rank
         rows.append({"op": op, "dtype": "float64", "elements_per_rank": n, "elements": n * comm.size,
                      "bytes": 8 * n, "ranks": comm.size, "ns_per_element": 1e3 * row["median_us"] / n,
@@ -207,7 +207,7 @@ def table2_entry(comm, quick: bool) -> dict:
     del operands
     gc.collect()
     one = cv.distribute(1, comm.size, np.int32)  # one element per rank
-    overhead = timed(comm, lambda: cv.reduce(one, "add"), quick)
+    overhead = time_call(comm, lambda: cv.reduce(one, "add"), quick)
     rows.append({"op": "plus-reduce overhead", "dtype": "int32", "elements_per_rank": 1, "elements": comm.size,
                  "ranks": comm.size, "ns_per_element": 1e3 * overhead["median_us"], "mflops": None,
                  "mwords_per_s": None, **overhead})

@@ -19,7 +19,7 @@ Kernels (see measure/report/pshift.py for their section):
 from __future__ import annotations
 
 import math
-from typing import Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 from mpi4py import MPI
@@ -28,7 +28,7 @@ from ...array import DistArray
 from ...layout import ProcessGrid
 from ...shift import CShift, Halo, PShift
 from ..lsq import nonnegative_lstsq as nnls  # the name this module has always exported
-from ..stats import adaptive, summarize
+from ..stats import time_call
 
 # Local extents L of the paper's tables (Table 1: rank 1, ..., Table 4: rank 4).
 TABLE_EXTENTS = {1: [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384],
@@ -51,26 +51,6 @@ memory-to-transposer plus transposer-to-memory transfer of one slice (the paper'
 T_mt and T_tm always appear together, so only their sum can be fitted), one exchange."""
 EXTENDED_TERMS = EQ1_TERMS + ("Tsh",)
 """Eq. 1 plus a start-up per shift (not in the paper; MPI pays one per message)."""
-
-
-def slowest_samples(comm: MPI.Comm, fn: Callable[[], object], count: int) -> List[float]:
-    """Collective. ``count`` times: a barrier, then ``fn()`` timed; the slowest
-    rank's time of each call in seconds (the same list on every rank)."""
-    local = []
-    for _ in range(count):
-        comm.Barrier()
-        t0 = MPI.Wtime()
-        fn()
-        local.append(MPI.Wtime() - t0)
-    slowest = np.empty(count)
-    comm.Allreduce(np.array(local), slowest, op=MPI.MAX)
-    return [float(t) for t in slowest]
-
-
-def timed(comm: MPI.Comm, fn: Callable[[], object], quick: bool) -> dict:
-    """Collective. The row fields of ``fn``'s adaptive repetition, after one warm-up call."""
-    fn()
-    return summarize(adaptive(comm, lambda batch: slowest_samples(comm, fn, batch), quick))
 
 
 # ---------------------------------------------------------------------------
@@ -192,11 +172,11 @@ def _measure(comm, local_shape, quick, validate, setup_rows=None) -> List[dict]:
     case = Case(comm, local_shape)
     try:
         base = case.row_fields(comm)
-        rows = [{**base, "method": m, **timed(comm, lambda: case.run(m), quick)} for m in METHODS]
+        rows = [{**base, "method": m, **time_call(comm, lambda: case.run(m), quick)} for m in METHODS]
         if validate and not comm.allreduce(case.correct(), op=MPI.LAND):
             raise RuntimeError(f"PSHIFT of a {local_shape} subgrid gave wrong values")
         if setup_rows is not None:
-            setup = timed(comm, case.setup, quick)
+            setup = time_call(comm, case.setup, quick)
             setup_rows.append({**base, "execute_median_us": rows[0]["median_us"],
                                "setup_over_execute": setup["median_us"] / rows[0]["median_us"], **setup})
         return rows
