@@ -158,18 +158,17 @@ def ranks_axis(ax, ranks: Sequence[float]) -> None:
     ax.set_xlabel("ranks P")
     ranks = sorted({int(round(r)) for r in ranks if r >= 1})
     log = bool(ranks) and ranks[-1] / ranks[0] >= 8
-    if log:
-        ax.set_xscale("log", base=2)
-    if 0 < len(ranks) <= 16:
-        ticks = set(ranks)
-        if log and len(ticks) < 3:
-            ticks |= {2 ** e for e in range(ranks[0].bit_length(), ranks[-1].bit_length()) if 2 ** e < ranks[-1]}
-        ax.xaxis.set_major_locator(ticker.FixedLocator(sorted(ticks)))
-    elif log:
-        ax.xaxis.set_major_locator(ticker.FixedLocator(
-            [2 ** e for e in range(ranks[-1].bit_length()) if ranks[0] <= 2 ** e <= ranks[-1]]))
+    if not log:
+        whole_ticks(ax, ranks)
     else:
-        ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+        ax.set_xscale("log", base=2)
+        if len(ranks) <= 16:
+            ticks = set(ranks)
+            if len(ticks) < 3:
+                ticks |= {2 ** e for e in range(ranks[0].bit_length(), ranks[-1].bit_length()) if 2 ** e < ranks[-1]}
+        else:
+            ticks = {2 ** e for e in range(ranks[-1].bit_length()) if ranks[0] <= 2 ** e <= ranks[-1]}
+        ax.xaxis.set_major_locator(ticker.FixedLocator(sorted(ticks)))
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _pos: f"{v:.0f}"))
     ax.xaxis.set_minor_locator(ticker.NullLocator())
 
