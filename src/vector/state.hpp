@@ -12,7 +12,7 @@
 #pragma once
 
 #include "core/error.hpp"
-#include "vector/dist.hpp"
+#include "layout/block.hpp"
 
 #include <mpi.h>
 
@@ -30,6 +30,7 @@ namespace dm::vector {
 
 using Handle = int;  // vec_p
 using std::int64_t;
+using dm::layout::Block;
 
 // Bytes per unit of vector memory.
 constexpr int64_t kUnit = 8;
