@@ -52,18 +52,23 @@ void agree(MPI_Comm comm, std::exception_ptr local) {
     check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
     if (first == size) return;
 
-    int header[2] = {0, 0};  // code, message length
-    std::string message;
-    if (rank == first) {
-        auto [code, text] = describe(local);
-        message = text.size() > INT_MAX / 2 ? text.substr(0, INT_MAX / 2) : text;
-        header[0] = code;
-        header[1] = static_cast<int>(message.size());
+    auto [code, text] = rank == first ? describe(local) : std::pair<int, std::string>{DM_OK, std::string()};
+    raise_agreed(comm, first, code, text);
+}
+
+void raise_agreed(MPI_Comm comm, int root, int code, const std::string &message) {
+    int rank = 0;
+    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+    int header[2] = {code, 0};  // code, message length
+    std::string text;
+    if (rank == root) {
+        text = message.size() > INT_MAX / 2 ? message.substr(0, INT_MAX / 2) : message;
+        header[1] = static_cast<int>(text.size());
     }
-    check_mpi(MPI_Bcast(header, 2, MPI_INT, first, comm), "MPI_Bcast");
-    message.resize(static_cast<size_t>(header[1]));
-    check_mpi(MPI_Bcast(message.data(), header[1], MPI_CHAR, first, comm), "MPI_Bcast");
-    throw Error(header[0], message);
+    check_mpi(MPI_Bcast(header, 2, MPI_INT, root, comm), "MPI_Bcast");
+    text.resize(static_cast<size_t>(header[1]));
+    check_mpi(MPI_Bcast(text.data(), header[1], MPI_CHAR, root, comm), "MPI_Bcast");
+    throw AgreedError(header[0], text);
 }
 
 void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const std::string &what) {

@@ -23,6 +23,14 @@ private:
     int code_;
 };
 
+// An error that every rank of a call raises alike, because the ranks agreed on it by
+// communicating (agree, raise_agreed, CallSignature): a caller that must not leave
+// other ranks waiting can tell it from an error this rank found alone.
+class AgreedError : public Error {
+public:
+    using Error::Error;
+};
+
 namespace detail {
 // Message pieces are appended without iostreams: their locale machinery has
 // crashed inside extension modules whose toolchain links libstdc++ statically.
@@ -50,9 +58,14 @@ void check_mpi(int rc, const char *call);
 void require_mpi_initialized();
 
 // Collective on comm: if `local` holds an exception on any rank, every rank throws
-// the error of the lowest failing rank (same code, same message). Costs one
-// MPI_Allreduce when nothing failed.
+// the error of the lowest failing rank (same code, same message) as an AgreedError.
+// Costs one MPI_Allreduce when nothing failed.
 void agree(MPI_Comm comm, std::exception_ptr local);
+
+// Collective on comm: every rank knows that `root` is the lowest rank that failed;
+// root's `code` and `message` (read on root only) are broadcast and every rank throws
+// them as an AgreedError. Two MPI_Bcast.
+[[noreturn]] void raise_agreed(MPI_Comm comm, int root, int code, const std::string &message);
 
 // Collective on comm: runs `check` and agrees on its outcome.
 template <class F>

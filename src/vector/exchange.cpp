@@ -13,16 +13,16 @@ void exchange_counts(Context &c, const LocalFault *fault) {
     }
     // Per peer: the count (-1 for a fault), then the call's signature, so that ranks
     // which passed different arguments fail here, before any data moves.
-    constexpr std::size_t stride = 1 + kSignatureWords;
+    constexpr std::size_t stride = 1 + CallSignature::kWords;
     for (int r = 0; r < c.nranks; ++r) {
         int64_t *h = c.hdr_send.data() + static_cast<std::size_t>(r) * stride;
         h[0] = bad ? -1 : c.scount[r];
-        c.signature(h + 1);
+        c.sig.write(h + 1);
     }
-    check_mpi(MPI_Alltoall(c.hdr_send.data(), static_cast<int>(stride), MPI_INT64_T, c.hdr_recv.data(),
+    dm::check_mpi(MPI_Alltoall(c.hdr_send.data(), static_cast<int>(stride), MPI_INT64_T, c.hdr_recv.data(),
                            static_cast<int>(stride), MPI_INT64_T, c.comm),
               "MPI_Alltoall");
-    require_same_signature(c, c.hdr_recv.data() + 1, stride);
+    c.sig.require_same_rows(c.hdr_recv.data() + 1, stride, c.nranks);
     // Every failing rank sent -1 to every rank, so all ranks see the same failing set.
     for (int r = 0; r < c.nranks; ++r)
         if (c.hdr_recv[static_cast<std::size_t>(r) * stride] < 0) raise_fault(c, r, fault ? *fault : LocalFault{});
@@ -31,7 +31,7 @@ void exchange_counts(Context &c, const LocalFault *fault) {
 
 const int64_t *gather_checked(Context &c, const int64_t *payload, int words, const LocalFault &fault) {
     const std::size_t p = static_cast<std::size_t>(c.nranks), w = static_cast<std::size_t>(words);
-    const std::size_t stride = 1 + kSignatureWords + w;
+    const std::size_t stride = 1 + CallSignature::kWords + w;
     int64_t *rows = c.ws.get<int64_t>(kMisc, p * stride + stride + p * w);
     int64_t *mine = rows + p * stride, *out = mine + stride;
     if (c.nranks == 1) {
@@ -40,16 +40,16 @@ const int64_t *gather_checked(Context &c, const int64_t *payload, int words, con
         return out;
     }
     mine[0] = fault.bad;
-    c.signature(mine + 1);
-    std::copy(payload, payload + w, mine + 1 + kSignatureWords);
-    check_mpi(MPI_Allgather(mine, static_cast<int>(stride), MPI_INT64_T, rows, static_cast<int>(stride), MPI_INT64_T,
+    c.sig.write(mine + 1);
+    std::copy(payload, payload + w, mine + 1 + CallSignature::kWords);
+    dm::check_mpi(MPI_Allgather(mine, static_cast<int>(stride), MPI_INT64_T, rows, static_cast<int>(stride), MPI_INT64_T,
                             c.comm),
               "MPI_Allgather");
-    require_same_signature(c, rows + 1, stride);
+    c.sig.require_same_rows(rows + 1, stride, c.nranks);
     for (int r = 0; r < c.nranks; ++r)
         if (rows[static_cast<std::size_t>(r) * stride]) raise_fault(c, r, fault);
     for (std::size_t r = 0; r < p; ++r)
-        std::copy(rows + r * stride + 1 + kSignatureWords, rows + (r + 1) * stride, out + r * w);
+        std::copy(rows + r * stride + 1 + CallSignature::kWords, rows + (r + 1) * stride, out + r * w);
     return out;
 }
 

@@ -53,7 +53,7 @@ void run_exchange(Context &c, F &&body) {
     try {
         body();
     } catch (const dm::Error &e) {
-        fatal(c.call, e.what());
+        fatal(c.call(), e.what());
     }
 }
 
@@ -71,7 +71,7 @@ inline void zero(std::vector<int64_t> &counts) { std::fill(counts.begin(), count
 [[noreturn]] inline void fail_in_count_exchange(Context &c, const LocalFault &fault) {
     zero(c.scount);
     exchange_counts(c, &fault);
-    fatal(c.call, "internal error: a failed check was not agreed on");
+    fatal(c.call(), "internal error: a failed check was not agreed on");
 }
 
 }  // namespace dm::vector

@@ -152,7 +152,7 @@ void sort_positions(Context &c, const SortRec<K> *mine, int64_t cnt, int64_t n, 
                 counts[r] = static_cast<int>(nb.count(r));
                 displs[r] = static_cast<int>(nb.begin(r));
             }
-            check_mpi(MPI_Allgatherv(mine, counts[c.rank], rec_type, all, counts, displs, rec_type, c.comm),
+            dm::check_mpi(MPI_Allgatherv(mine, counts[c.rank], rec_type, all, counts, displs, rec_type, c.comm),
                       "MPI_Allgatherv");
         } else {
             std::memcpy(all, mine, static_cast<std::size_t>(cnt) * sizeof(Rec));
@@ -177,7 +177,7 @@ void sort_positions(Context &c, const SortRec<K> *mine, int64_t cnt, int64_t n, 
     Rec *samples = c.ws.get<Rec>(kSortB, static_cast<std::size_t>(nsamples + my_samples));
     Rec *picked = samples + nsamples;
     for (int64_t t = 0; t < my_samples; ++t) picked[t] = local[(2 * t + 1) * cnt / (2 * my_samples)];
-    check_mpi(MPI_Allgatherv(picked, static_cast<int>(my_samples), rec_type, samples, counts, displs, rec_type, c.comm),
+    dm::check_mpi(MPI_Allgatherv(picked, static_cast<int>(my_samples), rec_type, samples, counts, displs, rec_type, c.comm),
               "MPI_Allgatherv");
     std::sort(samples, samples + nsamples, less);
     std::vector<Rec> splitters;
@@ -205,7 +205,7 @@ void sort_positions(Context &c, const SortRec<K> *mine, int64_t cnt, int64_t n, 
             std::inplace_merge(bucket + run[r], bucket + run[r + width], bucket + run[end], less);
         }
     int64_t base = 0;
-    check_mpi(MPI_Exscan(&nbucket, &base, 1, MPI_INT64_T, MPI_SUM, c.comm), "MPI_Exscan");
+    dm::check_mpi(MPI_Exscan(&nbucket, &base, 1, MPI_INT64_T, MPI_SUM, c.comm), "MPI_Exscan");
     if (c.rank == 0) base = 0;
 
     // Send every position back to the rank holding the element: the counts are those

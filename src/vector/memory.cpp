@@ -58,7 +58,7 @@ void vector_to_c(const char *name, T *d, vec_p s, int len) {
                 counts[r] = static_cast<int>(b.count(r));
                 displs[r] = static_cast<int>(b.begin(r));
             }
-            check_mpi(MPI_Allgatherv(c.local<T>(s), counts[c.rank], mpi_type<T>(), out, counts, displs,
+            dm::check_mpi(MPI_Allgatherv(c.local<T>(s), counts[c.rank], mpi_type<T>(), out, counts, displs,
                                      mpi_type<T>(), c.comm),
                       "MPI_Allgatherv");
         }
@@ -70,7 +70,7 @@ void vector_to_c(const char *name, T *d, vec_p s, int len) {
 // hash of the whole array across ranks, not only its length.
 template <class T>
 void c_to_vector(const char *name, vec_p d, const T *s, int len) {
-    const int64_t contents = checked_mode() && s && len > 0 ? bytes_hash(s, static_cast<std::size_t>(len) * sizeof(T)) : 0;
+    const int64_t contents = dm::checked_mode() && s && len > 0 ? bytes_hash(s, static_cast<std::size_t>(len) * sizeof(T)) : 0;
     entry(name, {{"d", d}, {"len", len}, {"C array s (hash of its contents)", contents}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<T>(d, len, "destination d");
@@ -87,12 +87,12 @@ extern "C" {
 
 vec_p alo_foz(int size) {
     return deferred_entry("alo_foz", CVL_SCRATCH_NULL, {{"size", size}},
-                 [&](Context &c) { return c.arena.allocate(size, c.nranks); });
+                 [&](Context &c) { return c.arena().allocate(size, c.nranks); });
 }
 
 void fre_fov(vec_p v) {
     local_entry("fre_fov", 0, [&](Context &c) {
-        c.arena.release(v);
+        c.arena().release(v);
         return 0;
     });
 }
@@ -128,10 +128,10 @@ int cmp_fov(vec_p v1, vec_p v2) { return (v1 > v2) - (v1 < v2); }
 void mov_fov(vec_p d, vec_p s, int size, vec_p) {
     entry("mov_fov", {{"d", d}, {"s", s}, {"size", size}}, [&](Context &c) {
         require_length(size, "size");
-        c.arena.require(d, size, "destination d");
-        c.arena.require(s, size, "source s");
+        c.arena().require(d, size, "destination d");
+        c.arena().require(s, size, "source s");
         if (size > 0)
-            std::memmove(c.arena.at<char>(d), c.arena.at<char>(s), static_cast<std::size_t>(size) * kUnit);
+            std::memmove(c.local<char>(d), c.local<char>(s), static_cast<std::size_t>(size) * kUnit);
     });
 }
 

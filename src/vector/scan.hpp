@@ -34,12 +34,12 @@ struct Run {
 template <OpKind K, class T>
 T carry_in(Context &c, T tail, bool has_start) {
     if (c.nranks == 1) return Op<K, T>::id();
-    const int64_t sig = c.signature_hash();
+    const int64_t sig = c.sig.hash();
     Pair<T> mine{tail, has_start ? 1 : 0, sig, sig}, before{Op<K, T>::id(), 0, sig, sig};
     check_mpi(MPI_Exscan(&mine, &before, 1, c.pair_type(elem_kind<T>()), c.pair_op(K, elem_kind<T>()), c.comm),
               "MPI_Exscan");
     if (c.rank > 0 && (before.sig_lo != sig || before.sig_hi != sig))
-        fatal(c.call, "this rank's arguments differ from a lower rank's (lengths, handles or the calls made so far); "
+        fatal(c.call(), "this rank's arguments differ from a lower rank's (lengths, handles or the calls made so far); "
                       "every rank must make the same calls with the same arguments (DATAMOTION_CHECK=1 names the "
                       "argument)");
     return c.rank == 0 ? Op<K, T>::id() : before.value;

@@ -18,8 +18,8 @@ Descriptor::Descriptor(const Context &c, Handle sd, int64_t n, int64_t m, const 
     : handle_(sd), words_(nullptr), n_(n), m_(m), bm_(c.block(m).max_count()), nb_(c.block(n)), mb_(c.block(m)) {
     require_length(n, "n");
     require_length(m, "m");
-    c.arena.require(sd, descriptor_units(c, n, m), what);
-    words_ = c.arena.at<int64_t>(sd);
+    c.memory->require(sd, descriptor_units(c, n, m) * kUnit, descriptor_units(c, n, m) * kUnit, what);
+    words_ = c.local<int64_t>(sd);
     // The header words compared here are written identically on every rank, so the
     // verdict is the same everywhere.
     if (words_[0] != kDescriptorMagic)
@@ -64,7 +64,7 @@ struct Triple {
 void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m) {
     require_length(n, "n");
     require_length(m, "m");
-    c.arena.require(sd, descriptor_units(c, n, m), "descriptor sd");
+    c.memory->require(sd, descriptor_units(c, n, m) * kUnit, descriptor_units(c, n, m) * kUnit, "descriptor sd");
     c.require_vector<int>(lengths, m, "lengths l");
     const Block nb = c.block(n), mb = c.block(m);
     const int64_t e0 = nb.begin(c.rank), cnt = nb.count(c.rank);
@@ -84,7 +84,7 @@ void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m
     int64_t mine[2] = {sum, fault.bad ? 1 : 0};
     int64_t *all = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(2 * c.nranks));
     if (c.nranks > 1)
-        check_mpi(MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, c.comm), "MPI_Allgather");
+        dm::check_mpi(MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, c.comm), "MPI_Allgather");
     else
         std::memcpy(all, mine, sizeof mine);
     int64_t base = 0, total = 0;
@@ -125,7 +125,7 @@ void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m
     exchange(c, send, c.scount, recv, c.rcount, sizeof(Triple));
 
     // Write the descriptor (the lengths were copied, so l may overlap sd).
-    int64_t *w = c.arena.at<int64_t>(sd);
+    int64_t *w = c.local<int64_t>(sd);
     int64_t *seg_start = w + kDescriptorHeader, *seg_len = seg_start + bm;
     int64_t *starts = w + kDescriptorHeader + 2 * bm;
     std::memset(w, 0, kDescriptorHeader * sizeof(int64_t));
@@ -206,8 +206,8 @@ void cpy_wus(vec_p d, vec_p s, int n, int m, vec_p) {
     entry("cpy_wus", {{"d", d}, {"s", s}, {"n", n}, {"m", m}}, [&](Context &c) {
         Descriptor src(c, s, n, m, "descriptor s");
         const int64_t units = descriptor_units(c, n, m);
-        c.arena.require(d, units, "destination d");
-        std::memmove(c.arena.at<char>(d), c.arena.at<char>(s), static_cast<std::size_t>(units * kUnit));
+        c.memory->require(d, units * kUnit, units * kUnit, "destination d");
+        std::memmove(c.local<char>(d), c.local<char>(s), static_cast<std::size_t>(units * kUnit));
     });
 }
 

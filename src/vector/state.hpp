@@ -1,17 +1,25 @@
-// The library's state between CVL_init and CVL_quit: communicator, vector memory,
-// reusable buffers, MPI reduction operators, error state; and the entry wrapper every
-// extern "C" function runs its body through.
+// The vector layer's state: a Context per communicator (vector memory, reusable
+// buffers, MPI reduction operators, the signature of the call being run) and the entry
+// wrapper every operation runs its body through.
+//
+// A Context is either CVL's (made by CVL_init on MPI_COMM_WORLD: vector memory is an
+// arena of 8-byte units, handles are offsets, errors are recorded for CVL_error and
+// printed per CVL_ERRORS) or a vector space on any communicator (datamotion's C API
+// and Python: each vector's local block is its own allocation or borrowed memory, found
+// by handle; errors are thrown to the caller as dm::Error).
 //
 // Error discipline. Every dm::Error thrown inside the vector layer must be thrown on
 // every rank of the call, with the same message: checks that depend only on the
-// arguments and on the (replicated) allocator state are rank-consistent by
+// arguments and on the (replicated) handle bookkeeping are rank-consistent by
 // construction; checks on distributed data record a LocalFault that a collective then
-// agrees on (agree() or the count exchange of a permutation). Anything else that
-// escapes (out of memory inside a collective, an internal error) aborts the program
-// with MPI_Abort rather than leaving ranks waiting.
+// agrees on (dm::agree, dm::raise_agreed, or the count exchange of a permutation, which
+// carries faults and the call's dm::CallSignature). Anything else that escapes (out of
+// memory inside a collective, an internal error) ends the job (dm::abort_job) rather
+// than leaving ranks waiting.
 #pragma once
 
 #include "core/error.hpp"
+#include "core/signature.hpp"
 #include "layout/block.hpp"
 
 #include <mpi.h>
@@ -19,11 +27,11 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
-#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 namespace dm::vector {
@@ -35,15 +43,30 @@ using dm::layout::Block;
 // Bytes per unit of vector memory.
 constexpr int64_t kUnit = 8;
 
-// Per-rank vector memory: an arena of 8-byte units addressed by offsets. The block
+// Where the local elements of a handle live.
+class Memory {
+public:
+    virtual ~Memory() = default;
+    virtual std::byte *at(Handle h) const = 0;
+    // Throws DM_ERR_ARG unless `h` holds a vector reserving `reserved` bytes on every
+    // rank, `local` of which hold this rank's elements. `what` names the argument.
+    virtual void require(Handle h, int64_t reserved, int64_t local, const char *what) const = 0;
+};
+
+// CVL's vector memory: an arena of 8-byte units addressed by offsets. The block
 // bookkeeping is identical on every rank (every rank makes the same calls), so
 // validity checks on handles give the same answer everywhere without communication.
-class Arena {
+class Arena final : public Memory {
 public:
     Arena() = default;
     Arena(const Arena &) = delete;
     Arena &operator=(const Arena &) = delete;
-    ~Arena();
+    ~Arena() override;
+
+    std::byte *at(Handle h) const override { return reinterpret_cast<std::byte *>(base_ + h); }
+    void require(Handle h, int64_t reserved, int64_t, const char *what) const override {
+        require(h, (reserved + kUnit - 1) / kUnit, what);
+    }
 
     // Local. Throws std::bad_alloc when growth fails and there is more than one rank.
     Handle allocate(int64_t units, int nranks);
@@ -53,17 +76,40 @@ public:
     void require(Handle h, int64_t units, const char *what) const;
     void clear();
 
-    template <class T>
-    T *at(Handle h) const {
-        return reinterpret_cast<T *>(base_ + h);
-    }
-
 private:
     std::uint64_t *base_ = nullptr;
     int64_t capacity_ = 0;  // units allocated from the system
     int64_t top_ = 1;       // units below top_ have been handed out; unit 0 never is
     std::map<int64_t, int64_t> used_;  // offset -> units
     std::map<int64_t, int64_t> free_;  // offset -> units, coalesced, all below top_
+};
+
+// The vectors of a vector space: each handle names one local block, allocated here or
+// borrowed from the caller. Handles count up and are never reused, so ranks that create
+// vectors in the same order hand out the same handles, whenever each rank frees them.
+class Table final : public Memory {
+public:
+    std::byte *at(Handle h) const override { return find(h).data; }
+    void require(Handle h, int64_t reserved, int64_t local, const char *what) const override;
+
+    // Local. A new zero-filled block of `bytes` bytes.
+    Handle allocate(int64_t bytes);
+    // Local. A handle for `bytes` bytes at `data`, which the caller keeps alive.
+    Handle borrow(void *data, int64_t bytes);
+    // Local; freeing 0 is a no-op.
+    void release(Handle h);
+
+private:
+    struct Block {
+        std::byte *data = nullptr;
+        int64_t bytes = 0;
+        std::unique_ptr<std::uint64_t[]> owned;
+    };
+    const Block &find(Handle h) const;
+    Handle add(Block block);
+
+    std::unordered_map<Handle, Block> blocks_;
+    Handle next_ = 1;
 };
 
 // Reusable uninitialised buffers, one per slot; they only grow. Each algorithm
@@ -126,61 +172,37 @@ struct LocalFault {
     }
 };
 
-enum class ErrorMode { print, quiet, abort };
-
-// An argument of a CVL call that must be the same on every rank (a handle, a length,
-// a scalar, an index, a hash of a replicated C array), named for messages.
-struct Arg {
-    const char *name;
-    int64_t value;
-};
-using Args = std::initializer_list<Arg>;
-constexpr int kMaxArgs = 12;
-// A call's signature, the words ranks compare: the call's name (hashed), how many
-// calls this rank has made, a hash of the deferred calls since the last comparison,
-// then the arguments (unused ones 0).
-constexpr int kSignatureWords = 3 + kMaxArgs;
-
 enum class OpKind : int { add, mul, min, max, and_, ior, xor_, count };
 enum class ElemKind : int { int_, dbl, bool_, count };
 
+using Args = NamedValues;
+
 class Context {
 public:
-    Context() {
-        for (auto &row : pair_ops_)
-            for (auto &op : row) op = MPI_OP_NULL;
-    }
+    // Collective on comm: duplicates it and creates the reduction operators. `memory`
+    // is the context's vector memory (an Arena for CVL, a Table for a vector space).
+    Context(MPI_Comm comm, std::unique_ptr<Memory> memory);
+    // Frees the duplicate and the operators (MPI must still be running).
+    ~Context();
     Context(const Context &) = delete;
     Context &operator=(const Context &) = delete;
 
     MPI_Comm comm = MPI_COMM_NULL;
     int rank = 0;
     int nranks = 1;
-    bool owns_mpi = false;  // CVL_init initialised MPI
-    Arena arena;
+    std::unique_ptr<Memory> memory;
     Workspace ws;
     // Per-peer counts and displacements (nranks entries each), reused.
     std::vector<int64_t> scount, sdispl, rcount, rdispl;
     // Per-peer headers of a count exchange: the count, then the call's signature.
     std::vector<int64_t> hdr_send, hdr_recv;
-    // The call being run, its must-agree arguments, and the calls this rank has made
-    // (a call made on some ranks only shows as a difference in this number).
-    const char *call = "";
-    Arg args[kMaxArgs] = {};
-    int nargs = 0;
-    int64_t calls = 0;
-    int64_t deferred = 0;  // hash of the deferred calls' names and arguments
+    // The call being run and its must-agree arguments (compared in checked mode, and
+    // carried by the count exchanges and gathers of every call).
+    CallSignature sig;
+    const char *call() const { return sig.call(); }
     // Starts call `name`: records its arguments and, in checked mode, verifies that
     // they agree across ranks (one MPI_Allreduce; DM_ERR_MISMATCH on every rank).
     void begin_call(const char *name, Args arguments);
-    // Starts a call whose arguments are compared later, with the next call that
-    // compares signatures (alo_foz: an allocation never waits for other ranks, even in
-    // checked mode, so that one made on some ranks only is reported, not hung on).
-    void defer_call(const char *name, Args arguments);
-    // Writes this rank's signature of the current call (kSignatureWords words).
-    void signature(int64_t *out) const;
-    // A hash of signature(), for messages with room for one word.
-    int64_t signature_hash() const;
     // rnd_foz / rnd_wuz
     std::uint64_t rnd_seed = 0, rnd_calls = 0;
 
@@ -193,12 +215,15 @@ public:
     // Throws DM_ERR_ARG unless `h` holds a vector of n elements of T.
     template <class T>
     void require_vector(Handle h, int64_t n, const char *what) const {
-        arena.require(h, units<T>(n), what);
+        const int64_t size = static_cast<int64_t>(sizeof(T));
+        memory->require(h, block(n).max_count() * size, block(n).count(rank) * size, what);
     }
     template <class T>
     T *local(Handle h) const {
-        return arena.at<T>(h);
+        return reinterpret_cast<T *>(memory->at(h));
     }
+    // CVL's vector memory (DM_ERR_STATE in a vector space, which has none).
+    Arena &arena() const;
 
     // MPI datatype of `bytes` contiguous bytes (cached).
     MPI_Datatype bytes_type(std::size_t bytes);
@@ -206,61 +231,55 @@ public:
     MPI_Datatype pair_type(ElemKind e) const { return pair_types_[static_cast<int>(e)]; }
     MPI_Op pair_op(OpKind o, ElemKind e) const { return pair_ops_[static_cast<int>(o)][static_cast<int>(e)]; }
 
-    void setup_mpi_objects();  // called by CVL_init
-    void free_mpi_objects();   // called by CVL_quit
-
 private:
     std::map<std::size_t, MPI_Datatype> bytes_types_;
     MPI_Datatype pair_types_[static_cast<int>(ElemKind::count)] = {};
     MPI_Op pair_ops_[static_cast<int>(OpKind::count)][static_cast<int>(ElemKind::count)];
 };
 
-// Checked mode (DATAMOTION_CHECK set to anything but "" or "0"), read once: the rule
-// of dm::checked_mode(), restated because libcvl links no compiled part of the core.
-bool checked_mode();
-
-// The initialised context; throws DM_ERR_STATE before CVL_init or after CVL_quit.
+// The context the calls of this thread run on: the innermost SpaceScope's, else CVL's.
+// Throws DM_ERR_STATE when there is none (CVL not started).
 Context &context();
 
-// Aborts (fatal) naming the call when rc is not MPI_SUCCESS: an MPI failure need not
-// be shared by the other ranks (MPI's default error handler normally aborts first).
-void check_mpi(int rc, const char *call);
+// Runs the calls made during its lifetime on `space`, with errors thrown to the caller.
+class SpaceScope {
+public:
+    explicit SpaceScope(Context &space);
+    ~SpaceScope();
+    SpaceScope(const SpaceScope &) = delete;
+    SpaceScope &operator=(const SpaceScope &) = delete;
+
+private:
+    Context *outer_;
+};
+// Whether this thread's calls run in a SpaceScope (errors are thrown, not recorded).
+bool in_space();
+
+// Collective on comm (at its first use there): the vector space of `comm`, created
+// once and kept as an attribute of comm until comm is freed.
+Context &space_of(MPI_Comm comm);
 
 // Throws DM_ERR_ARG unless 0 <= len; `what` names the argument.
 void require_length(int64_t len, const char *what);
 
-// An error that every rank of the call raises alike, because the ranks agreed on it by
-// communicating (a fault shared by raise_fault, signatures compared by raise_mismatch).
-class SharedError : public dm::Error {
-public:
-    using dm::Error::Error;
-};
+// Collective. Every rank knows that `failing_rank` (the lowest) has a fault: its message
+// is broadcast and thrown everywhere as a dm::AgreedError (DM_ERR_ARG).
+[[noreturn]] inline void raise_fault(Context &c, int failing_rank, const LocalFault &fault) {
+    if (c.nranks == 1) throw dm::AgreedError(DM_ERR_ARG, fault.message);
+    dm::raise_agreed(c.comm, failing_rank, DM_ERR_ARG, fault.message);
+}
 
-// Throws SharedError(code, ...) built from message parts, like dm::fail.
+// Throws dm::AgreedError(code, ...) built from message parts, like dm::fail, for a
+// check every rank has made on the same (agreed) data.
 template <class... Parts>
 [[noreturn]] void fail_everywhere(int code, const Parts &...parts) {
     std::string message;
     (dm::detail::append(message, parts), ...);
-    throw SharedError(code, message);
+    throw dm::AgreedError(code, message);
 }
 
-// Collective. If any rank has a fault, every rank throws DM_ERR_ARG with the message of
-// the lowest such rank. One MPI_Allreduce.
-void agree(Context &c, const LocalFault &fault);
-// Collective. Every rank knows that `failing_rank` (the lowest) has a fault: broadcast
-// its message and throw it everywhere.
-[[noreturn]] void raise_fault(Context &c, int failing_rank, const LocalFault &fault);
-
-// Throws DM_ERR_MISMATCH naming the first word of a signature whose minimum `lo` and
-// maximum `hi` over the ranks differ; returns if none does.
-void raise_mismatch(Context &c, const int64_t *lo, const int64_t *hi);
-
-// Collective in effect: `rows` holds the signatures of every rank (row r at
-// rows + r * stride). Unless they are equal, throws DM_ERR_MISMATCH naming the first
-// argument that differs; every rank holding the same rows throws the same message.
-// A difference in the number of calls is resolved (every rank adopts the largest),
-// so that the ranks agree again after the error.
-void require_same_signature(Context &c, const int64_t *rows, std::size_t stride);
+// Ends the job naming the call: for failures that ranks may not share (dm::abort_job).
+[[noreturn]] void fatal(const char *name, const char *message) noexcept;
 
 // Checks of a call's arguments whose outcome may differ by rank only when the ranks
 // passed different arguments. Returns true if they passed; otherwise records the
@@ -278,54 +297,50 @@ bool local_checks(Context &c, LocalFault &fault, F &&checks) {
     }
 }
 
-// Records an error for CVL_error(), prints it on rank 0 (per CVL_ERRORS) and aborts in
-// "abort" mode.
-void report(const char *name, int code, const char *message) noexcept;
-// Prints and calls MPI_Abort: for failures that ranks may not share.
-[[noreturn]] void fatal(const char *name, const char *message) noexcept;
+// How a call's error leaves the layer: thrown on in a vector space; for CVL, recorded
+// for CVL_error(), printed on rank 0 (per CVL_ERRORS) and, in CVL's "abort" mode, the
+// end of the job. Out of memory and internal errors end the job either way.
+void report(const char *name, int code, const char *message);
+void report_current_exception(const char *name);
 
 // A query with no effect on the library's state (siz_fo?) or a local release
 // (fre_fov, run by garbage collectors whose timing may differ by rank): nothing
 // must agree, nothing is verified or counted. `body(Context&)` returns the result;
-// errors are reported and the fallback returned.
+// errors are reported (see report) and the fallback returned.
 template <class R, class F>
-R local_entry(const char *name, R fallback, F &&body) noexcept {
+R local_entry(const char *name, R fallback, F &&body) {
     try {
         return body(context());
-    } catch (const dm::Error &e) {
-        report(name, e.code(), e.what());
-    } catch (const std::bad_alloc &) {
-        fatal(name, "out of memory");
-    } catch (const std::exception &e) {
-        fatal(name, e.what());
     } catch (...) {
-        fatal(name, "unknown exception");
+        report_current_exception(name);
     }
     return fallback;
 }
 
-// Runs the body of extern "C" function `name` like local_entry. `args` are the
-// arguments that must agree across ranks: verified in checked mode, and carried by
-// the call's first exchange where it has one.
+// Runs the body of operation `name` like local_entry. `args` are the arguments that
+// must agree across ranks: verified in checked mode, and carried by the call's first
+// exchange where it has one.
 template <class R, class F>
-R entry(const char *name, R fallback, Args args, F &&body) noexcept {
+R entry(const char *name, R fallback, Args args, F &&body) {
     return local_entry(name, fallback, [&](Context &c) {
         c.begin_call(name, args);
         return body(c);
     });
 }
 
-// entry() for a call that is compared with the next one (Context::defer_call).
+// entry() for a call that is compared with the next one (CallSignature::defer: an
+// allocation never waits for other ranks, even in checked mode, so that one made on
+// some ranks only is reported, not hung on).
 template <class R, class F>
-R deferred_entry(const char *name, R fallback, Args args, F &&body) noexcept {
+R deferred_entry(const char *name, R fallback, Args args, F &&body) {
     return local_entry(name, fallback, [&](Context &c) {
-        c.defer_call(name, args);
+        c.sig.defer(name, args);
         return body(c);
     });
 }
 
 template <class F>
-void entry(const char *name, Args args, F &&body) noexcept {
+void entry(const char *name, Args args, F &&body) {
     entry(name, 0, args, [&](Context &c) {
         body(c);
         return 0;
@@ -336,19 +351,19 @@ void entry(const char *name, Args args, F &&body) noexcept {
 // whose messages do not carry its signature (scans, segmented calls, ranks, v2c_fu?).
 // Without checked mode a rank that finds a mistake cannot tell whether the others
 // found it too, and they may already wait in the call's communication: it ends the
-// job naming the rank, the call and the mistake (the rule of datamotion's hot paths).
-// In checked mode the arguments were compared first, so every rank fails alike and the
-// error is reported as usual; so is an error the ranks agreed on (SharedError).
+// job naming the rank, the call and the mistake (the rule of datamotion's hot paths,
+// dm::hot_path). In checked mode the arguments were compared first, so every rank
+// fails alike and the error is reported as usual; so is an agreed error.
 template <class F>
-void collective_entry(const char *name, Args args, F &&body) noexcept {
+void collective_entry(const char *name, Args args, F &&body) {
     entry(name, args, [&](Context &c) {
         try {
             body(c);
-        } catch (const SharedError &) {
+        } catch (const dm::AgreedError &) {
             throw;
         } catch (const dm::Error &e) {
-            if (c.nranks == 1 || checked_mode()) throw;
-            fatal(name, e.what());
+            if (c.nranks == 1 || dm::checked_mode()) throw;
+            dm::fail_uncommunicable(name, e.code(), e.what());
         }
     });
 }

@@ -1,0 +1,1 @@
+// datamotion_vector C API (include/datamotion/vector.h).
