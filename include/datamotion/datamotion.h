@@ -12,5 +12,6 @@
 #include <datamotion/array.h>
 #include <datamotion/redist.h>
 #include <datamotion/shift.h>
+#include <datamotion/vector.h>
 
 #endif /* DATAMOTION_H */
