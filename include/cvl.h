@@ -125,6 +125,17 @@ CVL_API int CVL_rank(void);
 /** Local. The number of ranks vectors are distributed over (1 before CVL_init). */
 CVL_API int CVL_nranks(void);
 
+/**
+ * This process's rank, as the 1995 MPI CVL exported it: NESL's VCODE interpreter,
+ * built with -DMPI, declares `extern const int Self;` and prints only where Self == 0.
+ * CVL_init sets it to CVL_rank(); read it only after CVL_init (the declaration is
+ * const, so a compiler may keep a value read earlier). libcvl defines it as a plain
+ * int (C links variables by name, so this const declaration names that object).
+ */
+#ifndef CVL_DEFINES_SELF
+CVL_API extern const int Self;
+#endif
+
 /* ------------------------------------------------- facilities (f) */
 /* Vector memory, sizes, handle arithmetic: local (alo_foz never communicates, also
  * when the arena grows, but every rank must make it in the same order; it returns

@@ -1,3 +1,6 @@
+// This file defines Self, which cvl.h declares const for programs; C++ rejects a
+// definition of another type beside that declaration, so cvl.h leaves it out here.
+#define CVL_DEFINES_SELF
 #include "vector/state.hpp"
 
 #include "vector/ops.hpp"
@@ -340,6 +343,9 @@ using namespace dm::vector;
 
 extern "C" {
 
+// The 1995 MPI CVL's rank variable (see cvl.h): writable here, const to programs.
+CVL_API int Self = 0;
+
 void CVL_init(int *argc, char ***argv) {
     if (g_cvl) return;
     try {
@@ -360,6 +366,7 @@ void CVL_init(int *argc, char ***argv) {
         g_error_mode = error_mode_from_environment();
         g_error_code = DM_OK;
         g_error_message.clear();
+        Self = g_cvl->rank;
     } catch (const dm::Error &e) {
         report("CVL_init", e.code(), e.what());
     } catch (const std::exception &e) {
