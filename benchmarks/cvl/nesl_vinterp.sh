@@ -14,7 +14,7 @@
 # NESL_SOURCE_DIR: the distribution's nesl/ directory (cvl/, vcode/, include/, examples/),
 # or the directory that holds it. PREFIX: where libcvl is installed (include/cvl.h,
 # lib/libcvl.so); by default the script builds it with CMake in BUILD_DIR (default
-# build/cvl-nesl) and installs it to BUILD_DIR/install.
+# build/cvl-nesl) and uses it from there with the repository's include/cvl.h.
 #
 # Environment: MPICC, MPIEXEC (default: the project's .venv ones, else those on PATH);
 # CC (serial build, default gcc); NPS (rank counts, default "1 2 3 4"); MEM (vinterp -m,
@@ -47,6 +47,8 @@ CLISP="${CLISP:-clisp}"
 
 if [ $# -ge 2 ]; then
   prefix="$(cd "$2" && pwd)"
+  incdir="$prefix/include" libdir="$prefix/lib"
+  [ -f "$libdir/libcvl.so" ] || libdir="$prefix/lib64"
 else
   build="${BUILD_DIR:-build/cvl-nesl}"
   cd "$root"
@@ -57,13 +59,10 @@ else
           -DMPI_C_COMPILER="$MPICC" -DMPIEXEC_EXECUTABLE="$MPIEXEC" >/dev/null
   fi
   cmake --build "$build" --target cvl -j 2 >/dev/null
-  cmake --install "$build" --prefix "$build/install" >/dev/null
-  prefix="$(cd "$build/install" && pwd)"
+  incdir="$root/include" libdir="$(cd "$build" && pwd)"
 fi
-libdir="$prefix/lib"
-[ -f "$libdir/libcvl.so" ] || libdir="$prefix/lib64"
-[ -f "$prefix/include/cvl.h" ] && [ -f "$libdir/libcvl.so" ] ||
-  { echo "nesl_vinterp.sh: no include/cvl.h and lib/libcvl.so under $prefix" >&2; exit 2; }
+[ -f "$incdir/cvl.h" ] && [ -f "$libdir/libcvl.so" ] ||
+  { echo "nesl_vinterp.sh: no $incdir/cvl.h or $libdir/libcvl.so" >&2; exit 2; }
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/nesl-vinterp.XXXXXX")"
 if [ "${KEEP:-0}" = 1 ]; then echo "working in $work"; else trap 'rm -rf "$work"' EXIT; fi
@@ -93,7 +92,7 @@ __attribute__((constructor)) static void fill_sys_errlist(void) {
 EOF
 "$CC" -O2 -c "$work/errlist.c" -o "$work/errlist.o"
 
-echo "building NESL's serial CVL and vinterp, and vinterp -DMPI against $prefix"
+echo "building NESL's serial CVL and vinterp, and vinterp -DMPI against $libdir/libcvl.so"
 mkdir -p "$work/serial/lib" "$work/mpi"
 cp -r "$src/cvl" "$src/vcode" "$src/include" "$work/serial/"
 cp -r "$src/vcode" "$work/mpi/"
@@ -105,12 +104,12 @@ cp -r "$src/vcode" "$work/mpi/"
   { tail -20 "$work/build-vinterp-serial.log"; exit 1; }
 link="-L$libdir -Wl,-rpath,$libdir"
 (cd "$work/mpi/vcode" && make -f Makefile.linux -o lex.yy.c -o y.tab.c -o y.tab.h \
-   TOPCC="$MPICC $flags -DMPI" CFLAGS="$parser_flags -I$prefix/include" LFLAGS="$link" \
+   TOPCC="$MPICC $flags -DMPI" CFLAGS="$parser_flags -I$incdir" LFLAGS="$link" \
    LIBS="-lcvl -lm $work/errlist.o" >"$work/build-vinterp-mpi.log" 2>&1) ||
   { tail -20 "$work/build-vinterp-mpi.log"; exit 1; }
 serial="$work/serial/vcode/vinterp"
 parallel="$work/mpi/vcode/vinterp"
-echo "link line: $MPICC $flags -DMPI -I$prefix/include ... $link -lcvl -lm"
+echo "link line: $MPICC $flags -DMPI -I$incdir ... $link -lcvl -lm"
 
 # ---- the programs: NESL's test program, and examples compiled by NESL's compiler --------
 mkdir -p "$work/vcode"
