@@ -67,8 +67,8 @@ Positions<int32_t> segmented_targets(Context &c, const Descriptor &elems, const 
     const bool same = elems.handle() == other.handle() && elems.n() == other.n();
     const SegSpan *span = nullptr;
     if (!same) {
-        const int64_t *start = other.seg_start(), *len = other.seg_len();
-        span = seg_to_elem<SegSpan>(c, elems, recs, nrec, [&](int64_t t) { return SegSpan{start[t], len[t]}; });
+        span = seg_to_elem<SegSpan>(c, elems, recs, nrec,
+                                    [&](int64_t t) { return SegSpan{other.seg_start(t), other.seg_len(t)}; });
     }
     const int64_t e0 = elems.elem_begin();
     int32_t *target = c.ws.get<int32_t>(kTarget, static_cast<std::size_t>(elems.elem_count()));

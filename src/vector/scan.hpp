@@ -94,7 +94,8 @@ void reduce_segments(Context &c, const Descriptor &desc, Load load, T *d) {
     T *part = c.ws.get<T>(kPartial, static_cast<std::size_t>(nrec));
     for (int64_t t = 0; t < nrec; ++t) part[t] = fold<K, T>(recs[t].lo, recs[t].hi, load);
     const bool first_continues = nrec > 0 && recs[0].start < e0;
-    const T carry = carry_in<K, T>(c, nrec > 0 ? part[nrec - 1] : O::id(), desc.nstarts() > 0);
+    const bool starts_here = nrec > 0 && recs[nrec - 1].start >= e0;  // a segment begins at a local element
+    const T carry = carry_in<K, T>(c, nrec > 0 ? part[nrec - 1] : O::id(), starts_here);
     if (first_continues) part[0] = O::apply(carry, part[0]);
 
     // Values of the segments that end here go to their segment-side owners.
@@ -103,17 +104,16 @@ void reduce_segments(Context &c, const Descriptor &desc, Load load, T *d) {
     zero(c.scount);
     for (int64_t t = 0; t < nsend; ++t) ++c.scount[mb.owner(recs[t].j)];
     const int64_t scnt = desc.seg_count();
-    const int64_t *start = desc.seg_start(), *len = desc.seg_len();
     zero(c.rcount);
     int64_t nrecv = 0;
     for (int64_t t = 0; t < scnt; ++t)
-        if (len[t] > 0) {
-            ++c.rcount[nb.owner(start[t] + len[t] - 1)];
+        if (desc.seg_len(t) > 0) {
+            ++c.rcount[nb.owner(desc.seg_start(t) + desc.seg_len(t) - 1)];
             ++nrecv;
         }
     T *recv = c.ws.get<T>(kRecv, static_cast<std::size_t>(nrecv));
     exchange(c, part, c.scount, recv, c.rcount, sizeof(T));
-    for (int64_t t = 0, k = 0; t < scnt; ++t) d[t] = len[t] > 0 ? recv[k++] : O::empty();
+    for (int64_t t = 0, k = 0; t < scnt; ++t) d[t] = desc.seg_len(t) > 0 ? recv[k++] : O::empty();
 }
 
 }  // namespace dm::vector

@@ -5,51 +5,96 @@
 
 #include <cvl.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
 namespace dm::vector {
 
+namespace {
+
+// Word counts of the two sides of a descriptor on every rank (segdes.hpp).
+struct Sides {
+    int64_t seg_words, elem_words;
+};
+
+Sides sides(const Context &c, int64_t n, int64_t m) {
+    const int64_t bn = c.block(n).max_count(), bm = c.block(m).max_count();
+    return Sides{m > 0 ? bm + 1 : 0, n > 0 ? std::min(2 * std::min(bn, m) + 2, bn + 2) : 0};
+}
+
+constexpr uint32_t kDenseBit = 1;
+
+// The check word of a descriptor for (n, m), dense bit clear: "CVSD" mixed with (n, m)
+// by the splitmix64 finalizer, so that a descriptor made for other lengths, or memory
+// that holds none, is caught (the chance of a false match is 2^-31).
+uint32_t check_word(int64_t n, int64_t m) {
+    uint64_t z = (static_cast<uint64_t>(n) << 32 | static_cast<uint64_t>(m)) + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (static_cast<uint32_t>(z) ^ 0x44535643u) & ~kDenseBit;
+}
+
+}  // namespace
+
 int64_t descriptor_units(const Context &c, int64_t n, int64_t m) {
-    return kDescriptorHeader + 2 * c.block(m).max_count() + 2 * c.block(n).max_count();
+    const Sides s = sides(c, n, m);
+    const int64_t words = 1 + s.seg_words + s.elem_words;
+    return (words * int64_t{sizeof(int32_t)} + kUnit - 1) / kUnit;
 }
 
 Descriptor::Descriptor(const Context &c, Handle sd, int64_t n, int64_t m, const char *what)
-    : handle_(sd), words_(nullptr), n_(n), m_(m), bm_(c.block(m).max_count()), nb_(c.block(n)), mb_(c.block(m)) {
+    : handle_(sd), n_(n), m_(m), nb_(c.block(n)), mb_(c.block(m)) {
     require_length(n, "n");
     require_length(m, "m");
     c.memory->require(sd, descriptor_units(c, n, m) * kUnit, descriptor_units(c, n, m) * kUnit, what);
-    words_ = c.local<int64_t>(sd);
-    // The header words compared here are written identically on every rank, so the
-    // verdict is the same everywhere.
-    if (words_[0] != kDescriptorMagic)
-        fail(DM_ERR_ARG, what, " (handle ", sd, ") is not a segment descriptor made by mke_fov");
-    if (words_[1] != n || words_[2] != m)
-        fail(DM_ERR_ARG, what, " was made for n = ", words_[1], ", m = ", words_[2], ", not n = ", n, ", m = ", m);
+    const int32_t *w = c.local<int32_t>(sd);
+    // The check word differs by rank only in its dense bit, so the verdict is the
+    // same everywhere.
+    const uint32_t check = static_cast<uint32_t>(w[0]);
+    if ((check & ~kDenseBit) != check_word(n, m))
+        fail(DM_ERR_ARG, what, " (handle ", sd, ") is not a segment descriptor made by mke_fov for n = ", n,
+             ", m = ", m);
+    dense_ = (check & kDenseBit) != 0;
+    bound_ = w + 1;
+    elem_ = bound_ + sides(c, n, m).seg_words;
     e0_ = nb_.begin(c.rank);
     cnt_ = nb_.count(c.rank);
     s0_ = mb_.begin(c.rank);
     scnt_ = mb_.count(c.rank);
+    if (cnt_ > 0) last_end_ = dense_ ? elem_[1] : elem_[1 + 2 * int64_t{elem_[0]}];
 }
 
 const SegRecord *Descriptor::records(Context &c, int64_t *count) const {
-    const int64_t ns = nstarts();
-    SegRecord *recs = c.ws.get<SegRecord>(kRecords, static_cast<std::size_t>(ns + 1));
     int64_t nrec = 0;
-    if (cnt_ > 0) {
-        const int64_t *st = starts();
-        if (ns == 0 || st[1] != 0)  // the first element continues a segment begun earlier
-            recs[nrec++] = SegRecord{words_[4], words_[5], words_[6], 0, 0};
-        for (int64_t k = 0; k < ns; ++k) {
-            const int64_t pos = st[2 * k + 1];
-            if (nrec > 0) recs[nrec - 1].hi = pos;
-            recs[nrec++] = SegRecord{st[2 * k], e0_ + pos, 0, pos, 0};
+    SegRecord *recs = nullptr;
+    if (cnt_ == 0) {
+        recs = c.ws.get<SegRecord>(kRecords, 1);
+    } else if (!dense_) {
+        nrec = elem_[0];
+        recs = c.ws.get<SegRecord>(kRecords, static_cast<std::size_t>(nrec));
+        const int32_t *pair = elem_ + 1;
+        for (int64_t t = 0; t < nrec; ++t) {
+            const int64_t start = pair[2 * t + 1];
+            recs[t] = SegRecord{pair[2 * t], start, 0, start > e0_ ? start - e0_ : 0, 0};
         }
-        for (int64_t t = 0; t + 1 < nrec; ++t)
-            if (recs[t].start >= e0_) recs[t].len = recs[t].hi - recs[t].lo;
-        SegRecord &last = recs[nrec - 1];
-        last.hi = cnt_;
-        last.len = words_[9];
+    } else {
+        // A record begins wherever the segment number changes.
+        const int32_t *seg = elem_ + 2;
+        recs = c.ws.get<SegRecord>(kRecords, static_cast<std::size_t>(cnt_));
+        recs[nrec++] = SegRecord{seg[0], elem_[0], 0, 0, 0};
+        for (int64_t k = 1; k < cnt_; ++k)
+            if (seg[k] != seg[k - 1]) recs[nrec++] = SegRecord{seg[k], e0_ + k, 0, k, 0};
+    }
+    // Each record ends where the next begins; the last one where the descriptor says.
+    for (int64_t t = 0; t + 1 < nrec; ++t) {
+        recs[t].hi = recs[t + 1].lo;
+        recs[t].len = recs[t + 1].start - recs[t].start;
+    }
+    if (nrec > 0) {
+        recs[nrec - 1].hi = cnt_;
+        recs[nrec - 1].len = last_end_ - recs[nrec - 1].start;
     }
     *count = nrec;
     return recs;
@@ -69,7 +114,6 @@ void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m
     const Block nb = c.block(n), mb = c.block(m);
     const int64_t e0 = nb.begin(c.rank), cnt = nb.count(c.rank);
     const int64_t s0 = mb.begin(c.rank), scnt = mb.count(c.rank);
-    const int64_t bm = mb.max_count();
 
     // Lengths, checked; their prefix sums from one MPI_Allgather of (sum, fault).
     const int *l = c.local<int>(lengths);
@@ -125,41 +169,35 @@ void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m
     exchange(c, send, c.scount, recv, c.rcount, sizeof(Triple));
 
     // Write the descriptor (the lengths were copied, so l may overlap sd).
-    int64_t *w = c.local<int64_t>(sd);
-    int64_t *seg_start = w + kDescriptorHeader, *seg_len = seg_start + bm;
-    int64_t *starts = w + kDescriptorHeader + 2 * bm;
-    std::memset(w, 0, kDescriptorHeader * sizeof(int64_t));
-    w[0] = kDescriptorMagic;
-    w[1] = n;
-    w[2] = m;
-    for (int k = 4; k <= 9; ++k) w[k] = -1;
-    {
+    const Sides side = sides(c, n, m);
+    int32_t *w = c.local<int32_t>(sd);
+    int32_t *bound = w + 1, *el = bound + side.seg_words;
+    if (m > 0) {
         int64_t g = base;
-        for (int64_t t = 0; t < scnt; g += len[t], ++t) {
-            seg_start[t] = g;
-            seg_len[t] = len[t];
+        for (int64_t t = 0; t < scnt; g += len[t], ++t) bound[t] = static_cast<int32_t>(g);
+        bound[scnt] = static_cast<int32_t>(g);
+    }
+    if (cnt > 0 && nrecv == 0) fatal("mke_fov", "internal error: no segment covers a local element");
+    const int64_t last_end = nrecv > 0 ? recv[nrecv - 1].start + recv[nrecv - 1].len : 0;
+    const bool dense = n > 0 && 2 * nrecv + 2 > side.elem_words;  // then nrecv > 0
+    if (dense) {
+        el[0] = static_cast<int32_t>(recv[0].start);
+        el[1] = static_cast<int32_t>(last_end);
+        int32_t *seg = el + 2;
+        for (int64_t k = 0; k < nrecv; ++k) {
+            const Triple &s = recv[k];
+            const int64_t lo = std::max(s.start, e0) - e0, hi = std::min(s.start + s.len, e0 + cnt) - e0;
+            for (int64_t i = lo; i < hi; ++i) seg[i] = static_cast<int32_t>(s.j);
         }
-    }
-    int64_t ns = 0;
-    for (int64_t k = 0; k < nrecv; ++k) {
-        const Triple &s = recv[k];
-        if (s.start >= e0) {
-            starts[2 * ns] = s.j;
-            starts[2 * ns + 1] = s.start - e0;
-            ++ns;
+    } else if (n > 0) {
+        el[0] = static_cast<int32_t>(nrecv);
+        for (int64_t k = 0; k < nrecv; ++k) {
+            el[1 + 2 * k] = static_cast<int32_t>(recv[k].j);
+            el[2 + 2 * k] = static_cast<int32_t>(recv[k].start);
         }
+        el[1 + 2 * nrecv] = static_cast<int32_t>(last_end);
     }
-    w[3] = ns;
-    if (cnt > 0) {
-        if (nrecv == 0) fatal("mke_fov", "internal error: no segment covers a local element");
-        const Triple &first = recv[0], &last = recv[nrecv - 1];
-        w[4] = first.j;
-        w[5] = first.start;
-        w[6] = first.len;
-        w[7] = last.j;
-        w[8] = last.start;
-        w[9] = last.len;
-    }
+    w[0] = static_cast<int32_t>(check_word(n, m) | (dense ? kDenseBit : 0));
 }
 
 }  // namespace
@@ -197,8 +235,7 @@ void len_fos(vec_p l, vec_p sd, int n, int m, vec_p) {
         Descriptor d(c, sd, n, m, "descriptor sd");
         c.require_vector<int>(l, m, "lengths l");
         int *out = c.local<int>(l);
-        const int64_t *len = d.seg_len();
-        for (int64_t t = 0; t < d.seg_count(); ++t) out[t] = static_cast<int>(len[t]);
+        for (int64_t t = 0; t < d.seg_count(); ++t) out[t] = static_cast<int>(d.seg_len(t));
     });
 }
 

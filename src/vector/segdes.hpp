@@ -2,19 +2,29 @@
 // segments, stored per rank so that most operations need no communication beyond
 // their own data movement.
 //
-// Layout on every rank, in 64-bit words (units), with bn = most elements per rank of an
-// n-vector and bm = most elements per rank of an m-vector:
-//   [0, 16)             header: magic, n, m, nstarts, then (j, start, length) of the
-//                       segment holding this rank's first element and of the one
-//                       holding its last element (-1 when the rank holds no element)
-//   [16, 16 + bm)       segment side: global start of each of this rank's m-block
-//   [16 + bm, 16 + 2bm)            segments, then their lengths
-//   [16 + 2bm, ...)     element side: for each element of this rank that begins a
-//                       (nonempty) segment, the pair (segment number, local position),
-//                       nstarts pairs in order (2 bn units reserved)
-// Empty segments have no element and so no start pair: they exist only on the segment
-// side. The header lets a rank tell whether its first segment continues from an
-// earlier rank and whether its last one continues on a later rank.
+// Layout on every rank, in 32-bit words (every CVL length is an int, so positions,
+// lengths and segment numbers fit), rounded up to 64-bit units; bn = ceil(n/p) and
+// bm = ceil(m/p) are the most elements per rank of an n- and an m-vector:
+//   check       1 word: a hash of (n, m) whose low bit says which form the element
+//               side takes on this rank
+//   segment     bm + 1 words (none when m = 0): the global start of each segment of
+//   side        this rank's m-block, then the end of its last one; a length is the
+//               difference of consecutive bounds
+//   element     E = min(2 min(bn, m) + 2, bn + 2) words (E = 0 when n = 0) about the
+//   side        records: the nonempty segments holding this rank's elements, in order
+//               (at most min(bn, m) of them), in one of two forms:
+//                 sparse: the record count, a (segment number, global start) pair per
+//                         record, the end of the last record's segment (2 nrec + 2)
+//                 dense:  the start of the first record's segment, the end of the
+//                         last one's, the segment number of every local element
+//                         (elements + 2)
+//               A rank takes the sparse form when it fits: always when m <= bn / 2,
+//               otherwise unless its segments average under about two elements.
+// Empty segments have no record: they exist only on the segment side. The first
+// record may have begun on an earlier rank and the last may go on at a later one;
+// every other record's length is the next record's start less its own.
+// siz_fos is ceil((2 + bm + E) / 2) units (1 when m = 0), at most the 1995 MPI
+// CVL's 2 ceil(bm/2) + ceil(bn/2) + 1 for every n, m and rank count (docs/cvl.md).
 #pragma once
 
 #include "vector/state.hpp"
@@ -22,9 +32,6 @@
 #include <cstdint>
 
 namespace dm::vector {
-
-constexpr int64_t kDescriptorMagic = 0x312d44532d4c5643;  // "CVL-SD-1"
-constexpr int64_t kDescriptorHeader = 16;
 
 // Units per rank of a descriptor for n elements in m segments.
 int64_t descriptor_units(const Context &c, int64_t n, int64_t m);
@@ -53,25 +60,24 @@ public:
     int64_t elem_count() const { return cnt_; }
     int64_t seg_begin() const { return s0_; }
     int64_t seg_count() const { return scnt_; }
-    // Segment side: start and length of this rank's segments seg_begin() + t.
-    const int64_t *seg_start() const { return words_ + kDescriptorHeader; }
-    const int64_t *seg_len() const { return words_ + kDescriptorHeader + bm_; }
-    // Number of local elements that begin a segment.
-    int64_t nstarts() const { return words_[3]; }
+    // Segment side: global start and length of this rank's segment seg_begin() + t.
+    int64_t seg_start(int64_t t) const { return bound_[t]; }
+    int64_t seg_len(int64_t t) const { return int64_t{bound_[t + 1]} - bound_[t]; }
     // This rank's last element belongs to a segment that goes on at a later rank.
-    bool continues_to_next() const { return cnt_ > 0 && words_[8] + words_[9] > e0_ + cnt_; }
+    bool continues_to_next() const { return cnt_ > 0 && last_end_ > e0_ + cnt_; }
 
     // The records of this rank's elements, in order, in workspace slot kRecords.
     const SegRecord *records(Context &c, int64_t *count) const;
 
 private:
-    const int64_t *starts() const { return words_ + kDescriptorHeader + 2 * bm_; }
-
     Handle handle_;
-    const int64_t *words_;
-    int64_t n_, m_, bm_;
+    const int32_t *bound_ = nullptr;  // segment side
+    const int32_t *elem_ = nullptr;   // element side
+    bool dense_ = false;
+    int64_t n_, m_;
     Block nb_, mb_;
     int64_t e0_, cnt_, s0_, scnt_;
+    int64_t last_end_ = 0;
 };
 
 // The source and destination descriptors of a segmented permutation or pack, which

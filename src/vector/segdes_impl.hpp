@@ -10,14 +10,14 @@ template <class P, class F>
 const P *seg_to_elem(Context &c, const Descriptor &d, const SegRecord *recs, int64_t nrec, F payload) {
     const Block &nb = d.elements(), &mb = d.segments();
     const int64_t scnt = d.seg_count();
-    const int64_t *start = d.seg_start(), *len = d.seg_len();
 
     // Sender: segment t goes to every rank holding one of its elements.
     zero(c.scount);
     int64_t nsend = 0;
     for (int64_t t = 0; t < scnt; ++t) {
-        if (len[t] == 0) continue;
-        const int r0 = nb.owner(start[t]), r1 = nb.owner(start[t] + len[t] - 1);
+        const int64_t start = d.seg_start(t), len = d.seg_len(t);
+        if (len == 0) continue;
+        const int r0 = nb.owner(start), r1 = nb.owner(start + len - 1);
         for (int r = r0; r <= r1; ++r) ++c.scount[r];
         nsend += r1 - r0 + 1;
     }
@@ -33,9 +33,10 @@ const P *seg_to_elem(Context &c, const Descriptor &d, const SegRecord *recs, int
         at += c.scount[r];
     }
     for (int64_t t = 0; t < scnt; ++t) {
-        if (len[t] == 0) continue;
+        const int64_t start = d.seg_start(t), len = d.seg_len(t);
+        if (len == 0) continue;
         const P value = payload(t);
-        const int r0 = nb.owner(start[t]), r1 = nb.owner(start[t] + len[t] - 1);
+        const int r0 = nb.owner(start), r1 = nb.owner(start + len - 1);
         for (int r = r0; r <= r1; ++r) send[cursor[r]++] = value;
     }
     P *recv = c.ws.get<P>(kPayload, static_cast<std::size_t>(nrec));

@@ -78,15 +78,14 @@ void distribute(const char *name, vec_p d, T value, int len) {
 // Global positions start_j + idx[j] of this rank's segments, checked.
 int64_t *segment_positions(Context &c, const Descriptor &desc, const int *idx, LocalFault &fault) {
     const int64_t scnt = desc.seg_count(), s0 = desc.seg_begin();
-    const int64_t *start = desc.seg_start(), *len = desc.seg_len();
     int64_t *target = c.ws.get<int64_t>(kTarget, static_cast<std::size_t>(scnt));
     for (int64_t t = 0; t < scnt; ++t) {
-        const int64_t v = idx[t];
-        if (v < 0 || v >= len[t]) {
-            fault.set("index ", v, " for segment ", s0 + t, " is outside [0, ", len[t], ")");
+        const int64_t v = idx[t], len = desc.seg_len(t);
+        if (v < 0 || v >= len) {
+            fault.set("index ", v, " for segment ", s0 + t, " is outside [0, ", len, ")");
             target[t] = -1;
         } else {
-            target[t] = start[t] + v;
+            target[t] = desc.seg_start(t) + v;
         }
     }
     return target;

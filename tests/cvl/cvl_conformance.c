@@ -287,8 +287,12 @@ static void segs_free(Segs *G) {
     free(G->seg);
 }
 
-/* The block of rank r under the library's distribution (docs/cvl.md). */
-static int block_count(int n, int r) { return n / g_nranks + (r < n % g_nranks ? 1 : 0); }
+/* The block of rank r under the library's distribution (docs/cvl.md): ceil(n/p) elements
+ * per rank, trailing ranks short or empty. */
+static int block_count(int n, int r) {
+    const int b = (n + g_nranks - 1) / g_nranks, rest = n - r * b;
+    return rest < 0 ? 0 : rest < b ? rest : b;
+}
 
 static int cmp_int(const void *a, const void *b) { return (*(const int *) a > *(const int *) b) - (*(const int *) a < *(const int *) b); }
 
@@ -305,7 +309,7 @@ static int *gen_lengths(int n, int *m_out, int nonempty) {
     if (nonempty) {
         /* m - 1 distinct cuts in [1, n - 1] */
         int *cut;
-        m = rin(1, n < 12 ? n : (chance(50) ? 12 : n));
+        m = chance(15) ? n : rin(1, n < 12 ? n : (chance(50) ? 12 : n));
         cut = NEW(int, n);
         for (int k = 0; k < n - 1; ++k) cut[k] = k + 1;
         for (int k = 0; k < m - 1; ++k) { /* partial Fisher-Yates */
@@ -324,7 +328,39 @@ static int *gen_lengths(int n, int *m_out, int nonempty) {
         *m_out = m;
         return len;
     }
-    switch (rin(0, 5)) {
+    switch (rin(0, 8)) {
+    case 6: /* every element a segment of its own (m = n) */
+        m = n;
+        len = NEW(int, m);
+        for (int j = 0; j < m; ++j) len[j] = 1;
+        break;
+    case 7: { /* a pile of empty segments (often more than n) at the start, the end, a
+               * rank's block boundary or anywhere, the elements in one or two segments */
+        const int b = (n + g_nranks - 1) / g_nranks, pile = rin(1, 2 * n + 8);
+        int at;
+        switch (rin(0, 3)) {
+        case 0: at = 0; break;
+        case 1: at = n; break;
+        case 2: at = b * rin(0, g_nranks); break;
+        default: at = rin(0, n); break;
+        }
+        if (at > n) at = n;
+        m = pile + 2;
+        len = NEW(int, m);
+        for (int j = 0; j < m; ++j) len[j] = 0;
+        len[0] = at;
+        len[m - 1] = n - at;
+        break;
+    }
+    case 8: { /* singletons up to a random point, then one long segment: ranks with many
+               * segments per element and ranks with few */
+        const int cut = rin(0, n);
+        m = cut + 1;
+        len = NEW(int, m);
+        for (int j = 0; j < cut; ++j) len[j] = 1;
+        len[cut] = n - cut;
+        break;
+    }
     case 0: /* one segment, maybe with empty ones around it */
         m = rin(1, 3);
         len = NEW(int, m);
@@ -1222,6 +1258,43 @@ static void expect_agreed_error(const char *fn) {
         failf(fn, "the ranks report different errors");
 }
 
+/* siz_fos against the 1995 MPI CVL's descriptor size at this rank count: units of 8
+ * bytes, 2 siz_foz(m) + siz_foz(n) + 1 with siz_foz(x) = ceil(ceil(x/p) / 2) (two ints
+ * per unit). Ours must never be larger. */
+static long long fos_1995(int n, int m) {
+    const long long p = g_nranks, bn = (n + p - 1) / p, bm = (m + p - 1) / p;
+    return 2 * ((bm + 1) / 2) + (bn + 1) / 2 + 1;
+}
+
+static void t_descriptor_size(void) {
+    static const int sizes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 16, 17, 31, 63, 64, 65, 100, 127, 128,
+                                129, 500, 999, 1000, 1001, 4096, 65537, 500000, 1000000, 123456789, INT_MAX / 2,
+                                INT_MAX - 1, INT_MAX};
+    const int count = (int) (sizeof sizes / sizeof sizes[0]);
+    g_seed = 0;
+    g_n = g_m = -1;
+    for (int a = 0; a < count; ++a)
+        for (int b = 0; b < count; ++b) {
+            const int n = sizes[a], m = sizes[b];
+            const long long theirs = fos_1995(n, m);
+            long long ours;
+            if (theirs > INT_MAX) continue; /* beyond an int result in both libraries */
+            ours = siz_fos(n, m);
+            g_checks++;
+            if (!no_error("siz_fos")) return;
+            if (ours < 1 || ours > theirs) failf("siz_fos", "siz_fos(%d, %d) = %lld units, the 1995 library's %lld", n, m,
+                                                  ours, theirs);
+        }
+    /* every small (n, m), where the rounding of both formulas matters most */
+    for (int n = 0; n <= 3 * g_nranks + 4; ++n)
+        for (int m = 0; m <= 3 * g_nranks + 4; ++m) {
+            g_checks++;
+            if (siz_fos(n, m) > fos_1995(n, m))
+                failf("siz_fos", "siz_fos(%d, %d) = %d units, the 1995 library's %lld", n, m, siz_fos(n, m),
+                      fos_1995(n, m));
+        }
+}
+
 static void t_fixed(void) {
     g_seed = 0;
     g_n = g_m = -1;
@@ -1657,6 +1730,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     t_companions();
+    t_descriptor_size();
     t_fixed();
     for (int c = 0; c < cases; ++c) run_case(seed + (unsigned long long) c);
     failed = agree_max(g_failures > 0);
