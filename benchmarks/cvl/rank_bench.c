@@ -197,8 +197,8 @@ int main(int argc, char **argv) {
             units[3] = siz_fod(n), at[3] = &C.dsrc;
             units[4] = siz_fos(n, C.m), at[4] = &C.sd;
             units[5] = siz_foz(C.m), at[5] = &lens;
-            /* The 1995 MPI CVL's ranks write past the scratch its _scratch functions ask
-             * for: every library gets the same slack. */
+            /* The 1995 MPI CVL writes past the scratch its _scratch functions ask for
+             * (its heap is corrupted without this slack): every library gets the same. */
             units[6] = scratch_units + 4 * siz_fod(n), at[6] = &g_scratch;
             for (int i = 0; i < 7; ++i) total += units[i];
             pool = alloc_units(total);

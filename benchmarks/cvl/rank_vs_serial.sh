@@ -12,14 +12,16 @@
 # each library; the runs alternate (serial, then each rank count of each MPI library)
 # for K rounds (default 3), each run printing medians of R repetitions (default 5), and
 # the table shows the median over rounds. Environment: BUILD_DIR (default
-# build/cvl-bench), CC (default cc), MPICC, MPIEXEC. --cpu times process CPU time instead
+# build/cvl-bench), LIBCVL_BUILD (a build directory holding another libcvl.a to time
+# instead of building this checkout's, e.g. an earlier commit's), CC (default cc), MPICC,
+# MPIEXEC. --cpu times process CPU time instead
 # of the wall clock (for --np 1 on a busy machine; waiting ranks spend CPU time too).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 
-usage() { sed -n '2,17p' "$0"; exit 2; }
+usage() { sed -n '2,19p' "$0"; exit 2; }
 [ $# -ge 1 ] || usage
 serial_dir="$(cd "$1" && pwd)"; shift
 mpi_dir=""
@@ -58,17 +60,23 @@ MPIEXEC="${MPIEXEC:-$(pick mpiexec)}"
 CC="${CC:-cc}"
 BUILD_DIR="${BUILD_DIR:-build/cvl-bench}"
 
-if [ ! -f "$BUILD_DIR/build.ninja" ] && [ ! -f "$BUILD_DIR/Makefile" ]; then
-  generator=()
-  if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
-  cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-        -DMPI_C_COMPILER="$MPICC" -DMPIEXEC_EXECUTABLE="$MPIEXEC" >/dev/null
+if [ -n "${LIBCVL_BUILD:-}" ]; then
+  libcvl="$(cd "$LIBCVL_BUILD" && pwd)/libcvl.a"
+  mkdir -p "$BUILD_DIR"
+else
+  if [ ! -f "$BUILD_DIR/build.ninja" ] && [ ! -f "$BUILD_DIR/Makefile" ]; then
+    generator=()
+    if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+    cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+          -DMPI_C_COMPILER="$MPICC" -DMPIEXEC_EXECUTABLE="$MPIEXEC" >/dev/null
+  fi
+  cmake --build "$BUILD_DIR" --target cvl_static -j 2 >/dev/null
+  libcvl="$BUILD_DIR/libcvl.a"
 fi
-cmake --build "$BUILD_DIR" --target cvl_static -j 2 >/dev/null
 
 src=benchmarks/cvl/rank_bench.c
 flags=(-std=c99 -O2 -D_POSIX_C_SOURCE=199309L)
-"$MPICC" "${flags[@]}" -I include "$src" "$BUILD_DIR/libcvl.a" -lstdc++ -lm -o "$BUILD_DIR/rank_bench"
+"$MPICC" "${flags[@]}" -I include "$src" "$libcvl" -lstdc++ -lm -o "$BUILD_DIR/rank_bench"
 "$CC" "${flags[@]}" -I "$(include_of "$serial_dir")" "$src" "$serial_dir/libcvl.a" -lm -o "$BUILD_DIR/rank_bench_serial"
 if [ -n "$mpi_dir" ]; then
   "$MPICC" "${flags[@]}" -DMPI -DRANK_BENCH_MPI_CVL -I "$(include_of "$mpi_dir")" "$src" "$mpi_dir/libcvl.a" -lm \
@@ -85,13 +93,18 @@ if "$MPIEXEC" --version 2>&1 | grep -qi "open mpi\|open-mpi\|openrte"; then over
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 args=(--reps "$reps" --max-n "$max_n" "${clock[@]}")
+# One run into $out/NAME; its stderr is shown only if it fails (the 1995 MPI CVL leaves
+# communicator references at exit that MPICH reports).
+run() {
+  local name="$1"; shift
+  "$@" > "$out/$name" 2> "$out/$name.err" || { cat "$out/$name.err" >&2; echo "rank_vs_serial.sh: $* failed" >&2; exit 1; }
+}
 for round in $(seq 1 "$rounds"); do
-  "$BUILD_DIR/rank_bench_serial" "${args[@]}" > "$out/serial.$round"
+  run "serial.$round" "$BUILD_DIR/rank_bench_serial" "${args[@]}"
   for np in $np_list; do
-    "$MPIEXEC" -n "$np" "${oversubscribe[@]}" "$BUILD_DIR/rank_bench" "${args[@]}" > "$out/libcvl.np$np.$round"
+    run "libcvl.np$np.$round" "$MPIEXEC" -n "$np" "${oversubscribe[@]}" "$BUILD_DIR/rank_bench" "${args[@]}"
     if [ -n "$mpi_dir" ]; then
-      "$MPIEXEC" -n "$np" "${oversubscribe[@]}" "$BUILD_DIR/rank_bench_mpi1995" "${args[@]}" \
-        > "$out/mpi1995.np$np.$round"
+      run "mpi1995.np$np.$round" "$MPIEXEC" -n "$np" "${oversubscribe[@]}" "$BUILD_DIR/rank_bench_mpi1995" "${args[@]}"
     fi
   done
 done
@@ -99,7 +112,11 @@ done
 echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')"
 echo "rank_bench: keys: rku_luz random ints, rku_lud random doubles, rku_lez random ints in segments of 1000;"
 echo "median over $rounds alternating rounds of per-run medians of $reps calls, ms per call ($([ ${#clock[@]} -gt 0 ] && echo "CPU time" || echo "wall clock"))."
-echo "libcvl path: 1 rank, or n <= 1024: one radix sort of all keys; 2+ ranks: sample sort, radix sorts locally."
+echo "libcvl: $libcvl"
+if [ -z "${LIBCVL_BUILD:-}" ]; then
+  echo "libcvl path: 1 rank: one radix sort of all keys; 2+ ranks (n > 1024): sample sort, radix sorts locally,"
+  echo "buckets merged (re-sorted above 8 ranks)."
+fi
 python3 - "$out" "$rounds" "$np_list" "${mpi_dir:+yes}" <<'EOF'
 import statistics, sys
 out, rounds, nps, with_mpi = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4] == "yes"
