@@ -2,11 +2,11 @@
 #include "vector/permute.hpp"
 #include "vector/scan.hpp"
 #include "vector/segdes.hpp"
+#include "vector/sort.hpp"
 
 #include <cvl.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -94,79 +94,64 @@ void pack_segmented(const char *name, vec_p d, vec_p s, vec_p f, vec_p sd_s, int
 
 // ------------------------------------------------------------------- rank
 
-template <class K>
-struct SortRec {
-    int64_t seg;  // segment number (0 unsegmented)
-    K key;
-    int64_t idx;  // global position in the unsorted vector
-};
-
-// A total order on keys: for doubles NaN is above every number (and equal to NaN).
-inline int key_compare(int a, int b) { return (a > b) - (a < b); }
-inline int key_compare(double a, double b) {
-    const bool na = std::isnan(a), nb = std::isnan(b);
-    if (na || nb) return na - nb;
-    return (a > b) - (a < b);
+// A tuning limit of the rank functions, which an environment variable overrides (the
+// tests force each path with it).
+int64_t sort_limit(const char *env_name, int64_t fallback) {
+    const char *env = std::getenv(env_name);
+    return env ? std::strtoll(env, nullptr, 10) : fallback;
 }
 
-template <class K>
-struct SortLess {
-    bool descending;
-    bool operator()(const SortRec<K> &a, const SortRec<K> &b) const {
-        if (a.seg != b.seg) return a.seg < b.seg;
-        int c = key_compare(a.key, b.key);
-        if (descending) c = -c;
-        if (c != 0) return c < 0;
-        return a.idx < b.idx;
-    }
-};
-
 // Vectors up to this length are ranked by gathering all keys on every rank (one
-// collective); longer ones by a parallel sample sort. CVL_SORT_GATHER_MAX overrides it.
+// collective); longer ones by a parallel sample sort.
 int64_t sort_gather_max() {
-    static const int64_t value = [] {
-        const char *env = std::getenv("CVL_SORT_GATHER_MAX");
-        return env ? std::strtoll(env, nullptr, 10) : int64_t(1024);
-    }();
+    static const int64_t value = sort_limit("CVL_SORT_GATHER_MAX", 1024);
+    return value;
+}
+
+// Up to this many ranks, a rank merges the sorted runs its bucket arrives in; with more
+// it sorts the bucket again.
+int64_t sort_merge_max() {
+    static const int64_t value = sort_limit("CVL_SORT_MERGE_MAX", 8);
     return value;
 }
 
 // Collective. pos[k] = the position of this rank's element k (global index e0 + k) in
-// the stable sort of the n records (seg, key, idx), for all ranks' records together.
+// the stable sort of all ranks' items by key (n < 2^31, so positions are ints). mine
+// holds this rank's cnt items in index order, idx global; the call may overwrite it.
 // Uses slots kSortA, kSortB, kSend, kRecv, kMisc.
-template <class K>
-void sort_positions(Context &c, const SortRec<K> *mine, int64_t cnt, int64_t n, bool descending, int64_t *pos) {
-    using Rec = SortRec<K>;
-    const SortLess<K> less{descending};
+template <class Key>
+void sort_positions(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *pos) {
+    using Item = Keyed<Key>;
     const Block nb = c.block(n);
     const int64_t e0 = nb.begin(c.rank);
-    const MPI_Datatype rec_type = c.bytes_type(sizeof(Rec));
+    const MPI_Datatype item_type = c.bytes_type(sizeof(Item));
     int *counts = c.ws.get<int>(kMisc, static_cast<std::size_t>(2 * c.nranks));
     int *displs = counts + c.nranks;
 
     if (c.nranks == 1 || n <= sort_gather_max()) {
-        // Every rank sorts all records.
-        Rec *all = c.ws.get<Rec>(kSortB, static_cast<std::size_t>(n));
+        // Every rank sorts all items.
+        Item *all = mine;
         if (c.nranks > 1) {
+            all = c.ws.get<Item>(kSortA, static_cast<std::size_t>(n));
             for (int r = 0; r < c.nranks; ++r) {
                 counts[r] = static_cast<int>(nb.count(r));
                 displs[r] = static_cast<int>(nb.begin(r));
             }
-            dm::check_mpi(MPI_Allgatherv(mine, counts[c.rank], rec_type, all, counts, displs, rec_type, c.comm),
+            dm::check_mpi(MPI_Allgatherv(mine, counts[c.rank], item_type, all, counts, displs, item_type, c.comm),
                       "MPI_Allgatherv");
-        } else {
-            std::memcpy(all, mine, static_cast<std::size_t>(cnt) * sizeof(Rec));
         }
-        std::sort(all, all + n, less);
-        for (int64_t t = 0; t < n; ++t)
-            if (all[t].idx >= e0 && all[t].idx < e0 + cnt) pos[all[t].idx - e0] = t;
+        const Item *sorted = radix_sort(all, c.ws.get<Item>(kSortB, static_cast<std::size_t>(n)),
+                                        static_cast<std::size_t>(n));
+        for (int64_t t = 0; t < n; ++t) {
+            const int64_t k = static_cast<int64_t>(sorted[t].idx) - e0;
+            if (k >= 0 && k < cnt) pos[k] = static_cast<int>(t);
+        }
         return;
     }
 
     // Sample sort. Local sort, then up to nranks regular samples per rank.
-    Rec *local = c.ws.get<Rec>(kSortA, static_cast<std::size_t>(cnt));
-    std::memcpy(local, mine, static_cast<std::size_t>(cnt) * sizeof(Rec));
-    std::sort(local, local + cnt, less);
+    const Item *sorted = radix_sort(mine, c.ws.get<Item>(kSortA, static_cast<std::size_t>(cnt)),
+                                    static_cast<std::size_t>(cnt));
     int64_t nsamples = 0;
     for (int r = 0; r < c.nranks; ++r) {
         counts[r] = static_cast<int>(std::min<int64_t>(nb.count(r), c.nranks));
@@ -174,52 +159,64 @@ void sort_positions(Context &c, const SortRec<K> *mine, int64_t cnt, int64_t n, 
         nsamples += counts[r];
     }
     const int64_t my_samples = counts[c.rank];
-    Rec *samples = c.ws.get<Rec>(kSortB, static_cast<std::size_t>(nsamples + my_samples));
-    Rec *picked = samples + nsamples;
-    for (int64_t t = 0; t < my_samples; ++t) picked[t] = local[(2 * t + 1) * cnt / (2 * my_samples)];
-    dm::check_mpi(MPI_Allgatherv(picked, static_cast<int>(my_samples), rec_type, samples, counts, displs, rec_type, c.comm),
+    Item *samples = c.ws.get<Item>(kSortB, static_cast<std::size_t>(nsamples + my_samples));
+    Item *picked = samples + nsamples;
+    for (int64_t t = 0; t < my_samples; ++t) picked[t] = sorted[(2 * t + 1) * cnt / (2 * my_samples)];
+    dm::check_mpi(MPI_Allgatherv(picked, static_cast<int>(my_samples), item_type, samples, counts, displs, item_type,
+                             c.comm),
               "MPI_Allgatherv");
-    std::sort(samples, samples + nsamples, less);
-    std::vector<Rec> splitters;
+    std::sort(samples, samples + nsamples, keyed_less<Key>);
+    std::vector<Item> splitters;
     for (int q = 1; q < c.nranks; ++q) splitters.push_back(samples[q * nsamples / c.nranks]);
 
-    // Bucket q holds the records above splitter q-1 and up to splitter q.
+    // Bucket q holds the items above splitter q-1 and up to splitter q, by (key, global
+    // index): equal keys split between buckets in index order.
     int64_t prev = 0;
     for (int q = 0; q < c.nranks; ++q) {
-        const int64_t end =
-            q + 1 < c.nranks ? std::upper_bound(local, local + cnt, splitters[q], less) - local : cnt;
+        const int64_t end = q + 1 < c.nranks
+                                ? std::upper_bound(sorted, sorted + cnt, splitters[q], keyed_less<Key>) - sorted
+                                : cnt;
         c.scount[q] = static_cast<int>(end - prev);
         prev = end;
     }
     exchange_counts(c, nullptr);
     int64_t nbucket = 0;
     for (int r = 0; r < c.nranks; ++r) nbucket += c.rcount[r];
-    Rec *bucket = c.ws.get<Rec>(kSortB, static_cast<std::size_t>(nbucket));
-    exchange(c, local, c.scount, bucket, c.rcount, sizeof(Rec));
-    // The bucket is one sorted run per source rank: merge them pairwise.
-    std::vector<int64_t> run(static_cast<std::size_t>(c.nranks) + 1, 0);
-    for (int r = 0; r < c.nranks; ++r) run[r + 1] = run[r] + c.rcount[r];
-    for (std::size_t width = 1; width < static_cast<std::size_t>(c.nranks); width *= 2)
-        for (std::size_t r = 0; r + width < static_cast<std::size_t>(c.nranks); r += 2 * width) {
-            const std::size_t end = std::min(r + 2 * width, static_cast<std::size_t>(c.nranks));
-            std::inplace_merge(bucket + run[r], bucket + run[r + width], bucket + run[end], less);
-        }
+
+    // Only keys travel. A bucket arrives as one sorted run per source rank, in rank
+    // (so index) order: ranking equal keys by arrival orders them by index.
+    Key *keys_out = c.ws.get<Key>(kSend, static_cast<std::size_t>(cnt));
+    for (int64_t t = 0; t < cnt; ++t) keys_out[t] = sorted[t].key;
+    Key *keys_in = c.ws.get<Key>(kRecv, static_cast<std::size_t>(nbucket));
+    exchange(c, keys_out, c.scount, keys_in, c.rcount, sizeof(Key));
     int64_t base = 0;
     dm::check_mpi(MPI_Exscan(&nbucket, &base, 1, MPI_INT64_T, MPI_SUM, c.comm), "MPI_Exscan");
     if (c.rank == 0) base = 0;
 
-    // Send every position back to the rank holding the element: the counts are those
-    // of the bucket exchange, reversed.
-    struct Back {
-        int64_t idx, pos;
-    };
-    int64_t *cursor = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(c.nranks));
-    for (int r = 0, at = 0; r < c.nranks; at += c.rcount[r], ++r) cursor[r] = at;
-    Back *back = c.ws.get<Back>(kSend, static_cast<std::size_t>(nbucket));
-    for (int64_t t = 0; t < nbucket; ++t) back[cursor[nb.owner(bucket[t].idx)]++] = Back{bucket[t].idx, base + t};
-    Back *got = c.ws.get<Back>(kRecv, static_cast<std::size_t>(cnt));
-    exchange(c, back, c.rcount, got, c.scount, sizeof(Back));
-    for (int64_t t = 0; t < cnt; ++t) pos[got[t].idx - e0] = got[t].pos;
+    // back[slot] = the global position of the key that arrived at slot: a merge of the
+    // runs with few ranks, a radix sort of (key, slot) with many.
+    std::uint32_t *back = nullptr;
+    if (c.nranks <= sort_merge_max()) {
+        auto *start = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(c.nranks) + 1);
+        start[0] = 0;
+        for (int r = 0; r < c.nranks; ++r) start[r + 1] = start[r] + c.rcount[r];
+        back = c.ws.get<std::uint32_t>(kSortB, static_cast<std::size_t>(nbucket));
+        merge_positions(keys_in, start, c.nranks, static_cast<std::uint32_t>(base), back);
+    } else {
+        Item *bucket = c.ws.get<Item>(kSortB, static_cast<std::size_t>(nbucket));
+        for (int64_t t = 0; t < nbucket; ++t) bucket[t] = Item{keys_in[t], static_cast<std::uint32_t>(t)};
+        const Item *ordered = radix_sort(bucket, c.ws.get<Item>(kSend, static_cast<std::size_t>(nbucket)),
+                                         static_cast<std::size_t>(nbucket));
+        back = c.ws.get<std::uint32_t>(kRecv, static_cast<std::size_t>(nbucket));
+        for (int64_t t = 0; t < nbucket; ++t) back[ordered[t].idx] = static_cast<std::uint32_t>(base + t);
+    }
+
+    // Positions go back in arrival order, so each source rank receives them in its own
+    // sorted order and needs no index with them: the counts are the key exchange's,
+    // reversed.
+    auto *got = c.ws.get<std::uint32_t>(kSend, static_cast<std::size_t>(cnt));
+    exchange(c, back, c.rcount, got, c.scount, sizeof(std::uint32_t));
+    for (int64_t t = 0; t < cnt; ++t) pos[sorted[t].idx - e0] = static_cast<int>(got[t]);
 }
 
 template <class K>
@@ -229,15 +226,13 @@ void rank_unsegmented(const char *name, vec_p d, vec_p s, int len, bool descendi
         c.require_vector<int>(d, len, "destination d");
         c.require_vector<K>(s, len, "source s");
         if (len == 0) return;
+        using Key = RankKey<K, false>;
         const Block b = c.block(len);
         const int64_t cnt = b.count(c.rank), e0 = b.begin(c.rank);
         const K *key = c.local<K>(s);
-        SortRec<K> *mine = c.ws.get<SortRec<K>>(kTarget, static_cast<std::size_t>(cnt));
-        for (int64_t k = 0; k < cnt; ++k) mine[k] = SortRec<K>{0, key[k], e0 + k};
-        int64_t *pos = c.ws.get<int64_t>(kPayload, static_cast<std::size_t>(cnt));
-        sort_positions<K>(c, mine, cnt, len, descending, pos);
-        int *out = c.local<int>(d);
-        for (int64_t k = 0; k < cnt; ++k) out[k] = static_cast<int>(pos[k]);
+        auto *mine = c.ws.get<Keyed<typename Key::type>>(kTarget, static_cast<std::size_t>(cnt));
+        for (int64_t k = 0; k < cnt; ++k) mine[k] = {Key::make(key[k], 0, descending), static_cast<std::uint32_t>(e0 + k)};
+        sort_positions(c, mine, cnt, len, c.local<int>(d));  // the keys are in mine: d may be s
     });
 }
 
@@ -248,21 +243,21 @@ void rank_segmented(const char *name, vec_p d, vec_p s, vec_p sd, int n, int m, 
         c.require_vector<int>(d, n, "destination d");
         c.require_vector<K>(s, n, "source s");
         if (n == 0) return;
+        using Key = RankKey<K, true>;
         const int64_t cnt = desc.elem_count(), e0 = desc.elem_begin();
         int64_t nrec = 0;
         const SegRecord *recs = desc.records(c, &nrec);
         const K *key = c.local<K>(s);
-        SortRec<K> *mine = c.ws.get<SortRec<K>>(kTarget, static_cast<std::size_t>(cnt));
+        auto *mine = c.ws.get<Keyed<typename Key::type>>(kTarget, static_cast<std::size_t>(cnt));
         for (int64_t t = 0; t < nrec; ++t)
-            for (int64_t k = recs[t].lo; k < recs[t].hi; ++k) mine[k] = SortRec<K>{recs[t].j, key[k], e0 + k};
-        int64_t *pos = c.ws.get<int64_t>(kPayload, static_cast<std::size_t>(cnt));
-        sort_positions<K>(c, mine, cnt, n, descending, pos);
+            for (int64_t k = recs[t].lo; k < recs[t].hi; ++k)
+                mine[k] = {Key::make(key[k], recs[t].j, descending), static_cast<std::uint32_t>(e0 + k)};
+        int *out = c.local<int>(d);
+        sort_positions(c, mine, cnt, n, out);
         // Sorting by segment first keeps every segment in its place: the position
         // within the segment is the global position less the segment's start.
-        recs = desc.records(c, &nrec);
-        int *out = c.local<int>(d);
         for (int64_t t = 0; t < nrec; ++t)
-            for (int64_t k = recs[t].lo; k < recs[t].hi; ++k) out[k] = static_cast<int>(pos[k] - recs[t].start);
+            for (int64_t k = recs[t].lo; k < recs[t].hi; ++k) out[k] -= static_cast<int>(recs[t].start);
     });
 }
 

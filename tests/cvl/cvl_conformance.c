@@ -1151,33 +1151,41 @@ static void t_library(const Data *D, const Segs *G) {
     t_pack_z(D, G);
     t_pack_b(D, G);
     t_pack_d(D, G);
-    /* ranks */
+    /* ranks: small keys with many ties; then the whole int range (INT_MIN, INT_MAX) and
+     * doubles with NaN, infinities and -0.0 */
     {
-        vec_p vz = new_z(D->zk, n), vdd = new_d(D->dk, n);
-        oracle_rank(e, n, D->zk, 0, 0, 0);
-        rku_luz(vd, vz, n, NUL);
-        check_z("rku_luz", vd, e, n);
-        oracle_rank(e, n, D->zk, 0, 0, 1);
-        rkd_luz(vd, vz, n, NUL);
-        check_z("rkd_luz", vd, e, n);
-        oracle_rank(e, n, 0, D->dk, 0, 0);
-        rku_lud(vd, vdd, n, NUL);
-        check_z("rku_lud", vd, e, n);
-        oracle_rank(e, n, 0, D->dk, 0, 1);
-        rkd_lud(vd, vdd, n, NUL);
-        check_z("rkd_lud", vd, e, n);
-        oracle_rank(e, n, D->zk, 0, G, 0);
-        rku_lez(vd, vz, G->sd, n, m, NUL);
-        check_z("rku_lez", vd, e, n);
-        oracle_rank(e, n, D->zk, 0, G, 1);
-        rkd_lez(vd, vz, G->sd, n, m, NUL);
-        check_z("rkd_lez", vd, e, n);
-        oracle_rank(e, n, 0, D->dk, G, 0);
-        rku_led(vd, vdd, G->sd, n, m, NUL);
-        check_z("rku_led", vd, e, n);
-        oracle_rank(e, n, 0, D->dk, G, 1);
-        rkd_led(vd, vdd, G->sd, n, m, NUL);
-        check_z("rkd_led", vd, e, n);
+        const int *zkeys[2] = {D->zk, D->za};
+        const double *dkeys[2] = {D->dk, D->dx};
+        int keys_mark = g_next_slot;
+        for (int s = 0; s < 2; ++s, g_next_slot = keys_mark) {
+            const int *zk = zkeys[s];
+            const double *dk = dkeys[s];
+            vec_p vz = new_z(zk, n), vdd = new_d(dk, n);
+            oracle_rank(e, n, zk, 0, 0, 0);
+            rku_luz(vd, vz, n, NUL);
+            check_z("rku_luz", vd, e, n);
+            oracle_rank(e, n, zk, 0, 0, 1);
+            rkd_luz(vd, vz, n, NUL);
+            check_z("rkd_luz", vd, e, n);
+            oracle_rank(e, n, 0, dk, 0, 0);
+            rku_lud(vd, vdd, n, NUL);
+            check_z("rku_lud", vd, e, n);
+            oracle_rank(e, n, 0, dk, 0, 1);
+            rkd_lud(vd, vdd, n, NUL);
+            check_z("rkd_lud", vd, e, n);
+            oracle_rank(e, n, zk, 0, G, 0);
+            rku_lez(vd, vz, G->sd, n, m, NUL);
+            check_z("rku_lez", vd, e, n);
+            oracle_rank(e, n, zk, 0, G, 1);
+            rkd_lez(vd, vz, G->sd, n, m, NUL);
+            check_z("rkd_lez", vd, e, n);
+            oracle_rank(e, n, 0, dk, G, 0);
+            rku_led(vd, vdd, G->sd, n, m, NUL);
+            check_z("rku_led", vd, e, n);
+            oracle_rank(e, n, 0, dk, G, 1);
+            rkd_led(vd, vdd, G->sd, n, m, NUL);
+            check_z("rkd_led", vd, e, n);
+        }
     }
     free(e);
     free(init);
