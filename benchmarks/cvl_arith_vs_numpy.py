@@ -210,6 +210,7 @@ def main():
         print(f"## CVL arithmetic vs NumPy: {p} ranks, {args.n} elements per rank, {args.reps} repetitions")
         print(f"MPI: {MPI.Get_library_version().splitlines()[0].strip()}; thread level: {thread_level}; "
               f"NumPy {np.__version__}")
+        print(f"datamotion: {cv.__file__}")
         print("Times: slowest rank per repetition, median over repetitions (us); contenders interleaved.")
         print(f"Call overhead at 1 element per rank (us): a + b ours {overhead[0]:.1f}, NumPy {overhead[1]:.1f}; "
               f"reduce ours {red[0]:.1f}, np.add.reduce {red[1]:.1f} (no MPI call)\n")

@@ -64,6 +64,8 @@ template <class T>
 constexpr int kLanes = sizeof(T) == 1 ? 32 : 8;
 // Blocks of a pairwise fold: a lane accumulator takes 128 / 8 values in sequence.
 constexpr int64_t kPairwiseBlock = 128;
+// The and and ior folds check for their absorbing value every so many elements.
+constexpr int64_t kAbsorbBlock = 4096;
 // Shorter ranges fold in one inline loop: no kernel call per short segment.
 constexpr int64_t kInlineFold = 64;
 
@@ -91,10 +93,18 @@ inline T fold_lanes(int64_t lo, int64_t hi, const Load &load) {
 // kPairwiseBlock combined as a balanced binary tree (a binary counter of partial results,
 // earlier ones on the left), so a result carries O(log n) roundings instead of the
 // sequential fold's n: more accurate, not merely different.
+// And and ior stop at the value that absorbs every other (0 / false, all bits / true),
+// looked for every kAbsorbBlock elements.
 template <OpKind K, class T, class Load>
 DM_VECTOR_KERNEL T fold_kernel(int64_t lo, int64_t hi, Load load) {
     using O = Op<K, T>;
-    if constexpr (!rounds<K, T>()) {
+    if constexpr (K == OpKind::and_ || K == OpKind::ior) {
+        const T absorbing = K == OpKind::and_ ? T(0) : O::load(T(~0));
+        T acc = O::id();
+        for (; lo < hi && acc != absorbing; lo += kAbsorbBlock)
+            acc = O::apply(acc, fold_lanes<K, T>(lo, std::min(hi, lo + kAbsorbBlock), load));
+        return acc;
+    } else if constexpr (!rounds<K, T>()) {
         return fold_lanes<K, T>(lo, hi, load);
     } else {
         T level[64];
