@@ -23,7 +23,11 @@ ratios (two times taken moments apart, steadier on a shared machine). Targets of
 the issue at 10^6 elements per rank: <= 1.2 for the reductions and the elementwise
 operators. Each Python call costs a few microseconds on either side (printed as
 "call overhead", measured at one element per rank); at small N it dominates,
-the judged size is the large one.
+the judged size is the large one. Unary minus is ``0 - v`` in datamotion.vector
+(a vector of zeros made, then a subtraction): two passes against NumPy's one.
+Reductions and scans wait in one collective each: on a machine whose cores are
+busy with other work, or with MPICH's progress throttle, its latency (up to
+milliseconds) can hide the local work; the 1-rank run shows the local work alone.
 
 Measured at MPI_THREAD_SINGLE (set before mpi4py initialises MPI); the thread
 level is printed.

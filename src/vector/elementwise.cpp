@@ -1,8 +1,10 @@
 // Elementwise functions (w): local loops over each rank's block, generated from one
-// template per arity. A destination may be the very same handle as any source: when the
-// destination's elements are wider than a source's the loop runs backwards, otherwise
-// forwards, so that every source element is read before its bytes are overwritten
-// (the sources are compiled without strict aliasing, see CMakeLists.txt).
+// template (map_local). A destination may be the very same handle as any source. Where
+// it is disjoint from each source or is exactly it with elements of the same size (every
+// call of the Python layer, most of C's), the loop vectorises with no alias checks;
+// otherwise, when the destination's elements are wider than a source's the loop runs
+// backwards, else forwards, so that every source element is read before its bytes are
+// overwritten (the sources are compiled without strict aliasing, see CMakeLists.txt).
 #include "vector/ops.hpp"
 #include "vector/state.hpp"
 

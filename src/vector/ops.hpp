@@ -27,7 +27,8 @@
 // the one for the processor picked when the library loads (GNU ifunc). SSE2 has no
 // narrowing of 64-bit comparison masks nor byte-mask blends: comparisons of doubles and
 // selects only vectorise with AVX2. Off under the sanitizers and on other targets.
-#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_ADDRESS__)
 #define DM_VECTOR_KERNEL __attribute__((target_clones("avx2", "default")))
 #else
 #define DM_VECTOR_KERNEL
