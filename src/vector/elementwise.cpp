@@ -1,8 +1,10 @@
 // Elementwise functions (w): local loops over each rank's block, generated from one
-// template per arity. A destination may be the very same handle as any source: when the
-// destination's elements are wider than a source's the loop runs backwards, otherwise
-// forwards, so that every source element is read before its bytes are overwritten
-// (the sources are compiled without strict aliasing, see CMakeLists.txt).
+// template (map_local). A destination may be the very same handle as any source. Where
+// it is disjoint from each source or is exactly it with elements of the same size (every
+// call of the Python layer, most of C's), the loop vectorises with no alias checks;
+// otherwise, when the destination's elements are wider than a source's the loop runs
+// backwards, else forwards, so that every source element is read before its bytes are
+// overwritten (the sources are compiled without strict aliasing, see CMakeLists.txt).
 #include "vector/ops.hpp"
 #include "vector/state.hpp"
 
@@ -10,6 +12,7 @@
 
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 using namespace dm::vector;
@@ -26,19 +29,43 @@ constexpr bool backwards() {
     return wider;
 }
 
+// Whether each source is disjoint from the destination or is exactly it with elements of
+// the same size: then element i of the result depends on element i of the sources only.
+template <class D, class... S>
+bool independent(int64_t n, const D *out, const S *...x) {
+    const auto o = reinterpret_cast<std::uintptr_t>(out), o_end = o + static_cast<std::uintptr_t>(n) * sizeof(D);
+    auto apart = [&](std::uintptr_t p, std::size_t size) {
+        return (p == o && size == sizeof(D)) || p + static_cast<std::uintptr_t>(n) * size <= o || o_end <= p;
+    };
+    return (apart(reinterpret_cast<std::uintptr_t>(x), sizeof(S)) && ...);
+}
+
+template <class D, class F, class... S>
+DM_VECTOR_KERNEL void map_independent(int64_t n, D *out, F f, const S *...x) {
+    DM_NO_CARRIED_DEPENDENCE
+    for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]...);
+}
+
+// out[i] = f(x[i]...) for the n local elements: vectorised when the vectors are
+// independent (above), else in the direction that reads each element before it is
+// overwritten.
+template <class D, class F, class... S>
+void map_local(int64_t n, D *out, F f, const S *...x) {
+    if (independent(n, out, x...))
+        map_independent(n, out, f, x...);
+    else if constexpr (backwards<D, S...>())
+        for (int64_t i = n; i-- > 0;) out[i] = f(x[i]...);
+    else
+        for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]...);
+}
+
 template <class D, class A, class F>
 void map1(const char *name, vec_p d, vec_p a, int len, F f) {
     entry(name, {{"d", d}, {"s", a}, {"len", len}}, [&](Context &c) {
         require_length(len, "len");
         c.require_vector<D>(d, len, "destination d");
         c.require_vector<A>(a, len, "source s");
-        const int64_t n = c.block(len).count(c.rank);
-        D *out = c.local<D>(d);
-        const A *x = c.local<A>(a);
-        if constexpr (backwards<D, A>())
-            for (int64_t i = n; i-- > 0;) out[i] = f(x[i]);
-        else
-            for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+        map_local(c.block(len).count(c.rank), c.local<D>(d), f, c.local<A>(a));
     });
 }
 
@@ -49,14 +76,7 @@ void map2(const char *name, vec_p d, vec_p a, vec_p b, int len, F f) {
         c.require_vector<D>(d, len, "destination d");
         c.require_vector<A>(a, len, "source s1");
         c.require_vector<B>(b, len, "source s2");
-        const int64_t n = c.block(len).count(c.rank);
-        D *out = c.local<D>(d);
-        const A *x = c.local<A>(a);
-        const B *y = c.local<B>(b);
-        if constexpr (backwards<D, A, B>())
-            for (int64_t i = n; i-- > 0;) out[i] = f(x[i], y[i]);
-        else
-            for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+        map_local(c.block(len).count(c.rank), c.local<D>(d), f, c.local<A>(a), c.local<B>(b));
     });
 }
 
@@ -68,15 +88,7 @@ void map3(const char *name, vec_p d, vec_p a, vec_p b, vec_p e, int len, F f) {
         c.require_vector<A>(a, len, "source s1");
         c.require_vector<B>(b, len, "source s2");
         c.require_vector<C>(e, len, "source s3");
-        const int64_t n = c.block(len).count(c.rank);
-        D *out = c.local<D>(d);
-        const A *x = c.local<A>(a);
-        const B *y = c.local<B>(b);
-        const C *z = c.local<C>(e);
-        if constexpr (backwards<D, A, B, C>())
-            for (int64_t i = n; i-- > 0;) out[i] = f(x[i], y[i], z[i]);
-        else
-            for (int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i], z[i]);
+        map_local(c.block(len).count(c.rank), c.local<D>(d), f, c.local<A>(a), c.local<B>(b), c.local<C>(e));
     });
 }
 
@@ -91,23 +103,35 @@ void copy(const char *name, vec_p d, vec_p s, int len) {
     });
 }
 
-// C leaves these undefined; CVL on MPI defines them (docs/cvl.md).
+// C leaves these undefined; CVL on MPI defines them (docs/cvl.md). Written without
+// branches so that they vectorise: x86 has no vector integer division, but for 32-bit
+// operands trunc((double)a / b) is exact (a non-integer quotient lies at least 1/|b| from
+// an integer, more than its rounding error |a/b| 2^-53), and doubles divide in vectors.
+// All ones where the divisor b is 0 or -1, the cases C leaves undefined or that overflow.
+inline int special_divisor(int b) { return -static_cast<int>(static_cast<unsigned>(b) + 1u <= 1u); }
+// a / b truncated, with 1 for a special divisor (bit selects, no branch: a branch around
+// a division that may trap keeps the loop from vectorising).
+inline int int_quotient(int a, int b, int special) {
+    const int divisor = (b & ~special) | (special & 1);
+    return static_cast<int>(static_cast<double>(a) / static_cast<double>(divisor));
+}
 inline int int_div(int a, int b) {
-    if (b == 0) return 0;
-    if (b == -1) return wrap_sub(0, a);  // INT_MIN / -1 wraps to INT_MIN
-    return a / b;
+    const int special = special_divisor(b);
+    const int r = b == 0 ? 0 : wrap_sub(0, a);  // INT_MIN / -1 wraps to INT_MIN
+    return (r & special) | (int_quotient(a, b, special) & ~special);
 }
 inline int int_mod(int a, int b) {
-    if (b == 0) return a;
-    if (b == -1) return 0;
-    return a % b;
+    const int special = special_divisor(b);
+    const int r = b == 0 ? a : 0;
+    return (r & special) | (wrap_sub(a, wrap_mul(int_quotient(a, b, special), b)) & ~special);
 }
 inline int shift_left(int a, int k) {
-    return k >= 0 && k < 32 ? static_cast<int>(static_cast<unsigned>(a) << k) : 0;
+    const int v = static_cast<int>(static_cast<unsigned>(a) << (k & 31));
+    return static_cast<unsigned>(k) < 32u ? v : 0;
 }
 inline int shift_right(int a, int k) {
-    if (k >= 0 && k < 32) return a >= 0 ? a >> k : ~(~a >> k);  // arithmetic shift
-    return a < 0 ? -1 : 0;
+    const int m = static_cast<unsigned>(k) < 32u ? k : 31;  // beyond 31: the sign fills every bit
+    return a >= 0 ? a >> m : ~(~a >> m);                     // arithmetic shift
 }
 
 // Double to int: NaN gives 0, values outside int saturate.

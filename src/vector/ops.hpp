@@ -23,6 +23,28 @@
 #include <cstring>
 #include <limits>
 
+// DM_VECTOR_KERNEL: a loop compiled twice, for the x86-64 baseline (SSE2) and for AVX2,
+// the one for the processor picked when the library loads (GNU ifunc). SSE2 has no
+// narrowing of 64-bit comparison masks nor byte-mask blends: comparisons of doubles and
+// selects only vectorise with AVX2. Off under the sanitizers and on other targets.
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_ADDRESS__)
+#define DM_VECTOR_KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define DM_VECTOR_KERNEL
+#endif
+
+// DM_NO_CARRIED_DEPENDENCE before a loop: no iteration reads what another writes (the
+// caller checked that the destination is disjoint from each source or is exactly it,
+// element for element), so the compiler vectorises without run-time alias checks.
+#if defined(__clang__)
+#define DM_NO_CARRIED_DEPENDENCE _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define DM_NO_CARRIED_DEPENDENCE _Pragma("GCC ivdep")
+#else
+#define DM_NO_CARRIED_DEPENDENCE
+#endif
+
 namespace dm::vector {
 
 using cvl_bool_t = char;
