@@ -4,29 +4,43 @@
 
 namespace dm::vector {
 
-void exchange_counts(Context &c, const LocalFault *fault) {
+void start_count_exchange(Context &c, const LocalFault *fault, MPI_Request *request) {
+    *request = MPI_REQUEST_NULL;
+    if (c.nranks == 1) return;
+    // Per peer: the count (-1 for a fault), then the call's signature, so that ranks
+    // which passed different arguments fail here, before any data moves.
+    constexpr std::size_t stride = 1 + CallSignature::kWords;
+    const bool bad = fault && fault->bad;
+    for (int r = 0; r < c.nranks; ++r) {
+        int64_t *h = c.hdr_send.data() + static_cast<std::size_t>(r) * stride;
+        h[0] = bad ? -1 : c.scount[r];
+        c.sig.write(h + 1);
+    }
+    dm::check_mpi(MPI_Ialltoall(c.hdr_send.data(), static_cast<int>(stride), MPI_INT64_T, c.hdr_recv.data(),
+                            static_cast<int>(stride), MPI_INT64_T, c.comm, request),
+              "MPI_Ialltoall");
+}
+
+void finish_count_exchange(Context &c, const LocalFault *fault, MPI_Request *request) {
     const bool bad = fault && fault->bad;
     if (c.nranks == 1) {
         if (bad) throw dm::Error(DM_ERR_ARG, fault->message);
         c.rcount[0] = c.scount[0];
         return;
     }
-    // Per peer: the count (-1 for a fault), then the call's signature, so that ranks
-    // which passed different arguments fail here, before any data moves.
+    dm::check_mpi(MPI_Wait(request, MPI_STATUS_IGNORE), "MPI_Wait");
     constexpr std::size_t stride = 1 + CallSignature::kWords;
-    for (int r = 0; r < c.nranks; ++r) {
-        int64_t *h = c.hdr_send.data() + static_cast<std::size_t>(r) * stride;
-        h[0] = bad ? -1 : c.scount[r];
-        c.sig.write(h + 1);
-    }
-    dm::check_mpi(MPI_Alltoall(c.hdr_send.data(), static_cast<int>(stride), MPI_INT64_T, c.hdr_recv.data(),
-                           static_cast<int>(stride), MPI_INT64_T, c.comm),
-              "MPI_Alltoall");
     c.sig.require_same_rows(c.hdr_recv.data() + 1, stride, c.nranks);
     // Every failing rank sent -1 to every rank, so all ranks see the same failing set.
     for (int r = 0; r < c.nranks; ++r)
         if (c.hdr_recv[static_cast<std::size_t>(r) * stride] < 0) raise_fault(c, r, fault ? *fault : LocalFault{});
     for (int r = 0; r < c.nranks; ++r) c.rcount[r] = c.hdr_recv[static_cast<std::size_t>(r) * stride];
+}
+
+void exchange_counts(Context &c, const LocalFault *fault) {
+    MPI_Request request;
+    start_count_exchange(c, fault, &request);
+    finish_count_exchange(c, fault, &request);
 }
 
 const int64_t *gather_checked(Context &c, const int64_t *payload, int words, const LocalFault &fault) {

@@ -36,8 +36,15 @@ inline int64_t prefix_sums(const std::vector<int64_t> &counts, std::vector<int64
 // with the call's signature, and fills c.rcount with what every rank sends here. If
 // the signatures differ (ranks passed different arguments), every rank throws
 // DM_ERR_MISMATCH naming the argument; else if any rank has a fault, every rank
-// throws the agreed error (of the lowest failing rank). One MPI_Alltoall.
+// throws the agreed error (of the lowest failing rank). One MPI_Ialltoall, waited for.
 void exchange_counts(Context &c, const LocalFault *fault);
+
+// exchange_counts in two halves, so that local work (sorting records into a send
+// buffer) overlaps the collective: start posts it (MPI_Ialltoall), finish waits and
+// then throws or fills c.rcount exactly as exchange_counts. `fault` must not change
+// in between, and no data may move before finish returns.
+void start_count_exchange(Context &c, const LocalFault *fault, MPI_Request *request);
+void finish_count_exchange(Context &c, const LocalFault *fault, MPI_Request *request);
 
 // Collective. Sends scount[r] records of `bytes` bytes from `send` (grouped by
 // destination rank, in rank order) to every rank r and receives rcount[r] records from

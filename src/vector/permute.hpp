@@ -8,16 +8,18 @@
 //
 // scatter: every local source element k with a target t(k) >= 0 is written to global
 //   position t(k) of the destination. One pass counts the elements per bucket (and
-//   checks the targets); one MPI_Alltoall of the per-rank counts agrees on faults, so
-//   a bad index fails every rank before anything moves; a second pass places each
-//   element's (16-bit offset, value) record in its bucket. One message per peer
+//   checks the targets); one MPI_Ialltoall of the per-rank counts agrees on faults, so
+//   a bad index fails every rank before anything moves; while it travels, a second
+//   pass places each element's (16-bit offset, value) record in its bucket of the send
+//   buffer (this rank's own work only, so a rank that waits for a slower peer's counts
+//   has its records ready). One message per peer
 //   carries its rank's buckets behind their counts, and each is written into the
 //   destination on arrival. Segments are handed over in rank order, this rank's own
 //   from the send buffer, and the sort is stable, so with duplicate targets the
 //   highest source position wins.
 // gather: every local destination element k with t(k) >= 0 reads global position
-//   t(k) of the source. A counting pass and the count exchange as above; requests
-//   (16-bit offsets by bucket) go to the owners, which answer each peer as its
+//   t(k) of the source. A counting pass and the count exchange as above, the requests
+//   (16-bit offsets by bucket) placed while it travels; they go to the owners, which answer each peer as its
 //   requests arrive (this rank's own without MPI while the others travel); a last
 //   pass in destination order takes each answer from its bucket.
 //
@@ -185,23 +187,28 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     const detail::Buckets buckets(dst_block, p, begin);
     detail::count_buckets(target, nsrc, buckets, c.ws.get<int64_t>(kOwner, static_cast<std::size_t>(4 * nb)), count);
     for (int r = 0; r < p; ++r) c.scount[r] = std::accumulate(count + r * w, count + (r + 1) * w, int64_t(0));
-    exchange_counts(c, &fault);
+    MPI_Request agreement;
+    start_count_exchange(c, &fault, &agreement);
 
+    // The records are sorted into the send buffer while the counts travel: that needs
+    // only this rank's counts, and nothing leaves this rank before the agreement.
     constexpr int64_t record = sizeof(uint16_t) + sizeof(T);
-    for (int r = 0; r < p; ++r) {
-        sbytes[r] = detail::segment_bytes(w, c.scount[r], record);
-        rbytes[r] = r == self ? 0 : detail::segment_bytes(w, c.rcount[r], record);  // the own one stays in `send`
-    }
-    const int64_t nsend = prefix_sums_of(sbytes, c.sdispl, np), nrecv = prefix_sums_of(rbytes, c.rdispl, np);
+    for (int r = 0; r < p; ++r) sbytes[r] = detail::segment_bytes(w, c.scount[r], record);
+    const int64_t nsend = prefix_sums_of(sbytes, c.sdispl, np);
     auto *send = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(nsend));
-    auto *recv = c.ws.get<std::byte>(kRecv, static_cast<std::size_t>(nrecv));
     auto **cursor = c.ws.get<std::byte *>(kOwner, static_cast<std::size_t>(nb));
     for (int r = 0; r < p; ++r)
         if (sbytes[r] > 0) detail::start_segment(send + c.sdispl[r], r, buckets, count, record, cursor);
+    detail::place_records<sizeof(T)>(target, reinterpret_cast<const std::byte *>(values), nsrc, buckets, cursor);
+    finish_count_exchange(c, &fault, &agreement);
+
+    for (int r = 0; r < p; ++r)  // the own segment stays in `send`
+        rbytes[r] = r == self ? 0 : detail::segment_bytes(w, c.rcount[r], record);
+    const int64_t nrecv = prefix_sums_of(rbytes, c.rdispl, np);
+    auto *recv = c.ws.get<std::byte>(kRecv, static_cast<std::size_t>(nrecv));
     run_exchange(c, [&] {
         dm::exchange::VariableExchange x(c.comm, kTagData, 1);
         x.receive(recv, rbytes, c.rdispl.data());
-        detail::place_records<sizeof(T)>(target, reinterpret_cast<const std::byte *>(values), nsrc, buckets, cursor);
         x.send(send, sbytes, c.sdispl.data());
         prepare();
         x.finish(dm::exchange::ArrivalOrder::Rank, [&](const dm::exchange::Arrival &a) {
@@ -248,22 +255,34 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
     const detail::Buckets buckets(src_block, p, begin);
     detail::count_buckets(target, ndst, buckets, c.ws.get<int64_t>(kOwner, static_cast<std::size_t>(4 * nb)), count);
     for (int r = 0; r < p; ++r) c.scount[r] = std::accumulate(count + r * w, count + (r + 1) * w, int64_t(0));
-    exchange_counts(c, &fault);
+    MPI_Request agreement;
+    start_count_exchange(c, &fault, &agreement);
 
     // Requests: per rank a segment of 16-bit offsets (this rank's own one is answered
-    // without MPI). Answers: scount[r] values from rank r, in the order asked.
+    // without MPI), sorted while the counts travel. Answers: scount[r] values from
+    // rank r, in the order asked.
     constexpr int64_t record = sizeof(uint16_t);
+    int64_t total_s = 0;
     for (int r = 0; r < p; ++r) {
         sbytes[r] = detail::segment_bytes(w, c.scount[r], record);
+        sdispl[r] = total_s;
+        total_s += sbytes[r];
+    }
+    auto *request = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(total_s));
+    auto **cursor = c.ws.get<std::byte *>(kOwner, static_cast<std::size_t>(nb));
+    for (int r = 0; r < p; ++r)
+        if (sbytes[r] > 0) detail::start_segment(request + sdispl[r], r, buckets, count, record, cursor);
+    detail::place_records<0>(target, nullptr, ndst, buckets, cursor);
+    finish_count_exchange(c, &fault, &agreement);
+
+    for (int r = 0; r < p; ++r) {
         rbytes[r] = r == self ? 0 : detail::segment_bytes(w, c.rcount[r], record);
         asked[r] = r == self ? 0 : c.scount[r];
         served[r] = r == self ? 0 : c.rcount[r];
     }
     std::vector<int64_t> &adispl = c.sdispl, &vdispl = c.rdispl;  // answers and replies, in values
-    int64_t total_s = 0, total_r = 0, total_a = 0, total_v = 0;
+    int64_t total_r = 0, total_a = 0, total_v = 0;
     for (int r = 0; r < p; ++r) {
-        sdispl[r] = total_s;
-        total_s += sbytes[r];
         rdispl[r] = total_r;
         total_r += rbytes[r];
         adispl[r] = total_a;
@@ -271,13 +290,9 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
         vdispl[r] = total_v;
         total_v += served[r];
     }
-    auto *request = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(total_s));
     auto *incoming = c.ws.get<std::byte>(kRecv, static_cast<std::size_t>(total_r));
     T *reply = c.ws.get<T>(kReply, static_cast<std::size_t>(total_v));
     T *answer = c.ws.get<T>(kAnswer, static_cast<std::size_t>(total_a));
-    auto **cursor = c.ws.get<std::byte *>(kOwner, static_cast<std::size_t>(nb));
-    for (int r = 0; r < p; ++r)
-        if (sbytes[r] > 0) detail::start_segment(request + sdispl[r], r, buckets, count, record, cursor);
     // out[t] = the source elements a segment of requests names, in its order.
     auto serve = [&](const std::byte *segment, T *out) {
         detail::for_each_window(segment, w, record, [&](int64_t first, const std::byte *at, int64_t n) {
@@ -294,7 +309,6 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
         dm::exchange::VariableExchange replies(c.comm, kTagReply, sizeof(T));
         requests.receive(incoming, rbytes, rdispl);
         replies.receive(answer, asked, adispl.data());
-        detail::place_records<0>(target, nullptr, ndst, buckets, cursor);
         for (int r = 0; r < p; ++r)
             if (r != self) requests.send_to(r, request + sdispl[r], sbytes[r]);
         if (sbytes[self] > 0) serve(request + sdispl[self], answer + adispl[self]);  // while the others travel
