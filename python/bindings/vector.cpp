@@ -63,6 +63,9 @@ std::shared_ptr<Space> space_of(nb::handle py_comm) {
     int found = 0;
     check_mpi(MPI_Comm_get_attr(comm, keyval, &value, &found), "MPI_Comm_get_attr");
     if (found) return *static_cast<std::shared_ptr<Space> *>(value);
+    int inter = 0;
+    check_mpi(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
+    if (inter) fail(DM_ERR_ARG, "vector space: an intercommunicator has none; use an intracommunicator");
     auto space = std::make_shared<Space>();
     space->comm = comm;
     {

@@ -372,6 +372,12 @@ def test_vectors_of_different_communicators_are_refused():
         del w, s
     finally:
         dup.Free()
+    # Below the Python layer, the space checks handles itself: a released one is refused.
+    t = cv.index(n)
+    gone = t._handle
+    del t
+    raises_everywhere(WORLD, lambda: v._space.unary("cpy_wuz", v._handle, gone, n), status="DM_ERR_ARG",
+                      match="not a live vector of this communicator")
     check_same_array(WORLD, (v + v).to_numpy(), 2 * np.arange(n, dtype=np.int32), "works afterwards")
 
 
