@@ -48,7 +48,6 @@ from mpi4py import MPI  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from datamotion import _core  # noqa: E402
 from datamotion import vector as cv  # noqa: E402
 
 # How each contender moves its data (printed beside its row).
@@ -148,10 +147,10 @@ def main():
               "| ratio of medians | median ratio (p10-p90) | python (ms) | median ratio to python |")
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 
-    index = cv.Vector.from_numpy(perm)
+    index = cv.Vector.from_numpy(perm, comm)
     for dtype in (np.float64, np.int32):
         whole = np.arange(n).astype(dtype)
-        v = cv.Vector.from_numpy(whole)
+        v = cv.Vector.from_numpy(whole, comm)
         # Correctness first: both against NumPy.
         expect = np.empty_like(whole)
         expect[perm] = whole
@@ -160,7 +159,7 @@ def main():
         if not np.array_equal(cv.bpermute(v, index).to_numpy(), whole[perm]):
             sys.exit("bpermute: wrong result")
 
-        into = cv.Vector(n, dtype)
+        into = cv.Vector(n, dtype, comm)
         kind = {np.float64: "d", np.int32: "z"}[dtype]
         values = whole[mine].copy()
         out = np.empty_like(values)
@@ -198,7 +197,7 @@ def main():
 
         contenders = {
             "permute": lambda: cv.permute(v, index),
-            "smp_pu": lambda: _core.cvl_permute(f"smp_pu{kind}", into._handle, v._handle, index._handle, n),
+            "smp_pu": lambda: v._space.permute(f"smp_pu{kind}", into._handle, v._handle, index._handle, n),
             "bpermute": lambda: cv.bpermute(v, index),
             "scatter": scatter,
             "gather": gather,

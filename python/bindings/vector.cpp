@@ -1,82 +1,90 @@
-// CVL (cvl.h) for datamotion.vector: thin bindings over the C functions, grouped by
-// signature and looked up by their CVL name ("add_wuz", "smp_ped", ...). Every call
-// checks CVL_error() afterwards and raises datamotion.Error with CVL's code and
-// message; CVL detects its errors identically on every rank, so the exception is
-// raised on every rank. The Python layer (python/datamotion/vector.py) owns handles.
+// datamotion._core.VectorSpace: the vector space of an mpi4py communicator (see
+// src/vector/state.hpp) and CVL's operations (cvl.h) on it, grouped by signature and
+// looked up by their CVL name ("add_wuz", "smp_ped", ...). Every operation runs in a
+// SpaceScope with the GIL released: errors are thrown as dm::Error (the same on every
+// rank) and become datamotion.Error. Handles are the space's: the Python layer
+// (python/datamotion/vector.py) owns them and checks that operands share a space.
 #include "bindings.hpp"
 
 #include "core/error.hpp"
+#include "vector/state.hpp"
 
 #include <cvl.h>
 
+#include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 
 #include <cstdint>
-#include <cstdlib>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
 namespace dm::python {
 namespace {
 
-// Incremented by every start of the library: handles from an earlier run are stale.
-int g_generation = 0;
-bool g_running = false;
+using vector::Context;
+using vector::SpaceScope;
+using vector::Table;
 
-// Raises the error CVL recorded during the last call (and forgets it).
-void raise_cvl_error() {
-    const int code = CVL_error();
-    if (code == CVL_OK) return;
-    std::string message = CVL_error_message();
-    CVL_clear_error();
-    throw dm::Error(code, message);
-}
+// The space of one communicator as Python holds it. The space itself lives as an
+// attribute of the communicator and is freed with it; `alive` turns false then (our own
+// attribute's delete callback), so that a vector outliving its communicator (garbage
+// collected after comm.Free() or MPI_Finalize) is forgotten instead of touching freed
+// memory.
+struct Space {
+    Context *context = nullptr;
+    MPI_Comm comm = MPI_COMM_NULL;  // the caller's communicator, not the space's duplicate
+    bool alive = true;
 
-// Stops CVL inside MPI_Finalize: MPI deletes MPI_COMM_SELF's attributes first thing
-// there, on every rank, so the collective CVL_quit never runs on one rank alone (as an
-// atexit handler would when one rank exits early).
-int quit_at_finalize(MPI_Comm, int, void *, void *) {
-    if (g_running) {
-        g_running = false;
-        CVL_quit();
+    Context &live() const {
+        if (!alive) fail(DM_ERR_STATE, "the vector's communicator has been freed");
+        return *context;
     }
+    // Every space's memory is a Table (space_of makes it so).
+    Table &table() const { return static_cast<Table &>(*live().memory); }
+};
+
+int forget_space(MPI_Comm, int, void *value, void *) {
+    auto *held = static_cast<std::shared_ptr<Space> *>(value);
+    (*held)->alive = false;
+    delete held;
     return MPI_SUCCESS;
 }
 
-void stop_at_finalize() {
-    static bool hooked = false;
-    if (hooked) return;
-    int key = MPI_KEYVAL_INVALID;
-    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &quit_at_finalize, &key, nullptr) != MPI_SUCCESS ||
-        MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr) != MPI_SUCCESS)
-        fail(DM_ERR_MPI, "cannot hook CVL's stop on MPI_Finalize");
-    hooked = true;
-}
-
-void require_running() {
-    if (!g_running) fail(DM_ERR_STATE, "CVL is not running: call datamotion.vector.init() first");
-}
-
-// Runs a CVL call without the GIL (collective calls wait for the other ranks), then
-// raises what it reported.
-template <class F>
-auto call(F &&f) {
-    require_running();
-    if constexpr (std::is_void_v<decltype(f())>) {
-        {
-            nb::gil_scoped_release release;
-            f();
-        }
-        raise_cvl_error();
-    } else {
-        decltype(f()) result;
-        {
-            nb::gil_scoped_release release;
-            result = f();
-        }
-        raise_cvl_error();
-        return result;
+// Collective on comm at its first use there: the one Space of comm.
+std::shared_ptr<Space> space_of(nb::handle py_comm) {
+    static int keyval = MPI_KEYVAL_INVALID;
+    MPI_Comm comm = comm_from_python(py_comm);
+    if (comm == MPI_COMM_NULL) fail(DM_ERR_ARG, "vector space: the communicator is MPI.COMM_NULL");
+    if (keyval == MPI_KEYVAL_INVALID)
+        check_mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &forget_space, &keyval, nullptr),
+                  "MPI_Comm_create_keyval");
+    void *value = nullptr;
+    int found = 0;
+    check_mpi(MPI_Comm_get_attr(comm, keyval, &value, &found), "MPI_Comm_get_attr");
+    if (found) return *static_cast<std::shared_ptr<Space> *>(value);
+    int inter = 0;
+    check_mpi(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
+    if (inter) fail(DM_ERR_ARG, "vector space: an intercommunicator has none; use an intracommunicator");
+    auto space = std::make_shared<Space>();
+    space->comm = comm;
+    {
+        nb::gil_scoped_release release;
+        space->context = &vector::space_of(comm);
     }
+    auto held = std::make_unique<std::shared_ptr<Space>>(space);
+    check_mpi(MPI_Comm_set_attr(comm, keyval, held.get()), "MPI_Comm_set_attr");
+    held.release();
+    return space;
+}
+
+// Runs a CVL call on the space without the GIL (collective calls wait for the other ranks).
+template <class F>
+auto run(const Space &space, F &&f) {
+    Context &c = space.live();
+    nb::gil_scoped_release release;
+    SpaceScope scope(c);
+    return f();
 }
 
 template <class Fn>
@@ -168,7 +176,7 @@ const std::unordered_map<std::string, PermuteFn> kPermute = {
 };
 
 // Unsegmented reductions: s, len -> value (as a Python number of the element type).
-nb::object reduce(const std::string &name, vec_p s, int len) {
+nb::object reduce(const Space &space, const std::string &name, vec_p s, int len) {
     using IntFn = int (*)(vec_p, int, vec_p);
     using DblFn = double (*)(vec_p, int, vec_p);
     using BoolFn = cvl_bool (*)(vec_p, int, vec_p);
@@ -183,15 +191,31 @@ nb::object reduce(const std::string &name, vec_p s, int len) {
         DM_CVL_ENTRY(and_rub), DM_CVL_ENTRY(ior_rub), DM_CVL_ENTRY(xor_rub),
     };
     if (auto it = ints.find(name); it != ints.end())
-        return nb::int_(call([&] { return it->second(s, len, CVL_SCRATCH_NULL); }));
+        return nb::int_(run(space, [&] { return it->second(s, len, CVL_SCRATCH_NULL); }));
     if (auto it = dbls.find(name); it != dbls.end())
-        return nb::float_(call([&] { return it->second(s, len, CVL_SCRATCH_NULL); }));
+        return nb::float_(run(space, [&] { return it->second(s, len, CVL_SCRATCH_NULL); }));
     if (auto it = bools.find(name); it != bools.end())
-        return nb::bool_(call([&] { return it->second(s, len, CVL_SCRATCH_NULL); }) != 0);
+        return nb::bool_(run(space, [&] { return it->second(s, len, CVL_SCRATCH_NULL); }) != 0);
     fail(DM_ERR_ARG, "no CVL reduction ", name);
 }
 
-// The element type of a NumPy array as CVL's letter: z (int32), d (float64), b (bool).
+// CVL's element letters: z (int32), d (float64), b (bool).
+dm_dtype dtype_of_kind(const std::string &kind) {
+    if (kind == "z") return DM_INT32;
+    if (kind == "d") return DM_FLOAT64;
+    if (kind == "b") return DM_BOOL;
+    fail(DM_ERR_TYPE, "unknown CVL element kind '", kind, "' (z: int32, d: float64, b: bool)");
+}
+
+std::int64_t size_of_kind(const std::string &kind) {
+    switch (dtype_of_kind(kind)) {
+        case DM_INT32: return 4;
+        case DM_FLOAT64: return 8;
+        default: return 1;
+    }
+}
+
+// The element type of a NumPy array as CVL's letter.
 char kind_of(const nb::dlpack::dtype &t) {
     using code = nb::dlpack::dtype_code;
     if (t.code == static_cast<uint8_t>(code::Int) && t.bits == 32) return 'z';
@@ -200,167 +224,182 @@ char kind_of(const nb::dlpack::dtype &t) {
     fail(DM_ERR_TYPE, "CVL vectors hold int32, float64 or bool elements");
 }
 
+void require_length(std::int64_t n) {
+    if (n < 0 || n > INT32_MAX) fail(DM_ERR_ARG, "vector length ", n, " is outside [0, 2^31)");
+}
+
 using Array = nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using ConstArray = nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 }  // namespace
 
 void bind_vector(nb::module_ &m) {
-    m.def("cvl_init", [] {
-        if (g_running) return g_generation;
-        // Errors become Python exceptions: keep CVL from also printing them, unless
-        // the user asked for a mode with CVL_ERRORS.
-        const bool quiet = std::getenv("CVL_ERRORS") == nullptr;
-        if (quiet) setenv("CVL_ERRORS", "quiet", 1);
-        {
-            nb::gil_scoped_release release;
-            CVL_init(nullptr, nullptr);
-        }
-        if (quiet) unsetenv("CVL_ERRORS");
-        raise_cvl_error();
-        g_running = true;
-        stop_at_finalize();
-        return ++g_generation;
-    }, "Collective on MPI_COMM_WORLD. Starts CVL (MPI stays the caller's), to be stopped by cvl_quit() or "
-       "inside MPI_Finalize, and returns the run's generation.");
-    m.def("cvl_quit", [] {
-        if (!g_running) return;
-        g_running = false;
-        nb::gil_scoped_release release;
-        CVL_quit();
-    }, "Collective. Stops CVL and frees all vector memory (no-op if not running).");
-    m.def("cvl_generation", [] { return g_running ? g_generation : 0; },
-          "Local. The generation of the running library, 0 if it is not running.");
-    m.def("cvl_nranks", [] { return CVL_nranks(); }, "Local. Ranks vectors are distributed over.");
+    nb::class_<Space>(m, "VectorSpace",
+                      "The vector space of a communicator: its vectors' memory (handles) and CVL's operations on it.")
+        .def_static("of", &space_of, nb::arg("comm"),
+                    "Collective on comm at its first use there. The vector space of an mpi4py communicator "
+                    "(one per communicator, freed with it).")
+        .def("__eq__", [](const Space &a, nb::handle b) {
+            return nb::isinstance<Space>(b) && &a == &nb::cast<const Space &>(b);
+        })
+        .def("__hash__", [](const Space &a) { return reinterpret_cast<std::uintptr_t>(&a); })
+        .def_prop_ro("comm", [](const Space &s) { return comm_to_python(s.comm); },
+                     "The communicator (a new mpi4py object referring to it).")
+        .def_prop_ro("rank", [](const Space &s) { return s.live().rank; })
+        .def_prop_ro("size", [](const Space &s) { return s.live().nranks; })
+        .def_prop_ro("alive", [](const Space &s) { return s.alive; }, "Whether the communicator still exists.")
+        .def("count", [](const Space &s, std::int64_t n) {
+            require_length(n);
+            return s.live().block(n).count(s.live().rank);
+        }, nb::arg("n"), "Local. The number of the n elements of a vector this rank holds.")
+        .def("begin", [](const Space &s, std::int64_t n) {
+            require_length(n);
+            return s.live().block(n).begin(s.live().rank);
+        }, nb::arg("n"), "Local. The global index of this rank's first element of an n-vector.")
 
-    m.def("cvl_alloc", [](int units) {
-        vec_p v = call([&] { return alo_foz(units); });
-        if (v == CVL_SCRATCH_NULL) fail(DM_ERR_MEMORY, "alo_foz: cannot allocate ", units, " units");
-        return v;
-    }, nb::arg("units"), "Local (every rank, in the same order; compared with the next call). alo_foz(units).");
-    m.def("cvl_free", [](vec_p v, int generation) {
-        // Vectors that outlive the library (garbage collected at exit) are forgotten.
-        if (!g_running || generation != g_generation) return;
-        fre_fov(v);
-        raise_cvl_error();
-    }, nb::arg("handle"), nb::arg("generation"), "Local. fre_fov(handle) if it is from the running library.");
-    m.def("cvl_size", [](const std::string &kind, int n) {
-        switch (kind.empty() ? '?' : kind[0]) {
-            case 'z': return siz_foz(n);
-            case 'd': return siz_fod(n);
-            case 'b': return siz_fob(n);
-        }
-        fail(DM_ERR_ARG, "unknown CVL element kind '", kind, "'");
-    }, nb::arg("kind"), nb::arg("n"), "Local. siz_fo?(n): units per rank for n elements of kind z, d or b.");
-    m.def("cvl_segdes_size", [](int n, int m) { return call([&] { return siz_fos(n, m); }); },
-          nb::arg("n"), nb::arg("m"), "Local. siz_fos(n, m).");
-    m.def("cvl_make_segdes", [](vec_p sd, vec_p lengths, int n, int m) {
-        call([&] { mke_fov(sd, lengths, n, m, CVL_SCRATCH_NULL); });
-    }, nb::arg("sd"), nb::arg("lengths"), nb::arg("n"), nb::arg("m"), "Collective. mke_fov.");
+        // ---- memory: local, in the same order on every rank (handles count up alike)
+        .def("allocate", [](const Space &s, const std::string &kind, std::int64_t n) {
+            require_length(n);
+            const std::int64_t bytes = s.live().block(n).count(s.live().rank) * size_of_kind(kind);
+            return s.table().allocate(bytes);
+        }, nb::arg("kind"), nb::arg("n"), "Local. A new zero-filled vector of n elements of kind z, d or b.")
+        .def("allocate_segdes", [](const Space &s, int n, int m) {
+            const int units = run(s, [&] { return siz_fos(n, m); });
+            return s.table().allocate(static_cast<std::int64_t>(units) * vector::kUnit);
+        }, nb::arg("n"), nb::arg("m"), "Local. Memory for a segment descriptor of n elements in m segments.")
+        .def("borrow", [](const Space &s, const std::string &kind, std::int64_t n, Array local) {
+            require_length(n);
+            const std::int64_t size = size_of_kind(kind);
+            const std::int64_t count = s.live().block(n).count(s.live().rank);
+            if (kind_of(local.dtype()) != kind[0] || static_cast<std::int64_t>(local.shape(0)) != count)
+                fail(DM_ERR_ARG, "borrowed memory must hold this rank's ", count, " elements of kind ", kind,
+                     ", not ", local.shape(0));
+            return s.table().borrow(local.data(), count * size);
+        }, nb::arg("kind"), nb::arg("n"), nb::arg("local"),
+        "Local. A handle for `local`, this rank's block of an n-vector, which the caller keeps alive.")
+        .def("release", [](Space &s, vec_p handle) {
+            if (s.alive) s.table().release(handle);
+        }, nb::arg("handle"), "Local. Frees the vector (a no-op once the communicator is gone).")
+        .def("local", [](const Space &s, const std::string &kind, vec_p handle, std::int64_t n, nb::handle owner) {
+            require_length(n);
+            const dm_dtype dtype = dtype_of_kind(kind);
+            Context &c = s.live();
+            c.memory->require(handle, 0, c.block(n).count(c.rank) * size_of_kind(kind), "the vector");
+            const size_t shape[1] = {static_cast<size_t>(c.block(n).count(c.rank))};
+            return nb::ndarray<nb::numpy, nb::ndim<1>>(c.memory->at(handle), 1, shape, owner, nullptr,
+                                                       dlpack_dtype(dtype));
+        }, nb::arg("kind"), nb::arg("handle"), nb::arg("n"), nb::arg("owner"),
+        "Local. A NumPy view of this rank's elements of the n-vector `handle`, keeping `owner` alive.")
 
-    m.def("cvl_c2v", [](vec_p d, ConstArray a) {
-        const char kind = kind_of(a.dtype());
-        const int len = static_cast<int>(a.shape(0));
-        if (a.shape(0) > static_cast<size_t>(INT32_MAX)) fail(DM_ERR_ARG, "a CVL vector holds at most 2^31-1 elements");
-        void *p = const_cast<void *>(a.data());  // c2v_fu? only reads its source
-        call([&] {
-            switch (kind) {
-                case 'z': c2v_fuz(d, static_cast<int *>(p), len, CVL_SCRATCH_NULL); break;
-                case 'd': c2v_fud(d, static_cast<double *>(p), len, CVL_SCRATCH_NULL); break;
-                default: c2v_fub(d, static_cast<cvl_bool *>(p), len, CVL_SCRATCH_NULL); break;
+        // ---- CVL's operations
+        .def("segdes_size", [](const Space &s, int n, int m) { return run(s, [&] { return siz_fos(n, m); }); },
+             nb::arg("n"), nb::arg("m"), "Local. siz_fos(n, m).")
+        .def("make_segdes", [](const Space &s, vec_p sd, vec_p lengths, int n, int m) {
+            run(s, [&] { mke_fov(sd, lengths, n, m, CVL_SCRATCH_NULL); });
+        }, nb::arg("sd"), nb::arg("lengths"), nb::arg("n"), nb::arg("m"), "Collective. mke_fov.")
+        .def("c2v", [](const Space &s, vec_p d, ConstArray a) {
+            const char kind = kind_of(a.dtype());
+            if (a.shape(0) > static_cast<size_t>(INT32_MAX)) fail(DM_ERR_ARG, "a CVL vector holds at most 2^31-1 elements");
+            const int len = static_cast<int>(a.shape(0));
+            void *p = const_cast<void *>(a.data());  // c2v_fu? only reads its source
+            run(s, [&] {
+                switch (kind) {
+                    case 'z': c2v_fuz(d, static_cast<int *>(p), len, CVL_SCRATCH_NULL); break;
+                    case 'd': c2v_fud(d, static_cast<double *>(p), len, CVL_SCRATCH_NULL); break;
+                    default: c2v_fub(d, static_cast<cvl_bool *>(p), len, CVL_SCRATCH_NULL); break;
+                }
+            });
+        }, nb::arg("d"), nb::arg("array"),
+        "Local. c2v_fu?: every rank passes the same whole array (int32, float64 or bool).")
+        .def("v2c", [](const Space &s, Array a, vec_p v) {
+            const char kind = kind_of(a.dtype());
+            const int len = static_cast<int>(a.shape(0));
+            void *p = a.data();
+            run(s, [&] {
+                switch (kind) {
+                    case 'z': v2c_fuz(static_cast<int *>(p), v, len, CVL_SCRATCH_NULL); break;
+                    case 'd': v2c_fud(static_cast<double *>(p), v, len, CVL_SCRATCH_NULL); break;
+                    default: v2c_fub(static_cast<cvl_bool *>(p), v, len, CVL_SCRATCH_NULL); break;
+                }
+            });
+        }, nb::arg("array"), nb::arg("s"), "Collective. v2c_fu?: every rank receives the whole vector into `array`.")
+        .def("unary", [](const Space &sp, const std::string &name, vec_p d, vec_p s, int len) {
+            auto f = lookup(kUnary, name);
+            run(sp, [&] { f(d, s, len, CVL_SCRATCH_NULL); });
+        }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("len"),
+        "name(d, s, len): unary elementwise (local), unsegmented scans and ranks (collective).")
+        .def("binary", [](const Space &sp, const std::string &name, vec_p d, vec_p s1, vec_p s2, int len) {
+            auto f = lookup(kBinary, name);
+            run(sp, [&] { f(d, s1, s2, len, CVL_SCRATCH_NULL); });
+        }, nb::arg("name"), nb::arg("d"), nb::arg("s1"), nb::arg("s2"), nb::arg("len"),
+        "Local. name(d, s1, s2, len): binary elementwise operations.")
+        .def("select", [](const Space &sp, const std::string &name, vec_p d, vec_p f, vec_p s1, vec_p s2, int len) {
+            auto fn = lookup(kTernary, name);
+            run(sp, [&] { fn(d, f, s1, s2, len, CVL_SCRATCH_NULL); });
+        }, nb::arg("name"), nb::arg("d"), nb::arg("flags"), nb::arg("s1"), nb::arg("s2"), nb::arg("len"),
+        "Local. sel_wu?(d, flags, s1, s2, len).")
+        .def("seg_unary", [](const Space &sp, const std::string &name, vec_p d, vec_p s, vec_p sd, int n, int m) {
+            auto f = lookup(kSegUnary, name);
+            run(sp, [&] { f(d, s, sd, n, m, CVL_SCRATCH_NULL); });
+        }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("sd"), nb::arg("n"), nb::arg("m"),
+        "Collective. name(d, s, sd, n, m): segmented scans, reductions, ranks, pk1_lev, dis_ve?.")
+        .def("seg_binary", [](const Space &sp, const std::string &name, vec_p d, vec_p s, vec_p i, vec_p sd, int n,
+                              int m) {
+            auto f = lookup(kSegBinary, name);
+            run(sp, [&] { f(d, s, i, sd, n, m, CVL_SCRATCH_NULL); });
+        }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("i"), nb::arg("sd"), nb::arg("n"), nb::arg("m"),
+        "Collective. name(d, s, i, sd, n, m): smp_pe?, ext_ve?, rep_ve?, ind_lez.")
+        .def("seg_two", [](const Space &sp, const std::string &name, vec_p d, vec_p s, vec_p x, vec_p sd_s, int n_s,
+                           int m_s, vec_p sd_d, int n_d, int m_d) {
+            auto f = lookup(kSegTwo, name);
+            run(sp, [&] { f(d, s, x, sd_s, n_s, m_s, sd_d, n_d, m_d, CVL_SCRATCH_NULL); });
+        }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("x"), nb::arg("sd_s"), nb::arg("n_s"), nb::arg("m_s"),
+        nb::arg("sd_d"), nb::arg("n_d"), nb::arg("m_d"), "Collective. bck_pe? and pk2_le?.")
+        .def("two_len", [](const Space &sp, const std::string &name, vec_p d, vec_p s, vec_p x, int len_a, int len_b) {
+            auto f = lookup(kTwoLen, name);
+            run(sp, [&] { f(d, s, x, len_a, len_b, CVL_SCRATCH_NULL); });
+        }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("x"), nb::arg("len_a"), nb::arg("len_b"),
+        "Collective. bck_pu?(d, s, i, s_len, d_len) and pk2_lu?(d, s, f, src_len, dest_len).")
+        .def("permute", [](const Space &sp, const std::string &name, vec_p d, vec_p s, vec_p i, int len) {
+            auto f = lookup(kPermute, name);
+            run(sp, [&] { f(d, s, i, len, CVL_SCRATCH_NULL); });
+        }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("i"), nb::arg("len"), "Collective. smp_pu?.")
+        .def("reduce", &reduce, nb::arg("name"), nb::arg("s"), nb::arg("len"),
+             "Collective. Unsegmented reductions name(s, len), as a Python number.")
+        .def("extract", [](const Space &sp, const std::string &kind, vec_p v, int i, int len) -> nb::object {
+            switch (dtype_of_kind(kind)) {
+                case DM_INT32: return nb::int_(run(sp, [&] { return ext_vuz(v, i, len, CVL_SCRATCH_NULL); }));
+                case DM_FLOAT64: return nb::float_(run(sp, [&] { return ext_vud(v, i, len, CVL_SCRATCH_NULL); }));
+                default: return nb::bool_(run(sp, [&] { return ext_vub(v, i, len, CVL_SCRATCH_NULL); }) != 0);
             }
-        });
-    }, nb::arg("d"), nb::arg("array"),
-    "Local. c2v_fu?: every rank passes the same whole array (int32, float64 or bool).");
-    m.def("cvl_v2c", [](Array a, vec_p s) {
-        const char kind = kind_of(a.dtype());
-        const int len = static_cast<int>(a.shape(0));
-        void *p = a.data();
-        call([&] {
-            switch (kind) {
-                case 'z': v2c_fuz(static_cast<int *>(p), s, len, CVL_SCRATCH_NULL); break;
-                case 'd': v2c_fud(static_cast<double *>(p), s, len, CVL_SCRATCH_NULL); break;
-                default: v2c_fub(static_cast<cvl_bool *>(p), s, len, CVL_SCRATCH_NULL); break;
-            }
-        });
-    }, nb::arg("array"), nb::arg("s"), "Collective. v2c_fu?: every rank receives the whole vector into `array`.");
-
-    m.def("cvl_unary", [](const std::string &name, vec_p d, vec_p s, int len) {
-        auto f = lookup(kUnary, name);
-        call([&] { f(d, s, len, CVL_SCRATCH_NULL); });
-    }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("len"),
-    "name(d, s, len): unary elementwise (local), unsegmented scans and ranks (collective).");
-    m.def("cvl_binary", [](const std::string &name, vec_p d, vec_p s1, vec_p s2, int len) {
-        auto f = lookup(kBinary, name);
-        call([&] { f(d, s1, s2, len, CVL_SCRATCH_NULL); });
-    }, nb::arg("name"), nb::arg("d"), nb::arg("s1"), nb::arg("s2"), nb::arg("len"),
-    "Local. name(d, s1, s2, len): binary elementwise operations.");
-    m.def("cvl_select", [](const std::string &name, vec_p d, vec_p f, vec_p s1, vec_p s2, int len) {
-        auto fn = lookup(kTernary, name);
-        call([&] { fn(d, f, s1, s2, len, CVL_SCRATCH_NULL); });
-    }, nb::arg("name"), nb::arg("d"), nb::arg("flags"), nb::arg("s1"), nb::arg("s2"), nb::arg("len"),
-    "Local. sel_wu?(d, flags, s1, s2, len).");
-    m.def("cvl_seg_unary", [](const std::string &name, vec_p d, vec_p s, vec_p sd, int n, int m) {
-        auto f = lookup(kSegUnary, name);
-        call([&] { f(d, s, sd, n, m, CVL_SCRATCH_NULL); });
-    }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("sd"), nb::arg("n"), nb::arg("m"),
-    "Collective. name(d, s, sd, n, m): segmented scans, reductions, ranks, pk1_lev, dis_ve?.");
-    m.def("cvl_seg_binary", [](const std::string &name, vec_p d, vec_p s, vec_p i, vec_p sd, int n, int m) {
-        auto f = lookup(kSegBinary, name);
-        call([&] { f(d, s, i, sd, n, m, CVL_SCRATCH_NULL); });
-    }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("i"), nb::arg("sd"), nb::arg("n"), nb::arg("m"),
-    "Collective. name(d, s, i, sd, n, m): smp_pe?, ext_ve?, rep_ve?, ind_lez.");
-    m.def("cvl_seg_two", [](const std::string &name, vec_p d, vec_p s, vec_p x, vec_p sd_s, int n_s, int m_s,
-                            vec_p sd_d, int n_d, int m_d) {
-        auto f = lookup(kSegTwo, name);
-        call([&] { f(d, s, x, sd_s, n_s, m_s, sd_d, n_d, m_d, CVL_SCRATCH_NULL); });
-    }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("x"), nb::arg("sd_s"), nb::arg("n_s"), nb::arg("m_s"),
-    nb::arg("sd_d"), nb::arg("n_d"), nb::arg("m_d"), "Collective. bck_pe? and pk2_le?.");
-    m.def("cvl_two_len", [](const std::string &name, vec_p d, vec_p s, vec_p x, int len_a, int len_b) {
-        auto f = lookup(kTwoLen, name);
-        call([&] { f(d, s, x, len_a, len_b, CVL_SCRATCH_NULL); });
-    }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("x"), nb::arg("len_a"), nb::arg("len_b"),
-    "Collective. bck_pu?(d, s, i, s_len, d_len) and pk2_lu?(d, s, f, src_len, dest_len).");
-    m.def("cvl_permute", [](const std::string &name, vec_p d, vec_p s, vec_p i, int len) {
-        auto f = lookup(kPermute, name);
-        call([&] { f(d, s, i, len, CVL_SCRATCH_NULL); });
-    }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("i"), nb::arg("len"), "Collective. smp_pu?.");
-    m.def("cvl_reduce", &reduce, nb::arg("name"), nb::arg("s"), nb::arg("len"),
-          "Collective. Unsegmented reductions name(s, len), as a Python number.");
-    m.def("cvl_extract", [](const std::string &kind_name, vec_p v, int i, int len) -> nb::object {
-        const char kind = kind_name.empty() ? '?' : kind_name[0];
-        switch (kind) {
-            case 'z': return nb::int_(call([&] { return ext_vuz(v, i, len, CVL_SCRATCH_NULL); }));
-            case 'd': return nb::float_(call([&] { return ext_vud(v, i, len, CVL_SCRATCH_NULL); }));
-            default: return nb::bool_(call([&] { return ext_vub(v, i, len, CVL_SCRATCH_NULL); }) != 0);
-        }
-    }, nb::arg("kind"), nb::arg("v"), nb::arg("i"), nb::arg("len"), "Collective. ext_vu?(v, i, len).");
-    m.def("cvl_replace", [](const std::string &kind_name, vec_p v, int i, double value, int len) {
-        const char kind = kind_name.empty() ? '?' : kind_name[0];
-        call([&] {
-            switch (kind) {
-                case 'z': rep_vuz(v, i, static_cast<int>(value), len, CVL_SCRATCH_NULL); break;
-                case 'd': rep_vud(v, i, value, len, CVL_SCRATCH_NULL); break;
-                default: rep_vub(v, i, static_cast<cvl_bool>(value != 0), len, CVL_SCRATCH_NULL); break;
-            }
-        });
-    }, nb::arg("kind"), nb::arg("v"), nb::arg("i"), nb::arg("value"), nb::arg("len"),
-    "Local. rep_vu?(v, i, value, len).");
-    m.def("cvl_distribute", [](const std::string &kind_name, vec_p d, double value, int len) {
-        const char kind = kind_name.empty() ? '?' : kind_name[0];
-        call([&] {
-            switch (kind) {
-                case 'z': dis_vuz(d, static_cast<int>(value), len, CVL_SCRATCH_NULL); break;
-                case 'd': dis_vud(d, value, len, CVL_SCRATCH_NULL); break;
-                default: dis_vub(d, static_cast<cvl_bool>(value != 0), len, CVL_SCRATCH_NULL); break;
-            }
-        });
-    }, nb::arg("kind"), nb::arg("d"), nb::arg("value"), nb::arg("len"), "Local. dis_vu?(d, value, len).");
-    m.def("cvl_index", [](vec_p d, int init, int stride, int count) {
-        call([&] { ind_luz(d, init, stride, count, CVL_SCRATCH_NULL); });
-    }, nb::arg("d"), nb::arg("init"), nb::arg("stride"), nb::arg("count"), "Local. ind_luz.");
-    m.def("cvl_count", [](vec_p f, int len) { return call([&] { return pk1_luv(f, len, CVL_SCRATCH_NULL); }); },
-          nb::arg("flags"), nb::arg("len"), "Collective. pk1_luv: the number of true flags.");
+        }, nb::arg("kind"), nb::arg("v"), nb::arg("i"), nb::arg("len"), "Collective. ext_vu?(v, i, len).")
+        .def("replace", [](const Space &sp, const std::string &kind, vec_p v, int i, double value, int len) {
+            const dm_dtype dtype = dtype_of_kind(kind);
+            run(sp, [&] {
+                switch (dtype) {
+                    case DM_INT32: rep_vuz(v, i, static_cast<int>(value), len, CVL_SCRATCH_NULL); break;
+                    case DM_FLOAT64: rep_vud(v, i, value, len, CVL_SCRATCH_NULL); break;
+                    default: rep_vub(v, i, static_cast<cvl_bool>(value != 0), len, CVL_SCRATCH_NULL); break;
+                }
+            });
+        }, nb::arg("kind"), nb::arg("v"), nb::arg("i"), nb::arg("value"), nb::arg("len"),
+        "Local. rep_vu?(v, i, value, len).")
+        .def("distribute", [](const Space &sp, const std::string &kind, vec_p d, double value, int len) {
+            const dm_dtype dtype = dtype_of_kind(kind);
+            run(sp, [&] {
+                switch (dtype) {
+                    case DM_INT32: dis_vuz(d, static_cast<int>(value), len, CVL_SCRATCH_NULL); break;
+                    case DM_FLOAT64: dis_vud(d, value, len, CVL_SCRATCH_NULL); break;
+                    default: dis_vub(d, static_cast<cvl_bool>(value != 0), len, CVL_SCRATCH_NULL); break;
+                }
+            });
+        }, nb::arg("kind"), nb::arg("d"), nb::arg("value"), nb::arg("len"), "Local. dis_vu?(d, value, len).")
+        .def("index", [](const Space &sp, vec_p d, int init, int stride, int count) {
+            run(sp, [&] { ind_luz(d, init, stride, count, CVL_SCRATCH_NULL); });
+        }, nb::arg("d"), nb::arg("init"), nb::arg("stride"), nb::arg("count"), "Local. ind_luz.")
+        .def("count_true", [](const Space &sp, vec_p f, int len) {
+            return run(sp, [&] { return pk1_luv(f, len, CVL_SCRATCH_NULL); });
+        }, nb::arg("flags"), nb::arg("len"), "Collective. pk1_luv: the number of true flags.");
 }
 
 }  // namespace dm::python

@@ -212,7 +212,7 @@ def _vectors(d: _Demo) -> None:
     rng = np.random.default_rng(1994)  # the same data on every rank (hostless SPMD)
     xs = rng.random(n) * 10.0
     ys = 3.0 * xs + 2.0 + rng.normal(0.0, 0.5, n)
-    x, y = cv.Vector.from_numpy(xs), cv.Vector.from_numpy(ys)
+    x, y = cv.Vector.from_numpy(xs, comm), cv.Vector.from_numpy(ys, comm)
     d.say(f"  {n} points, block-distributed over {comm.size} ranks as datamotion.vector.Vector")
 
     def timed(fn):

@@ -1,10 +1,13 @@
 """CVL's vector operations from Python: distributed vectors, segment descriptors,
-scans, reductions, permutations and packs, NumPy-like.
+scans, reductions, permutations and packs, NumPy-like, on any communicator.
 
 This is the C Vector Library (``cvl.h``, docs/cvl.md) behind a small Python
 surface. A :class:`Vector` of n elements (int32, float64 or bool) is
-block-distributed over the ranks of ``MPI.COMM_WORLD``; a :class:`Segments`
-descriptor splits such a vector into consecutive segments (empty ones allowed)::
+block-distributed over the ranks of its communicator (``MPI.COMM_WORLD`` unless
+``comm=`` says otherwise): rank r holds the b = ceil(n / p) consecutive elements
+from r * b (trailing ranks fewer or none), which ``v.local`` views without a copy.
+A :class:`Segments` descriptor splits such a vector into consecutive segments
+(empty ones allowed)::
 
     import numpy as np
     from datamotion import vector as cv
@@ -14,22 +17,25 @@ descriptor splits such a vector into consecutive segments (empty ones allowed)::
     cv.reduce(x, "add", segments=s).to_numpy()   # array([ 3.,  0., 42.])
     cv.scan(x * 2, "max").to_numpy()               # exclusive: first is -DBL_MAX
     ys = x[3]                                      # 3.0 on every rank
+    x.local                                        # this rank's elements, writable
 
-The programming model is CVL's hostless SPMD: every rank runs the same program
-and makes every call in the same order with the same arguments (``from_numpy``
-takes the same whole array on every rank; ``to_numpy`` and scalar results come
-back on every rank). Vectors are freed when garbage-collected, which CPython's
-reference counting does at the same point on every rank of an SPMD program. A
-vector caught in a reference cycle (a traceback kept after an exception, say) is
-freed whenever the cycle collector runs, which may differ by rank; vector memory
-then differs by rank, which checked mode reports as a handle that differs. Calling
-``gc.collect()`` on every rank at the same point frees such vectors alike.
+    half = MPI.COMM_WORLD.Split(MPI.COMM_WORLD.rank % 2)
+    y = cv.index(7, comm=half)                     # a vector of the ranks of `half`
+
+Every communicator has its own vector space (created at its first use there,
+collectively, and freed with the communicator); the vectors of an operation must
+share one, or :class:`datamotion.Error` (``DM_ERR_ARG``) names both communicators.
+:meth:`Vector.from_distarray` makes a vector of a 1-d block-distributed
+:class:`datamotion.DistArray` that shares the array's memory.
+
+The programming model is CVL's hostless SPMD: every rank of the communicator makes
+every call in the same order with the same arguments (``from_numpy`` takes the same
+whole array on every rank; ``to_numpy`` and scalar results come back on every
+rank). Vectors are freed when garbage-collected, on each rank whenever its collector
+runs: a vector's handle is never reused, so ranks that free at different times still
+agree on every later vector.
 Errors (an index out of range, lengths that do not match) raise
 :class:`datamotion.Error` on every rank with the same code and message.
-
-The library is started on first use (MPI stays mpi4py's) and stopped inside
-``MPI_Finalize`` (which every rank enters), never by an exit handler that could run
-on one rank alone.
 
 When ranks disagree (see docs/cvl.md, "When ranks disagree"): every call carries
 the arguments that must agree (lengths, indices, scalars, handles, the number of
@@ -56,25 +62,55 @@ import numpy as np
 from ._errors import DM_ERR_ARG, DM_ERR_TYPE, Error
 from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
 
+from mpi4py import MPI  # noqa: E402 - after _mpi, which settles MPI's thread level
+
 __all__ = [
     "Vector", "Segments", "scan", "reduce", "permute", "bpermute", "pack", "index", "rank", "distribute",
     "extract", "replace", "select",
 ]
 
 _ERR_ARG, _ERR_TYPE = DM_ERR_ARG, DM_ERR_TYPE
+_INT32_MIN, _INT32_MAX = int(np.iinfo(np.int32).min), int(np.iinfo(np.int32).max)  # np.iinfo costs µs per call
 _KINDS = {np.dtype(np.int32): "z", np.dtype(np.float64): "d", np.dtype(np.bool_): "b"}
 _DTYPES = {k: d for d, k in _KINDS.items()}
 _OPS = {"add": "add", "mul": "mul", "min": "min", "max": "max", "and": "and", "or": "ior", "xor": "xor"}
 _OP_KINDS = {"add": "zd", "mul": "zd", "min": "zd", "max": "zd", "and": "zb", "ior": "zb", "xor": "zb"}
 
 
-def _start() -> int:
-    """Starts CVL if it is not running (collective on COMM_WORLD); returns its generation.
-    It stops inside MPI_Finalize (collective), not at exit on one rank."""
-    generation = _core.cvl_generation()
-    if generation:
-        return generation
-    return _core.cvl_init()
+def _kind_of(dtype) -> str:
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt not in _KINDS:
+        raise Error(_ERR_TYPE, f"CVL vectors hold int32, float64 or bool elements, not {dtype if dt is None else dt}")
+    return _KINDS[dt]
+
+
+def _space_of(comm):
+    """The vector space of ``comm`` (default MPI.COMM_WORLD); collective at its first use there."""
+    comm = MPI.COMM_WORLD if comm is None else comm
+    if not isinstance(comm, MPI.Comm):
+        raise Error(_ERR_TYPE, f"comm must be an mpi4py communicator, not {type(comm).__name__}")
+    if comm == MPI.COMM_NULL:
+        raise Error(_ERR_ARG, "vector: the communicator is MPI.COMM_NULL")
+    return comm, _core.VectorSpace.of(comm)
+
+
+def _describe(comm) -> str:
+    name = comm.Get_name()
+    return f"communicator {name!r}" if name else "an unnamed communicator"
+
+
+def _same_space(first, *others) -> None:
+    """Raises DM_ERR_ARG unless the vectors and segment descriptors share one vector space."""
+    for x in others:
+        if x._space is not first._space and x._space != first._space:
+            a, b = _describe(first._comm), _describe(x._comm)
+            if a == b:
+                a, b = a + " (one)", b + " (another)"
+            raise Error(_ERR_ARG, f"the operands live on different communicators: {a} and {b}; "
+                                  "an operation takes vectors of one communicator")
 
 
 def _dtype_of_scalar(value) -> np.dtype:
@@ -87,19 +123,25 @@ def _dtype_of_scalar(value) -> np.dtype:
     raise Error(_ERR_TYPE, f"a CVL scalar is a bool, an int or a float, not {type(value).__name__}")
 
 
-def _as_vector(value, dtype=None) -> "Vector":
-    """A Vector as is; anything else through NumPy."""
+def _as_vector(value, dtype=None, like=None) -> "Vector":
+    """A Vector as is (on ``like``'s communicator, else an error); anything else through
+    NumPy, on ``like``'s communicator (default MPI.COMM_WORLD)."""
     if isinstance(value, Vector):
+        if like is not None:
+            _same_space(like, value)
         return value
-    return Vector.from_numpy(np.asarray(value, dtype=dtype))
+    return Vector.from_numpy(np.asarray(value, dtype=dtype), comm=None if like is None else like._comm)
 
 
 class Vector:
     """A distributed CVL vector of int32, float64 or bool elements.
 
-    Made by :meth:`from_numpy` (every rank passes the same whole array) or by the
+    Made by the constructor (zero-filled), :meth:`from_numpy` (every rank passes the
+    same whole array), :meth:`from_distarray` (sharing a DistArray's memory) or the
     functions of this module; read back with :meth:`to_numpy` (every rank gets the
-    whole array). Rank r holds a block of consecutive elements, as CVL places them.
+    whole array) or, this rank's block only, :attr:`local`. Rank r of ``comm`` holds
+    the ceil(n / p) consecutive elements from r * ceil(n / p) (fewer or none on the
+    trailing ranks), as CVL places them.
 
     Operators work elementwise like NumPy's on 1-d arrays of the same length, or
     with a Python scalar: ``+ - *`` (int32 wraps around), ``/`` (always float64),
@@ -109,42 +151,52 @@ class Vector:
     and ``v[i] = x`` writes one.
     """
 
-    __slots__ = ("_handle", "_n", "_kind", "_generation", "__weakref__")
+    __slots__ = ("_space", "_comm", "_handle", "_n", "_kind", "_base", "__weakref__")
 
-    def __init__(self, n: int, dtype=np.float64):
-        """An uninitialised vector of ``n`` elements of ``dtype`` (int32, float64 or bool).
+    def __init__(self, n: int, dtype=np.float64, comm: Optional[MPI.Comm] = None):
+        """A zero-filled vector of ``n`` elements of ``dtype`` (int32, float64 or bool)
+        over the ranks of ``comm`` (default ``MPI.COMM_WORLD``).
 
-        Collective in CVL's sense: every rank creates it, in the same order, so that
-        the ranks' vector memory stays the same. It never waits for the other ranks
-        (memory grows locally); a vector created on some ranks only is reported as
-        ``DM_ERR_MISMATCH`` on every rank by the next call that compares arguments
-        (the next permutation, reduction, ``extract`` or ``pack``; in checked mode
-        the next call of any kind)."""
-        dt = np.dtype(dtype)
-        if dt not in _KINDS:
-            raise Error(_ERR_TYPE, f"CVL vectors hold int32, float64 or bool elements, not {dt}")
-        n = int(n)
-        if n < 0 or n > np.iinfo(np.int32).max:
-            raise Error(_ERR_ARG, f"vector length {n} is outside [0, 2^31)")
+        Local, made by every rank of ``comm`` in the same order (collective at the
+        communicator's first vector): the ranks then agree on its handle, which later
+        calls carry and, in checked mode, compare."""
+        kind = _kind_of(dtype)
+        comm, space = _space_of(comm)
+        self._init(space, comm, n, kind)
+
+    def _init(self, space, comm, n, kind, base=None) -> None:
         self._handle = 0
-        self._generation = _start()
+        self._space, self._comm, self._kind, self._base = space, comm, kind, base
+        n = int(n)
+        if n < 0 or n > _INT32_MAX:
+            raise Error(_ERR_ARG, f"vector length {n} is outside [0, 2^31)")
         self._n = n
-        self._kind = _KINDS[dt]
-        self._handle = _core.cvl_alloc(_core.cvl_size(self._kind, n))
+        if base is None:
+            self._handle = space.allocate(kind, n)
+        else:
+            self._handle = space.borrow(kind, n, base)
+
+    @classmethod
+    def _on(cls, like, n: int, dtype) -> "Vector":
+        """A new zero-filled vector on the communicator of ``like`` (a Vector or Segments)."""
+        v = cls.__new__(cls)
+        v._init(like._space, like._comm, n, _kind_of(dtype))
+        return v
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", 0), 0
         if handle:
             try:
-                _core.cvl_free(handle, self._generation)
+                self._space.release(handle)
             except Exception:  # noqa: BLE001 - never raise from a finaliser
                 pass
 
     @classmethod
-    def from_numpy(cls, array) -> "Vector":
-        """Local. A vector holding the 1-d ``array`` (the same on every rank; in
-        checked mode its length and a hash of its contents are compared across ranks,
-        ``DM_ERR_MISMATCH`` on every rank if they differ).
+    def from_numpy(cls, array, comm: Optional[MPI.Comm] = None) -> "Vector":
+        """Local. A vector over ``comm`` (default ``MPI.COMM_WORLD``) holding the 1-d
+        ``array``, the same on every rank (in checked mode its length and a hash of its
+        contents are compared across ranks, ``DM_ERR_MISMATCH`` on every rank if they
+        differ).
 
         Integer arrays become int32 (values must fit), floating ones float64,
         bool stays bool.
@@ -156,28 +208,84 @@ class Vector:
             dt = np.dtype(np.bool_)
         elif np.issubdtype(a.dtype, np.integer):
             dt = np.dtype(np.int32)
-            if a.size and (a.min() < np.iinfo(np.int32).min or a.max() > np.iinfo(np.int32).max):
+            if a.size and (a.min() < _INT32_MIN or a.max() > _INT32_MAX):
                 raise Error(_ERR_ARG, "integer values do not fit in int32")
         elif np.issubdtype(a.dtype, np.floating):
             dt = np.dtype(np.float64)
         else:
             raise Error(_ERR_TYPE, f"CVL vectors hold int32, float64 or bool elements, not {a.dtype}")
         a = np.ascontiguousarray(a, dtype=dt)
-        v = cls(a.size, dt)
-        try:
-            _core.cvl_c2v(v._handle, a)
-        except BaseException:
-            # Free now, at the same point on every rank: the traceback would keep the
-            # vector alive until a garbage collection whose timing may differ by rank.
-            v.__del__()
-            raise
+        v = cls(a.size, dt, comm)
+        v._space.c2v(v._handle, a)
+        return v
+
+    @classmethod
+    def from_distarray(cls, array) -> "Vector":
+        """Local. A vector sharing the memory of ``array``, a 1-d
+        :class:`datamotion.DistArray` of int32, float64 or bool whose axis is
+        distributed ``Block()`` without ghosts: a write through either is seen by the
+        other, and the vector keeps the array alive.
+
+        The vector's communicator (``v.comm``) is the array's axis communicator
+        (``array.grid.axis_comm(0)``), whose rank r holds grid coordinate r and so
+        block r, whatever the grid's rank order; make the vectors it meets on that
+        communicator (``comm=v.comm``). Any other layout raises
+        :class:`datamotion.Error` (``DM_ERR_ARG`` or ``DM_ERR_TYPE``) naming what differs.
+        """
+        from .array import DistArray  # the array module imports nothing of this one; no cycle at import
+        from .layout import Block
+
+        if not isinstance(array, DistArray):
+            raise Error(_ERR_TYPE, f"from_distarray takes a datamotion.DistArray, not {type(array).__name__}")
+        if array.ndim != 1:
+            raise Error(_ERR_ARG, f"from_distarray: a vector is 1-d; the array has {array.ndim} axes "
+                                  f"(shape {array.shape})")
+        if array.dtype not in _KINDS:
+            raise Error(_ERR_TYPE, f"from_distarray: CVL vectors hold int32, float64 or bool elements, "
+                                   f"the array holds {array.dtype}")
+        if array.ghost != (0,):
+            raise Error(_ERR_ARG, f"from_distarray: the array has ghost width {array.ghost[0]}; a vector "
+                                  "borrows an array without ghost regions")
+        n, p = array.shape[0], array.grid.size
+        axis = array.axis_map(0)
+        b = -(-n // p) if p else 0
+        for c in range(p):
+            begin, count = min(c * b, n), min((c + 1) * b, n) - min(c * b, n)
+            ok = axis.extent(c) == count and (count == 0 or (axis.global_index(c, 0) == begin and count <= axis.block))
+            if not ok:
+                first = f" from index {axis.global_index(c, 0)}" if axis.extent(c) else ""
+                raise Error(_ERR_ARG, f"from_distarray: the array's axis is distributed {array.dist[0]!r}, "
+                                      f"coordinate {c} holding {axis.extent(c)} element(s){first}; a vector "
+                                      f"needs {Block()!r} placement: coordinate {c} holding {count} consecutive "
+                                      f"element(s) from index {begin}")
+        comm, space = _space_of(array.grid.axis_comm(0))
+        v = cls.__new__(cls)
+        v._init(space, comm, n, _KINDS[array.dtype], base=array.local)
+        v._base = array  # keeps the storage alive (array.local views it without owning it alone)
         return v
 
     def to_numpy(self) -> np.ndarray:
         """Collective. The whole vector as a new NumPy array, on every rank."""
         out = np.empty(self._n, dtype=self.dtype)
-        _core.cvl_v2c(out, self._handle)
+        self._space.v2c(out, self._handle)
         return out
+
+    @property
+    def local(self) -> np.ndarray:
+        """Local. A writable NumPy view (no copy) of this rank's elements: the
+        ``len(v.local)`` elements from global index ``v.local_offset``. It keeps the
+        vector alive."""
+        return self._space.local(self._kind, self._handle, self._n, self)
+
+    @property
+    def local_offset(self) -> int:
+        """Local. The global index of this rank's first element."""
+        return self._space.begin(self._n)
+
+    @property
+    def comm(self) -> MPI.Comm:
+        """The communicator whose ranks hold the vector."""
+        return self._comm
 
     @property
     def dtype(self) -> np.dtype:
@@ -199,18 +307,15 @@ class Vector:
         raise Error(_ERR_TYPE, "the truth value of a Vector is ambiguous: use reduce(v, 'and') or 'or'")
 
     def copy(self) -> "Vector":
-        """Local. A new vector with the same elements."""
-        d = Vector(self._n, self.dtype)
-        _core.cvl_unary(f"cpy_wu{self._kind}", d._handle, self._handle, self._n)
+        """Local. A new vector with the same elements (on the same communicator)."""
+        d = Vector._on(self, self._n, self.dtype)
+        self._space.unary(f"cpy_wu{self._kind}", d._handle, self._handle, self._n)
         return d
 
     def astype(self, dtype) -> "Vector":
         """Local. The elements converted to ``dtype`` (float to int truncates;
         nonzero is true); a copy even if the type is the same."""
-        dt = np.dtype(dtype)
-        if dt not in _KINDS:
-            raise Error(_ERR_TYPE, f"CVL vectors hold int32, float64 or bool elements, not {dt}")
-        to, src = _KINDS[dt], self
+        to, src = _kind_of(dtype), self
         if to == self._kind:
             return self.copy()
         if self._kind == "b" and to == "d":
@@ -218,8 +323,8 @@ class Vector:
         elif self._kind == "d" and to == "b":
             return self != 0.0
         name = {"z": {"d": "int_wud", "b": "int_wub"}, "d": {"z": "dbl_wuz"}, "b": {"z": "boo_wuz"}}[to][src._kind]
-        d = Vector(self._n, dt)
-        _core.cvl_unary(name, d._handle, src._handle, self._n)
+        d = Vector._on(self, self._n, _DTYPES[to])
+        self._space.unary(name, d._handle, src._handle, self._n)
         return d
 
     def sum(self):
@@ -238,15 +343,15 @@ class Vector:
         return extract(self, i)
 
     def __setitem__(self, i, value):
-        _core.cvl_replace(self._kind, self._handle, _position(self, i), _scalar_for(self._kind, value), self._n)
+        self._space.replace(self._kind, self._handle, _position(self, i), _scalar_for(self._kind, value), self._n)
 
     # ---- elementwise operators
     def _binary(self, other, op: str, reflected: bool = False, kinds: str = "zd", result=None):
         a, b = _operands(self, other, kinds)
         if reflected:
             a, b = b, a
-        d = Vector(self._n, result or a.dtype)
-        _core.cvl_binary(f"{op}_wu{a._kind}", d._handle, a._handle, b._handle, self._n)
+        d = Vector._on(self, self._n, result or a.dtype)
+        self._space.binary(f"{op}_wu{a._kind}", d._handle, a._handle, b._handle, self._n)
         return d
 
     def __add__(self, other):
@@ -320,8 +425,8 @@ class Vector:
     def __invert__(self):
         if self._kind == "d":
             raise Error(_ERR_TYPE, "~ needs a bool or int32 vector")
-        d = Vector(self._n, self.dtype)
-        _core.cvl_unary(f"not_wu{self._kind}", d._handle, self._handle, self._n)
+        d = Vector._on(self, self._n, self.dtype)
+        self._space.unary(f"not_wu{self._kind}", d._handle, self._handle, self._n)
         return d
 
 
@@ -332,7 +437,7 @@ def _is_bool(x) -> bool:
 def _scalar_for(kind: str, value) -> float:
     if kind == "z":
         value = int(value)
-        if not np.iinfo(np.int32).min <= value <= np.iinfo(np.int32).max:
+        if not _INT32_MIN <= value <= _INT32_MAX:
             raise Error(_ERR_ARG, f"{value} does not fit in int32")
         return float(value)
     return float(bool(value)) if kind == "b" else float(value)
@@ -341,6 +446,7 @@ def _scalar_for(kind: str, value) -> float:
 def _operands(a: Vector, other, kinds: str):
     """Both operands as vectors of one kind from `kinds` (the first that fits both)."""
     if isinstance(other, Vector):
+        _same_space(a, other)
         if len(other) != len(a):
             raise Error(_ERR_ARG, f"operands have lengths {len(a)} and {len(other)}")
         b = other
@@ -358,7 +464,7 @@ def _operands(a: Vector, other, kinds: str):
     dt = _DTYPES[kind]
     a = a if a._kind == kind else a.astype(dt)
     if b is None:
-        b = distribute(_DTYPES[kind].type(_scalar_for(kind, other)).item(), len(a), dt)
+        b = distribute(_DTYPES[kind].type(_scalar_for(kind, other)).item(), len(a), dt, comm=a._comm)
     elif b._kind != kind:
         b = b.astype(dt)
     return a, b
@@ -367,13 +473,15 @@ def _operands(a: Vector, other, kinds: str):
 class Segments:
     """A CVL segment descriptor: n elements in m consecutive segments.
 
-    ``Segments(lengths)`` (collective) takes the m segment lengths (a list or a
-    1-d integer array, the same on every rank; zeros are allowed).
+    ``Segments(lengths, comm=None)`` (collective on ``comm``, default
+    ``MPI.COMM_WORLD``) takes the m segment lengths (a list or a 1-d integer array,
+    the same on every rank; zeros are allowed). It describes vectors of that
+    communicator.
     """
 
-    __slots__ = ("_handle", "_n", "_m", "_lengths", "_generation", "__weakref__")
+    __slots__ = ("_space", "_comm", "_handle", "_n", "_m", "_lengths", "__weakref__")
 
-    def __init__(self, lengths: Union[Sequence[int], np.ndarray]):
+    def __init__(self, lengths: Union[Sequence[int], np.ndarray], comm: Optional[MPI.Comm] = None):
         """Collective. A descriptor for segments of the given lengths."""
         self._handle = 0
         lengths = np.asarray(lengths)
@@ -382,21 +490,21 @@ class Segments:
         if lengths.size and lengths.min() < 0:
             raise Error(_ERR_ARG, f"segment length {int(lengths.min())} is negative")
         total = int(lengths.astype(np.int64).sum())
-        if total > np.iinfo(np.int32).max:
+        if total > _INT32_MAX:
             raise Error(_ERR_ARG, f"segment lengths sum to {total}, more than 2^31-1")
         self._lengths = lengths.astype(np.int32)
         self._lengths.flags.writeable = False
         self._n, self._m = total, int(lengths.size)
-        lv = Vector.from_numpy(self._lengths)
-        self._generation = lv._generation
-        self._handle = _core.cvl_alloc(_core.cvl_segdes_size(self._n, self._m))
-        _core.cvl_make_segdes(self._handle, lv._handle, self._n, self._m)
+        lv = Vector.from_numpy(self._lengths, comm)
+        self._space, self._comm = lv._space, lv._comm
+        self._handle = self._space.allocate_segdes(self._n, self._m)
+        self._space.make_segdes(self._handle, lv._handle, self._n, self._m)
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", 0), 0
         if handle:
             try:
-                _core.cvl_free(handle, self._generation)
+                self._space.release(handle)
             except Exception:  # noqa: BLE001 - never raise from a finaliser
                 pass
 
@@ -415,6 +523,11 @@ class Segments:
         """The number of segments."""
         return self._m
 
+    @property
+    def comm(self) -> MPI.Comm:
+        """The communicator of the vectors it describes."""
+        return self._comm
+
     def __repr__(self):
         return f"Segments(n={self._n}, m={self._m})"
 
@@ -422,6 +535,7 @@ class Segments:
 def _check_segments(v: Vector, segments: Segments, what: str = "the vector") -> None:
     if not isinstance(segments, Segments):
         raise Error(_ERR_TYPE, "segments must be a datamotion.vector.Segments")
+    _same_space(v, segments)
     if segments.n != len(v):
         raise Error(_ERR_ARG, f"the segments describe {segments.n} elements but {what} has {len(v)}")
 
@@ -435,8 +549,8 @@ def _op_name(v: Vector, op: str) -> str:
     return name
 
 
-def _typed_vector(x, n: int, dtype, what: str) -> Vector:
-    x = _as_vector(x)
+def _typed_vector(x, n: int, dtype, what: str, like: Vector) -> Vector:
+    x = _as_vector(x, like=like)
     if x.dtype != dtype:
         raise Error(_ERR_TYPE, f"{what} must hold {np.dtype(dtype).name} values")
     if len(x) != n:
@@ -444,12 +558,12 @@ def _typed_vector(x, n: int, dtype, what: str) -> Vector:
     return x
 
 
-def _int_vector(x, n: int, what: str) -> Vector:
-    return _typed_vector(x, n, np.int32, what)
+def _int_vector(x, n: int, what: str, like: Vector) -> Vector:
+    return _typed_vector(x, n, np.int32, what, like)
 
 
-def _bool_vector(x, n: int, what: str) -> Vector:
-    return _typed_vector(x, n, np.bool_, what)
+def _bool_vector(x, n: int, what: str, like: Vector) -> Vector:
+    return _typed_vector(x, n, np.bool_, what, like)
 
 
 def scan(v: Vector, op: str = "add", segments: Optional[Segments] = None) -> Vector:
@@ -460,14 +574,15 @@ def scan(v: Vector, op: str = "add", segments: Optional[Segments] = None) -> Vec
     (bool, int32). Identities: 0, 1, the type's max, its min, true / all bits,
     false / 0. Compare ``np.cumsum(v) - v`` for "add".
     """
-    v = _as_vector(v)
+    v = _as_vector(v, like=segments)
     name, n = _op_name(v, op), len(v)
-    d = Vector(n, v.dtype)
     if segments is None:
-        _core.cvl_unary(f"{name}_su{v._kind}", d._handle, v._handle, n)
+        d = Vector._on(v, n, v.dtype)
+        v._space.unary(f"{name}_su{v._kind}", d._handle, v._handle, n)
     else:
         _check_segments(v, segments)
-        _core.cvl_seg_unary(f"{name}_se{v._kind}", d._handle, v._handle, segments._handle, n, segments.m)
+        d = Vector._on(v, n, v.dtype)
+        v._space.seg_unary(f"{name}_se{v._kind}", d._handle, v._handle, segments._handle, n, segments.m)
     return d
 
 
@@ -476,13 +591,13 @@ def reduce(v: Vector, op: str = "add", segments: Optional[Segments] = None):
     scalar on every rank, or with ``segments`` a Vector of one value per segment
     (the identity for an empty segment). The identity for an empty vector.
     """
-    v = _as_vector(v)
+    v = _as_vector(v, like=segments)
     name, n = _op_name(v, op), len(v)
     if segments is None:
-        return _core.cvl_reduce(f"{name}_ru{v._kind}", v._handle, n)
+        return v._space.reduce(f"{name}_ru{v._kind}", v._handle, n)
     _check_segments(v, segments)
-    d = Vector(segments.m, v.dtype)
-    _core.cvl_seg_unary(f"{name}_re{v._kind}", d._handle, v._handle, segments._handle, n, segments.m)
+    d = Vector._on(v, segments.m, v.dtype)
+    v._space.seg_unary(f"{name}_re{v._kind}", d._handle, v._handle, segments._handle, n, segments.m)
     return d
 
 
@@ -494,16 +609,17 @@ def permute(v: Vector, index, segments: Optional[Segments] = None) -> Vector:
     value out of range raises datamotion.Error on every rank. Positions no index
     names are 0 (false); with repeated indices the highest k wins.
     """
-    v = _as_vector(v)
+    v = _as_vector(v, like=segments)
     n = len(v)
-    index = _int_vector(index, n, "the index")
-    d = distribute(_DTYPES[v._kind].type(0).item(), n, v.dtype)
-    if segments is None:
-        _core.cvl_permute(f"smp_pu{v._kind}", d._handle, v._handle, index._handle, n)
-    else:
+    index = _int_vector(index, n, "the index", v)
+    if segments is not None:
         _check_segments(v, segments)
-        _core.cvl_seg_binary(f"smp_pe{v._kind}", d._handle, v._handle, index._handle, segments._handle, n,
-                             segments.m)
+    d = Vector._on(v, n, v.dtype)  # zero-filled: positions no index names
+    if segments is None:
+        v._space.permute(f"smp_pu{v._kind}", d._handle, v._handle, index._handle, n)
+    else:
+        v._space.seg_binary(f"smp_pe{v._kind}", d._handle, v._handle, index._handle, segments._handle, n,
+                            segments.m)
     return d
 
 
@@ -516,19 +632,20 @@ def bpermute(v: Vector, index, segments: Optional[Segments] = None,
     number of segments; default ``segments``), ``index[k]`` is relative to the
     start of the source segment with the same number as k's segment.
     """
-    v = _as_vector(v)
-    index = _as_vector(index)
-    index = _int_vector(index, len(index), "the index")
+    v = _as_vector(v, like=segments)
+    index = _as_vector(index, like=v)
+    index = _int_vector(index, len(index), "the index", v)
     nd = len(index)
-    d = Vector(nd, v.dtype)
     if segments is None:
-        _core.cvl_two_len(f"bck_pu{v._kind}", d._handle, v._handle, index._handle, len(v), nd)
+        d = Vector._on(v, nd, v.dtype)
+        v._space.two_len(f"bck_pu{v._kind}", d._handle, v._handle, index._handle, len(v), nd)
     else:
         _check_segments(v, segments)
         index_segments = segments if index_segments is None else index_segments
         _check_segments(index, index_segments, "the index")
-        _core.cvl_seg_two(f"bck_pe{v._kind}", d._handle, v._handle, index._handle, segments._handle, len(v),
-                          segments.m, index_segments._handle, nd, index_segments.m)
+        d = Vector._on(v, nd, v.dtype)
+        v._space.seg_two(f"bck_pe{v._kind}", d._handle, v._handle, index._handle, segments._handle, len(v),
+                         segments.m, index_segments._handle, nd, index_segments.m)
     return d
 
 
@@ -539,29 +656,30 @@ def pack(v: Vector, flags, segments: Optional[Segments] = None):
     packs within each segment and returns ``(vector, Segments)`` of the kept
     elements per segment; otherwise just the vector.
     """
-    v = _as_vector(v)
+    v = _as_vector(v, like=segments)
     n = len(v)
-    flags = _bool_vector(flags, n, "the flags")
+    flags = _bool_vector(flags, n, "the flags", v)
     if segments is None:
-        count = _core.cvl_count(flags._handle, n)
-        d = Vector(count, v.dtype)
-        _core.cvl_two_len(f"pk2_lu{v._kind}", d._handle, v._handle, flags._handle, n, count)
+        count = v._space.count_true(flags._handle, n)
+        d = Vector._on(v, count, v.dtype)
+        v._space.two_len(f"pk2_lu{v._kind}", d._handle, v._handle, flags._handle, n, count)
         return d
     _check_segments(v, segments)
-    counts = Vector(segments.m, np.int32)
-    _core.cvl_seg_unary("pk1_lev", counts._handle, flags._handle, segments._handle, n, segments.m)
-    out_segments = Segments(counts.to_numpy())
-    d = Vector(out_segments.n, v.dtype)
-    _core.cvl_seg_two(f"pk2_le{v._kind}", d._handle, v._handle, flags._handle, segments._handle, n, segments.m,
-                      out_segments._handle, out_segments.n, out_segments.m)
+    counts = Vector._on(v, segments.m, np.int32)
+    v._space.seg_unary("pk1_lev", counts._handle, flags._handle, segments._handle, n, segments.m)
+    out_segments = Segments(counts.to_numpy(), v._comm)
+    d = Vector._on(v, out_segments.n, v.dtype)
+    v._space.seg_two(f"pk2_le{v._kind}", d._handle, v._handle, flags._handle, segments._handle, n, segments.m,
+                     out_segments._handle, out_segments.n, out_segments.m)
     return d, out_segments
 
 
-def index(n: int, init: int = 0, stride: int = 1) -> Vector:
+def index(n: int, init: int = 0, stride: int = 1, comm: Optional[MPI.Comm] = None) -> Vector:
     """Local. The int32 vector ``init + k * stride`` for k in [0, n)
-    (``np.arange(init, init + n * stride, stride)``)."""
-    d = Vector(n, np.int32)
-    _core.cvl_index(d._handle, int(init), int(stride), len(d))
+    (``np.arange(init, init + n * stride, stride)``) over ``comm`` (default
+    ``MPI.COMM_WORLD``)."""
+    d = Vector(n, np.int32, comm)
+    d._space.index(d._handle, int(init), int(stride), len(d))
     return d
 
 
@@ -570,37 +688,43 @@ def rank(v: Vector, descending: bool = False, segments: Optional[Segments] = Non
     or descending), so ``permute(v, rank(v))`` sorts v; with ``segments`` within
     each segment. int32 or float64 vectors (NaN sorts above every number).
     Compare ``np.argsort(np.argsort(v, kind="stable"))``."""
-    v = _as_vector(v)
+    v = _as_vector(v, like=segments)
     if v._kind == "b":
         raise Error(_ERR_TYPE, "rank needs an int32 or float64 vector")
     n = len(v)
-    d = Vector(n, np.int32)
     prefix = "rkd" if descending else "rku"
     if segments is None:
-        _core.cvl_unary(f"{prefix}_lu{v._kind}", d._handle, v._handle, n)
+        d = Vector._on(v, n, np.int32)
+        v._space.unary(f"{prefix}_lu{v._kind}", d._handle, v._handle, n)
     else:
         _check_segments(v, segments)
-        _core.cvl_seg_unary(f"{prefix}_le{v._kind}", d._handle, v._handle, segments._handle, n, segments.m)
+        d = Vector._on(v, n, np.int32)
+        v._space.seg_unary(f"{prefix}_le{v._kind}", d._handle, v._handle, segments._handle, n, segments.m)
     return d
 
 
-def distribute(value, n: Union[int, Segments], dtype=None) -> Vector:
-    """A vector of ``n`` copies of the scalar ``value`` (local; ``np.full``); the
-    dtype follows the value (bool, int -> int32, float -> float64) unless given.
+def distribute(value, n: Union[int, Segments], dtype=None, comm: Optional[MPI.Comm] = None) -> Vector:
+    """A vector of ``n`` copies of the scalar ``value`` over ``comm`` (local;
+    ``np.full``; default ``MPI.COMM_WORLD``); the dtype follows the value (bool,
+    int -> int32, float -> float64) unless given.
 
     Segmented (collective): ``distribute(values, segments)`` with a Vector of one
-    value per segment fills every element of segment j with ``values[j]``.
+    value per segment fills every element of segment j with ``values[j]``; the
+    result lives on the communicator of ``segments`` (``comm``, if given, must be it).
     """
     if isinstance(n, Segments):
-        values = _as_vector(value, dtype)
+        if comm is not None and _space_of(comm)[1] != n._space:
+            raise Error(_ERR_ARG, f"distribute: the segments live on {_describe(n._comm)}, not on the given "
+                                  f"{_describe(comm)}")
+        values = _as_vector(value, dtype, like=n)
         if len(values) != n.m:
             raise Error(_ERR_ARG, f"{len(values)} values for {n.m} segments")
-        d = Vector(n.n, values.dtype)
-        _core.cvl_seg_unary(f"dis_ve{values._kind}", d._handle, values._handle, n._handle, n.n, n.m)
+        d = Vector._on(n, n.n, values.dtype)
+        n._space.seg_unary(f"dis_ve{values._kind}", d._handle, values._handle, n._handle, n.n, n.m)
         return d
-    dt = _dtype_of_scalar(value) if dtype is None else np.dtype(dtype)
-    d = Vector(n, dt)
-    _core.cvl_distribute(d._kind, d._handle, _scalar_for(d._kind, value), len(d))
+    dt = _dtype_of_scalar(value) if dtype is None else dtype
+    d = Vector(n, dt, comm)
+    d._space.distribute(d._kind, d._handle, _scalar_for(d._kind, value), len(d))
     return d
 
 
@@ -618,13 +742,13 @@ def extract(v: Vector, i, segments: Optional[Segments] = None):
     With ``segments``, ``i`` is a Vector of one position per segment (relative
     to its start) and the result a Vector of one element per segment.
     """
-    v = _as_vector(v)
+    v = _as_vector(v, like=segments)
     if segments is None:
-        return _core.cvl_extract(v._kind, v._handle, _position(v, i), len(v))
+        return v._space.extract(v._kind, v._handle, _position(v, i), len(v))
     _check_segments(v, segments)
-    i = _int_vector(i, segments.m, "the positions")
-    d = Vector(segments.m, v.dtype)
-    _core.cvl_seg_binary(f"ext_ve{v._kind}", d._handle, v._handle, i._handle, segments._handle, len(v), segments.m)
+    i = _int_vector(i, segments.m, "the positions", v)
+    d = Vector._on(v, segments.m, v.dtype)
+    v._space.seg_binary(f"ext_ve{v._kind}", d._handle, v._handle, i._handle, segments._handle, len(v), segments.m)
     return d
 
 
@@ -635,33 +759,36 @@ def replace(v: Vector, i, value, segments: Optional[Segments] = None) -> Vector:
     With ``segments`` (collective), ``i`` and ``value`` are Vectors of one
     position (relative to the segment start) and one value per segment.
     """
-    v = _as_vector(v)
-    d = v.copy()
+    v = _as_vector(v, like=segments)
     if segments is None:
+        d = v.copy()
         d[i] = value
         return d
     _check_segments(v, segments)
-    i = _int_vector(i, segments.m, "the positions")
-    value = _as_vector(value, v.dtype)
+    i = _int_vector(i, segments.m, "the positions", v)
+    value = _as_vector(value, v.dtype, like=v)
     if value.dtype != v.dtype or len(value) != segments.m:
         raise Error(_ERR_ARG, f"the values must be {segments.m} elements of {v.dtype.name}")
-    _core.cvl_seg_binary(f"rep_ve{v._kind}", d._handle, i._handle, value._handle, segments._handle, len(v),
-                         segments.m)
+    d = v.copy()
+    v._space.seg_binary(f"rep_ve{v._kind}", d._handle, i._handle, value._handle, segments._handle, len(v),
+                        segments.m)
     return d
 
 
 def select(flags, a, b) -> Vector:
     """Local. ``flags[k] ? a[k] : b[k]`` (``np.where``); ``a`` and ``b`` are Vectors
-    of one type or scalars."""
-    flags = _as_vector(flags)
+    of one type or scalars, on the communicator of ``flags``."""
+    like = flags if isinstance(flags, Vector) else a if isinstance(a, Vector) else b if isinstance(b, Vector) else None
+    flags = _as_vector(flags, like=like)
     if flags.dtype != np.bool_:
         raise Error(_ERR_TYPE, "the flags must hold bool values")
     n = len(flags)
     if not isinstance(a, Vector):
-        a = distribute(a, n, b.dtype if isinstance(b, Vector) else None)
+        a = distribute(a, n, b.dtype if isinstance(b, Vector) else None, comm=flags._comm)
+    _same_space(flags, a)
     a, b = _operands(a, b, "zdb")
     if len(a) != n:
         raise Error(_ERR_ARG, f"the flags have {n} elements, the values {len(a)}")
-    d = Vector(n, a.dtype)
-    _core.cvl_select(f"sel_wu{a._kind}", d._handle, flags._handle, a._handle, b._handle, n)
+    d = Vector._on(flags, n, a.dtype)
+    flags._space.select(f"sel_wu{a._kind}", d._handle, flags._handle, a._handle, b._handle, n)
     return d
