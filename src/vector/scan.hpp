@@ -43,7 +43,7 @@ T carry_in(Context &c, T tail, bool has_start) {
     check_mpi(MPI_Exscan(&mine, &before, 1, c.pair_type(elem_kind<T>()), c.pair_op(K, elem_kind<T>()), c.comm),
               "MPI_Exscan");
     if (c.rank > 0 && (before.sig_lo != sig || before.sig_hi != sig))
-        fatal(c.call(), "this rank's arguments differ from a lower rank's (lengths, handles or the calls made so far); "
+        dm::abort_job(c.call(), DM_ERR_MISMATCH, "this rank's arguments differ from a lower rank's (lengths, handles or the calls made so far); "
                       "every rank must make the same calls with the same arguments (DATAMOTION_CHECK=1 names the "
                       "argument)");
     return c.rank == 0 ? Op<K, T>::id() : before.value;
