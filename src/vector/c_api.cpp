@@ -152,43 +152,31 @@ UnaryFn unary_fn(int fn, int t, int *result) {
     fail(DM_ERR_ARG, "unknown function ", fn);
 }
 
-UnaryFn scan_fn(int op, int t) {
-    switch (op) {
-        case DM_VECTOR_ADD: return by_type<UnaryFn>(t, add_suz, add_sud, nullptr);
-        case DM_VECTOR_MUL: return by_type<UnaryFn>(t, mul_suz, mul_sud, nullptr);
-        case DM_VECTOR_MIN: return by_type<UnaryFn>(t, min_suz, min_sud, nullptr);
-        case DM_VECTOR_MAX: return by_type<UnaryFn>(t, max_suz, max_sud, nullptr);
-        case DM_VECTOR_AND: return by_type<UnaryFn>(t, and_suz, nullptr, and_sub);
-        case DM_VECTOR_IOR: return by_type<UnaryFn>(t, ior_suz, nullptr, ior_sub);
-        case DM_VECTOR_XOR: return by_type<UnaryFn>(t, xor_suz, nullptr, xor_sub);
-    }
-    return nullptr;
-}
+// The scan, segmented scan and segmented reduction of operator op on type t (nullptr
+// members where CVL has none).
+struct ScanFns {
+    UnaryFn scan = nullptr;
+    SegFn segmented_scan = nullptr, segmented_reduce = nullptr;
+};
 
-SegFn segmented_scan_fn(int op, int t) {
+ScanFns scan_fns(int op, int t) {
+    auto pick = [t](UnaryFn sz, SegFn ez, SegFn rz, UnaryFn s2, SegFn e2, SegFn r2) {
+        // z: int; 2: the other type (double for add..max, cvl_bool for and..xor)
+        if (t == DM_INT32) return ScanFns{sz, ez, rz};
+        return ScanFns{s2, e2, r2};
+    };
+    const bool arithmetic = op <= DM_VECTOR_MAX;
+    if (t != DM_INT32 && t != (arithmetic ? DM_FLOAT64 : DM_BOOL)) return {};
     switch (op) {
-        case DM_VECTOR_ADD: return by_type<SegFn>(t, add_sez, add_sed, nullptr);
-        case DM_VECTOR_MUL: return by_type<SegFn>(t, mul_sez, mul_sed, nullptr);
-        case DM_VECTOR_MIN: return by_type<SegFn>(t, min_sez, min_sed, nullptr);
-        case DM_VECTOR_MAX: return by_type<SegFn>(t, max_sez, max_sed, nullptr);
-        case DM_VECTOR_AND: return by_type<SegFn>(t, and_sez, nullptr, and_seb);
-        case DM_VECTOR_IOR: return by_type<SegFn>(t, ior_sez, nullptr, ior_seb);
-        case DM_VECTOR_XOR: return by_type<SegFn>(t, xor_sez, nullptr, xor_seb);
+        case DM_VECTOR_ADD: return pick(add_suz, add_sez, add_rez, add_sud, add_sed, add_red);
+        case DM_VECTOR_MUL: return pick(mul_suz, mul_sez, mul_rez, mul_sud, mul_sed, mul_red);
+        case DM_VECTOR_MIN: return pick(min_suz, min_sez, min_rez, min_sud, min_sed, min_red);
+        case DM_VECTOR_MAX: return pick(max_suz, max_sez, max_rez, max_sud, max_sed, max_red);
+        case DM_VECTOR_AND: return pick(and_suz, and_sez, and_rez, and_sub, and_seb, and_reb);
+        case DM_VECTOR_IOR: return pick(ior_suz, ior_sez, ior_rez, ior_sub, ior_seb, ior_reb);
+        case DM_VECTOR_XOR: return pick(xor_suz, xor_sez, xor_rez, xor_sub, xor_seb, xor_reb);
     }
-    return nullptr;
-}
-
-SegFn segmented_reduce_fn(int op, int t) {
-    switch (op) {
-        case DM_VECTOR_ADD: return by_type<SegFn>(t, add_rez, add_red, nullptr);
-        case DM_VECTOR_MUL: return by_type<SegFn>(t, mul_rez, mul_red, nullptr);
-        case DM_VECTOR_MIN: return by_type<SegFn>(t, min_rez, min_red, nullptr);
-        case DM_VECTOR_MAX: return by_type<SegFn>(t, max_rez, max_red, nullptr);
-        case DM_VECTOR_AND: return by_type<SegFn>(t, and_rez, nullptr, and_reb);
-        case DM_VECTOR_IOR: return by_type<SegFn>(t, ior_rez, nullptr, ior_reb);
-        case DM_VECTOR_XOR: return by_type<SegFn>(t, xor_rez, nullptr, xor_reb);
-    }
-    return nullptr;
+    return {};
 }
 
 // Writes the reduction of s by op into *result (one element of type t).
@@ -395,11 +383,11 @@ int dm_vector_scan(dm_vector_op op, dm_vector dst, dm_vector src, dm_segments se
         if (segments) {
             const dm_segments_s &seg = segments_of(segments);
             require_segments(seg, space, s.n, "the segments");
-            const SegFn fn = require_fn(segmented_scan_fn(code, s.dtype), "this scan", s.dtype);
+            const SegFn fn = require_fn(scan_fns(code, s.dtype).segmented_scan, "this scan", s.dtype);
             SpaceScope scope(space);
             fn(d.handle, s.handle, seg.handle, seg.n, seg.m, 0);
         } else {
-            const UnaryFn fn = require_fn(scan_fn(code, s.dtype), "this scan", s.dtype);
+            const UnaryFn fn = require_fn(scan_fns(code, s.dtype).scan, "this scan", s.dtype);
             SpaceScope scope(space);
             fn(d.handle, s.handle, s.n, 0);
         }
@@ -423,7 +411,7 @@ int dm_vector_reduce_segments(dm_vector_op op, dm_vector dst, dm_vector src, dm_
         require_segments(seg, space, s.n, "the segments");
         require_type(d, s.dtype, "dst");
         require_length(d, seg.m, "dst");
-        const SegFn fn = require_fn(segmented_reduce_fn(dm::enum_value(op), s.dtype), "this reduction", s.dtype);
+        const SegFn fn = require_fn(scan_fns(dm::enum_value(op), s.dtype).segmented_reduce, "this reduction", s.dtype);
         SpaceScope scope(space);
         fn(d.handle, s.handle, seg.handle, seg.n, seg.m, 0);
     });

@@ -204,6 +204,16 @@ DM_TEST(bad_vector_input_fails_alike_everywhere) {
     dm_segments seg = nullptr;
     CHECK(everywhere(dm_segments_create(lengths, 9, &seg), DM_ERR_ARG));
     CHECK(seg == nullptr);
+    // An operator the element type has no scan or reduction for.
+    dm_vector real = nullptr, real_out = nullptr;
+    CHECK_EQ(dm_vector_create(MPI_COMM_WORLD, DM_FLOAT64, 9, &real), DM_OK);
+    CHECK_EQ(dm_vector_create(MPI_COMM_WORLD, DM_FLOAT64, 9, &real_out), DM_OK);
+    CHECK(everywhere(dm_vector_scan(DM_VECTOR_XOR, real_out, real, nullptr), DM_ERR_TYPE));
+    double top = 0.0;
+    CHECK(everywhere(dm_vector_reduce(DM_VECTOR_IOR, real, &top), DM_ERR_TYPE));
+    CHECK(everywhere(dm_vector_scan(DM_VECTOR_MAX, real_out, real, nullptr), DM_OK));
+    CHECK_EQ(dm_vector_free(&real), DM_OK);
+    CHECK_EQ(dm_vector_free(&real_out), DM_OK);
     // Vectors of different communicators.
     CHECK_EQ(dm_vector_create(MPI_COMM_SELF, DM_INT32, 9, &other), DM_OK);
     CHECK(everywhere(dm_vector_apply(DM_VECTOR_ADD, d, a, other), DM_ERR_ARG));

@@ -12,6 +12,7 @@ from mpi4py import MPI
 
 import datamotion as dm
 from datamotion import vector as cv
+from vector_oracle import IDENTITY, OPS, UFUNC
 from dmtest import WORLD, check_all, check_same_array, raises_everywhere, run_job
 
 SIZE = WORLD.size
@@ -21,17 +22,6 @@ COMMS = {"world": WORLD, "self": MPI.COMM_SELF, "split": SPLIT}
 on_comms = pytest.mark.parametrize("comm", list(COMMS.values()), ids=list(COMMS))
 RANKS = [1, 2, 3, 4, 5]
 LENGTHS = sorted({0, 1, max(SIZE - 1, 1), 2 * SIZE + 3, 61})
-I32 = np.iinfo(np.int32)
-F64 = np.finfo(np.float64)
-IDENTITY = {
-    ("add", "i"): 0, ("add", "f"): 0.0, ("mul", "i"): 1, ("mul", "f"): 1.0,
-    ("min", "i"): I32.max, ("min", "f"): F64.max, ("max", "i"): I32.min, ("max", "f"): -F64.max,
-    ("and", "i"): -1, ("and", "b"): True, ("or", "i"): 0, ("or", "b"): False, ("xor", "i"): 0, ("xor", "b"): False,
-}
-UFUNC = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
-         "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
-OPS = {np.int32: ["add", "mul", "min", "max", "and", "or", "xor"], np.float64: ["add", "mul", "min", "max"],
-       np.bool_: ["and", "or", "xor"]}
 
 
 def data(rng, n, dtype, op="add"):

@@ -4,13 +4,13 @@ elementwise loops), against sequential NumPy oracles; and the accuracy of
 floating-point sums against exact ones (math.fsum). The same loops on destinations
 that are their sources: tests/cvl (every function in place, long vectors too)."""
 
-import gc
 import math
 
 import numpy as np
 import pytest
 
 from datamotion import vector as cv
+from vector_oracle import I32, IDENTITY, OPS, UFUNC
 from dmtest import WORLD, check_all, check_same_array
 
 SIZE = WORLD.size
@@ -18,22 +18,6 @@ RANKS = [1, 2, 3]
 # Several thousand elements per rank: the scans' pieces (4096 and more) and the folds'
 # pairwise blocks (128), with remainders.
 N = 9 * 1024 * SIZE + 37
-I32 = np.iinfo(np.int32)
-F64 = np.finfo(np.float64)
-IDENTITY = {
-    ("add", "i"): 0, ("add", "f"): 0.0, ("mul", "i"): 1, ("mul", "f"): 1.0,
-    ("min", "i"): I32.max, ("min", "f"): F64.max, ("max", "i"): I32.min, ("max", "f"): -F64.max,
-    ("and", "i"): -1, ("and", "b"): True, ("or", "i"): 0, ("or", "b"): False, ("xor", "i"): 0, ("xor", "b"): False,
-}
-UFUNC = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
-         "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
-OPS = {np.int32: ["add", "mul", "min", "max", "and", "or", "xor"], np.float64: ["add", "mul", "min", "max"],
-       np.bool_: ["and", "or", "xor"]}
-
-
-@pytest.fixture(autouse=True)
-def _free_cyclic_garbage_alike():
-    gc.collect()
 
 
 def data(rng, n, dtype, op):
