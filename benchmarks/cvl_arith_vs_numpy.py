@@ -23,8 +23,7 @@ ratios (two times taken moments apart, steadier on a shared machine). Targets of
 the issue at 10^6 elements per rank: <= 1.2 for the reductions and the elementwise
 operators. Each Python call costs a few microseconds on either side (printed as
 "call overhead", measured at one element per rank); at small N it dominates,
-the judged size is the large one. Unary minus is ``0 - v`` in datamotion.vector
-(a vector of zeros made, then a subtraction): two passes against NumPy's one.
+the judged size is the large one.
 Reductions and scans wait in one collective each: on a machine whose cores are
 busy with other work, or with MPICH's progress throttle, its latency (up to
 milliseconds) can hide the local work; the 1-rank run shows the local work alone.
@@ -48,7 +47,7 @@ from datamotion import vector as cv  # noqa: E402
 
 # How each contender computes (printed above the table).
 PATHS = {
-    "elementwise": "ours: one C loop over the rank's block into a fresh vector (vector memory arena); "
+    "elementwise": "ours: one C loop over the rank's block into a fresh, uninitialised vector of the communicator's vector space; "
                    "NumPy: its ufunc loop into a fresh array",
     "reduce": "ours: local fold, MPI_Allgather of the partials (with the call's signature), folded in rank "
               "order; NumPy: ufunc.reduce + MPI_Allreduce",

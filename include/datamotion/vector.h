@@ -82,7 +82,8 @@ typedef enum dm_vector_fn {
     DM_VECTOR_SIN,
     DM_VECTOR_COS,
     DM_VECTOR_TAN,
-    DM_VECTOR_COPY      /**< any type */
+    DM_VECTOR_COPY,     /**< any type */
+    DM_VECTOR_NEG       /**< DM_INT32 (wrapping) or DM_FLOAT64 */
 } dm_vector_fn;
 
 /* ---- vectors -------------------------------------------------------------------- */

@@ -7,6 +7,7 @@
 #include "bindings.hpp"
 
 #include "core/error.hpp"
+#include "vector/negate.hpp"
 #include "vector/state.hpp"
 
 #include <cvl.h>
@@ -99,6 +100,7 @@ Fn lookup(const std::unordered_map<std::string, Fn> &table, const std::string &n
 // d, s, len: unary elementwise, copies, unsegmented scans, ranks.
 using UnaryFn = void (*)(vec_p, vec_p, int, vec_p);
 const std::unordered_map<std::string, UnaryFn> kUnary = {
+    {"neg_wuz", &dm::vector::neg_wuz}, {"neg_wud", &dm::vector::neg_wud},
     DM_CVL_ENTRY(not_wub), DM_CVL_ENTRY(not_wuz), DM_CVL_ENTRY(int_wud), DM_CVL_ENTRY(int_wub),
     DM_CVL_ENTRY(dbl_wuz), DM_CVL_ENTRY(boo_wuz), DM_CVL_ENTRY(flr_wud), DM_CVL_ENTRY(cei_wud),
     DM_CVL_ENTRY(trn_wud), DM_CVL_ENTRY(rou_wud), DM_CVL_ENTRY(exp_wud), DM_CVL_ENTRY(log_wud),
@@ -258,11 +260,13 @@ void bind_vector(nb::module_ &m) {
         }, nb::arg("n"), "Local. The global index of this rank's first element of an n-vector.")
 
         // ---- memory: local, in the same order on every rank (handles count up alike)
-        .def("allocate", [](const Space &s, const std::string &kind, std::int64_t n) {
+        .def("allocate", [](const Space &s, const std::string &kind, std::int64_t n, bool zero) {
             require_length(n);
             const std::int64_t bytes = s.live().block(n).count(s.live().rank) * size_of_kind(kind);
-            return s.table().allocate(bytes);
-        }, nb::arg("kind"), nb::arg("n"), "Local. A new zero-filled vector of n elements of kind z, d or b.")
+            return s.table().allocate(bytes, zero);
+        }, nb::arg("kind"), nb::arg("n"), nb::arg("zero") = true,
+        "Local. A new vector of n elements of kind z, d or b, zero-filled unless zero is False (for a result "
+        "the next call writes completely).")
         .def("allocate_segdes", [](const Space &s, int n, int m) {
             const int units = run(s, [&] { return siz_fos(n, m); });
             return s.table().allocate(static_cast<std::int64_t>(units) * vector::kUnit);

@@ -164,7 +164,7 @@ class Vector:
         comm, space = _space_of(comm)
         self._init(space, comm, n, kind)
 
-    def _init(self, space, comm, n, kind, base=None) -> None:
+    def _init(self, space, comm, n, kind, base=None, zero=True) -> None:
         self._handle = 0
         self._space, self._comm, self._kind, self._base = space, comm, kind, base
         n = int(n)
@@ -172,15 +172,16 @@ class Vector:
             raise Error(_ERR_ARG, f"vector length {n} is outside [0, 2^31)")
         self._n = n
         if base is None:
-            self._handle = space.allocate(kind, n)
+            self._handle = space.allocate(kind, n, zero)
         else:
             self._handle = space.borrow(kind, n, base)
 
     @classmethod
-    def _on(cls, like, n: int, dtype) -> "Vector":
-        """A new zero-filled vector on the communicator of ``like`` (a Vector or Segments)."""
+    def _on(cls, like, n: int, dtype, zero: bool = False) -> "Vector":
+        """A new vector on the communicator of ``like`` (a Vector or Segments), for a
+        result the next call writes completely (uninitialised unless ``zero``)."""
         v = cls.__new__(cls)
-        v._init(like._space, like._comm, n, _kind_of(dtype))
+        v._init(like._space, like._comm, n, _kind_of(dtype), zero=zero)
         return v
 
     def __del__(self):
@@ -379,7 +380,11 @@ class Vector:
         return self._binary(other, "div", True, kinds="d")
 
     def __neg__(self):
-        return self._binary(0, "sub", True)
+        if self._kind == "b":
+            raise Error(_ERR_TYPE, "unary - needs an int32 or float64 vector")
+        d = Vector._on(self, self._n, self.dtype)
+        self._space.unary(f"neg_wu{self._kind}", d._handle, self._handle, self._n)
+        return d
 
     def __lt__(self, other):
         return self._binary(other, "les", result=np.bool_)
@@ -614,7 +619,7 @@ def permute(v: Vector, index, segments: Optional[Segments] = None) -> Vector:
     index = _int_vector(index, n, "the index", v)
     if segments is not None:
         _check_segments(v, segments)
-    d = Vector._on(v, n, v.dtype)  # zero-filled: positions no index names
+    d = Vector._on(v, n, v.dtype, zero=True)  # positions no index names stay 0
     if segments is None:
         v._space.permute(f"smp_pu{v._kind}", d._handle, v._handle, index._handle, n)
     else:

@@ -8,6 +8,7 @@
 #include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/handles.hpp"
+#include "vector/negate.hpp"
 #include "vector/state.hpp"
 
 #include <cvl.h>
@@ -148,6 +149,7 @@ UnaryFn unary_fn(int fn, int t, int *result) {
         case DM_VECTOR_COS: return by_type<UnaryFn>(t, nullptr, cos_wud, nullptr);
         case DM_VECTOR_TAN: return by_type<UnaryFn>(t, nullptr, tan_wud, nullptr);
         case DM_VECTOR_COPY: return by_type<UnaryFn>(t, cpy_wuz, cpy_wud, cpy_wub);
+        case DM_VECTOR_NEG: return by_type<UnaryFn>(t, dm::vector::neg_wuz, dm::vector::neg_wud, nullptr);
     }
     fail(DM_ERR_ARG, "unknown function ", fn);
 }

@@ -5,6 +5,7 @@
 // otherwise, when the destination's elements are wider than a source's the loop runs
 // backwards, else forwards, so that every source element is read before its bytes are
 // overwritten (the sources are compiled without strict aliasing, see CMakeLists.txt).
+#include "vector/negate.hpp"
 #include "vector/ops.hpp"
 #include "vector/state.hpp"
 
@@ -265,3 +266,8 @@ void rnd_wuz(vec_p d, vec_p s, int len, vec_p) {
 }
 
 }  // extern "C"
+
+namespace dm::vector {
+void neg_wuz(vec_p d, vec_p s, int len, vec_p) { map1<int, int>("neg_wuz", d, s, len, [](int a) { return wrap_sub(0, a); }); }
+void neg_wud(vec_p d, vec_p s, int len, vec_p) { map1<double, double>("neg_wud", d, s, len, [](double a) { return -a; }); }
+}  // namespace dm::vector

@@ -180,11 +180,11 @@ Handle Table::add(Block block) {
     return next_++;
 }
 
-Handle Table::allocate(int64_t bytes) {
+Handle Table::allocate(int64_t bytes, bool zero) {
     if (bytes < 0) fail(DM_ERR_ARG, "size ", bytes, " is negative");
     Block block;
-    const auto words = static_cast<std::size_t>((bytes + kUnit - 1) / kUnit);
-    block.owned.reset(new std::uint64_t[std::max<std::size_t>(words, 1)]());
+    const auto words = std::max<std::size_t>(static_cast<std::size_t>((bytes + kUnit - 1) / kUnit), 1);
+    block.owned.reset(zero ? new std::uint64_t[words]() : new std::uint64_t[words]);
     block.data = reinterpret_cast<std::byte *>(block.owned.get());
     block.bytes = bytes;
     return add(std::move(block));

@@ -92,8 +92,9 @@ public:
     std::byte *at(Handle h) const override { return find(h).data; }
     void require(Handle h, int64_t reserved, int64_t local, const char *what) const override;
 
-    // Local. A new zero-filled block of `bytes` bytes.
-    Handle allocate(int64_t bytes);
+    // Local. A new block of `bytes` bytes, zero-filled unless `zero` is false (for a
+    // result every element of which the next call writes: one pass over memory less).
+    Handle allocate(int64_t bytes, bool zero = true);
     // Local. A handle for `bytes` bytes at `data`, which the caller keeps alive.
     Handle borrow(void *data, int64_t bytes);
     // Local; freeing 0 is a no-op.

@@ -54,6 +54,8 @@ void operations_match_the_oracle(MPI_Comm comm) {
 
         CHECK_EQ(dm_vector_apply(DM_VECTOR_ADD, d, a, b), DM_OK);
         CHECK((holds<int>(d, [&](int64_t g) { return av(g) + bv(g); })));
+        CHECK_EQ(dm_vector_map(DM_VECTOR_NEG, d, a), DM_OK);
+        CHECK((holds<int>(d, [&](int64_t g) { return -av(g); })));
         CHECK_EQ(dm_vector_apply(DM_VECTOR_LT, flags, a, b), DM_OK);
         CHECK((holds<char>(flags, [&](int64_t g) { return av(g) < bv(g); })));
 
