@@ -83,10 +83,12 @@ void require_segments(const dm_segments_s &s, const Context &space, int n, const
     if (s.n != n) fail(DM_ERR_ARG, what, " describe ", s.n, " elements, not ", n);
 }
 
-// Runs a vector call: the checks, then `op` on the vectors' space with errors thrown.
-template <class F>
-int run(F &&body) {
-    return dm::c_boundary(body);
+// The vector whose element i (0 <= i < n) a call reads or writes at `value`.
+dm_vector_s &element_of(dm_vector vector, int64_t i, const void *value) {
+    auto &v = vector_of(vector, "vector");
+    dm::require_pointer(value, "value");
+    if (i < 0 || i >= v.n) fail(DM_ERR_ARG, "index ", i, " is outside [0, ", v.n, ")");
+    return v;
 }
 
 template <class Fn>
@@ -279,7 +281,7 @@ int dm_vector_block(int64_t n, int nranks, int rank, int64_t *first, int64_t *co
 }
 
 int dm_vector_apply(dm_vector_op op, dm_vector dst, dm_vector a, dm_vector b) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &d = vector_of(dst, "dst"), &x = vector_of(a, "a"), &y = vector_of(b, "b");
         Context &space = space_of_all({&d, &x, &y});
         const int code = dm::enum_value(op);
@@ -294,7 +296,7 @@ int dm_vector_apply(dm_vector_op op, dm_vector dst, dm_vector a, dm_vector b) {
 }
 
 int dm_vector_map(dm_vector_fn fn, dm_vector dst, dm_vector a) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &d = vector_of(dst, "dst"), &x = vector_of(a, "a");
         Context &space = space_of_all({&d, &x});
         int result = 0;
@@ -307,7 +309,7 @@ int dm_vector_map(dm_vector_fn fn, dm_vector dst, dm_vector a) {
 }
 
 int dm_vector_select(dm_vector dst, dm_vector flags, dm_vector a, dm_vector b) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &d = vector_of(dst, "dst"), &f = vector_of(flags, "flags"), &x = vector_of(a, "a"),
              &y = vector_of(b, "b");
         Context &space = space_of_all({&d, &f, &x, &y});
@@ -323,7 +325,7 @@ int dm_vector_select(dm_vector dst, dm_vector flags, dm_vector a, dm_vector b) {
 }
 
 int dm_vector_fill(dm_vector dst, const void *value) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &d = vector_of(dst, "dst");
         dm::require_pointer(value, "value");
         SpaceScope scope(*d.space);
@@ -336,7 +338,7 @@ int dm_vector_fill(dm_vector dst, const void *value) {
 }
 
 int dm_vector_iota(dm_vector dst, int start, int stride) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &d = vector_of(dst, "dst");
         require_type(d, DM_INT32, "dst");
         SpaceScope scope(*d.space);
@@ -345,10 +347,8 @@ int dm_vector_iota(dm_vector dst, int start, int stride) {
 }
 
 int dm_vector_replace(dm_vector vector, int64_t i, const void *value) {
-    return run([&] {
-        auto &v = vector_of(vector, "vector");
-        dm::require_pointer(value, "value");
-        if (i < 0 || i >= v.n) fail(DM_ERR_ARG, "index ", i, " is outside [0, ", v.n, ")");
+    return dm::c_boundary([&] {
+        auto &v = element_of(vector, i, value);
         SpaceScope scope(*v.space);
         const int k = static_cast<int>(i);
         switch (v.dtype) {
@@ -360,10 +360,8 @@ int dm_vector_replace(dm_vector vector, int64_t i, const void *value) {
 }
 
 int dm_vector_extract(dm_vector vector, int64_t i, void *value) {
-    return run([&] {
-        auto &v = vector_of(vector, "vector");
-        dm::require_pointer(value, "value");
-        if (i < 0 || i >= v.n) fail(DM_ERR_ARG, "index ", i, " is outside [0, ", v.n, ")");
+    return dm::c_boundary([&] {
+        auto &v = element_of(vector, i, value);
         SpaceScope scope(*v.space);
         const int k = static_cast<int>(i);
         auto put = [&](auto x) { std::memcpy(value, &x, sizeof x); };
@@ -376,7 +374,7 @@ int dm_vector_extract(dm_vector vector, int64_t i, void *value) {
 }
 
 int dm_vector_scan(dm_vector_op op, dm_vector dst, dm_vector src, dm_segments segments) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &d = vector_of(dst, "dst"), &s = vector_of(src, "src");
         Context &space = space_of_all({&d, &s});
         const int code = dm::enum_value(op);
@@ -397,7 +395,7 @@ int dm_vector_scan(dm_vector_op op, dm_vector dst, dm_vector src, dm_segments se
 }
 
 int dm_vector_reduce(dm_vector_op op, dm_vector src, void *result) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &s = vector_of(src, "src");
         dm::require_pointer(result, "result");
         SpaceScope scope(*s.space);
@@ -406,7 +404,7 @@ int dm_vector_reduce(dm_vector_op op, dm_vector src, void *result) {
 }
 
 int dm_vector_reduce_segments(dm_vector_op op, dm_vector dst, dm_vector src, dm_segments segments) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &d = vector_of(dst, "dst"), &s = vector_of(src, "src");
         Context &space = space_of_all({&d, &s});
         const dm_segments_s &seg = segments_of(segments);
@@ -420,7 +418,7 @@ int dm_vector_reduce_segments(dm_vector_op op, dm_vector dst, dm_vector src, dm_
 }
 
 int dm_vector_permute(dm_vector dst, dm_vector src, dm_vector index, dm_segments segments) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &d = vector_of(dst, "dst"), &s = vector_of(src, "src"), &i = vector_of(index, "index");
         Context &space = space_of_all({&d, &s, &i});
         require_type(d, s.dtype, "dst");
@@ -446,7 +444,7 @@ int dm_vector_permute(dm_vector dst, dm_vector src, dm_vector index, dm_segments
 
 int dm_vector_bpermute(dm_vector dst, dm_vector src, dm_vector index, dm_segments src_segments,
                        dm_segments dst_segments) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &d = vector_of(dst, "dst"), &s = vector_of(src, "src"), &i = vector_of(index, "index");
         Context &space = space_of_all({&d, &s, &i});
         require_type(d, s.dtype, "dst");
@@ -472,7 +470,7 @@ int dm_vector_bpermute(dm_vector dst, dm_vector src, dm_vector index, dm_segment
 }
 
 int dm_vector_count(dm_vector flags, int64_t *count) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &f = vector_of(flags, "flags");
         require_type(f, DM_BOOL, "flags");
         dm::require_pointer(count, "count");
@@ -482,7 +480,7 @@ int dm_vector_count(dm_vector flags, int64_t *count) {
 }
 
 int dm_vector_pack(dm_vector dst, dm_vector src, dm_vector flags) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &d = vector_of(dst, "dst"), &s = vector_of(src, "src"), &f = vector_of(flags, "flags");
         Context &space = space_of_all({&d, &s, &f});
         require_type(d, s.dtype, "dst");
@@ -496,7 +494,7 @@ int dm_vector_pack(dm_vector dst, dm_vector src, dm_vector flags) {
 }
 
 int dm_vector_rank(dm_vector dst, dm_vector keys, int descending, dm_segments segments) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &d = vector_of(dst, "dst"), &k = vector_of(keys, "keys");
         Context &space = space_of_all({&d, &k});
         require_type(d, DM_INT32, "dst");
@@ -518,7 +516,7 @@ int dm_vector_rank(dm_vector dst, dm_vector keys, int descending, dm_segments se
 }
 
 int dm_segments_create(dm_vector lengths, int64_t n, dm_segments *segments) {
-    return run([&] {
+    return dm::c_boundary([&] {
         auto &l = vector_of(lengths, "lengths");
         Context &space = *l.space;
         space.begin_call("dm_segments_create", {{"n", n}, {"whether segments is NULL", segments == nullptr}});
