@@ -29,6 +29,19 @@ def inside_mpi_job() -> bool:
     return any(v in os.environ for v in _JOB_VARIABLES)
 
 
+def note_if_not_launched(program: str, nprocs: int = 4) -> None:
+    """Says on stderr, once, that ``program`` runs on one rank because it was started
+    without an MPI launcher, and how to start it on ``nprocs`` ranks. For examples
+    and scripts that mean to run on several ranks; a no-op inside an MPI job."""
+    if inside_mpi_job():
+        return
+    shown = os.path.relpath(program)
+    if shown.startswith(".."):
+        shown = program
+    print(f"{os.path.basename(program)}: running on 1 rank (started without mpiexec); for {nprocs} ranks: "
+          f"mpiexec -n {nprocs} {os.path.basename(sys.executable)} {shown}", file=sys.stderr)
+
+
 def find_mpiexec() -> str:
     """The launcher: $DATAMOTION_MPIEXEC, else the mpiexec installed beside this
     Python (the mpich wheel's), else the first on PATH."""
