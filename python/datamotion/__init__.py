@@ -48,6 +48,10 @@ _EXPORTS = {
     "Segments": "vector",
 }
 
+# Public submodules, reachable as attributes (``dm.redist``) without importing them first.
+# ``provenance`` is not among them: ``dm.provenance`` is the function.
+SUBMODULES = ("array", "calibrate", "cli", "layout", "measure", "redist", "shift", "vector")
+
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
@@ -56,8 +60,10 @@ def __getattr__(name):
         value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
         globals()[name] = value
         return value
+    if name in SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)  # the import binds it here too
     raise AttributeError(f"module 'datamotion' has no attribute {name!r}")
 
 
 def __dir__():
-    return __all__
+    return sorted(set(__all__) | set(SUBMODULES))
