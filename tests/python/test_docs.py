@@ -24,6 +24,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 from dmtest import WORLD, check_all
 
@@ -58,13 +59,14 @@ def check_signatures(body: str, where: str) -> None:
         target = dm
         for part in ast.unparse(call.func).split("."):
             target = getattr(target, part)
-        documented = [a.arg for a in call.args if isinstance(a, ast.Name)] + [k.arg for k in call.keywords]
+        documented = [a.id for a in call.args if isinstance(a, ast.Name)] + [k.arg for k in call.keywords]
         real = inspect.signature(target)
         params = [p for p in real.parameters.values() if p.name not in ("self", "cls")]
         assert documented == [p.name for p in params], f"{where}: {line} but the code says {real}"
         for k in call.keywords:
             default = params[[p.name for p in params].index(k.arg)].default
-            assert ast.literal_eval(k.value) == default, f"{where}: {line}: {k.arg} defaults to {default!r}"
+            shown = eval(ast.unparse(k.value), {"np": np})  # literals, and NumPy names such as np.float64
+            assert shown == default, f"{where}: {line}: {k.arg} defaults to {default!r}"
 
 
 @pytest.mark.parallel(nprocs=[4])
