@@ -35,7 +35,7 @@ _EXPORTS = {
     "DistArray": "array",
     "Error": "_errors",
     "Exchange": "_exchange",
-    "provenance": "provenance",
+    "provenance": "_provenance",
     "CShift": "shift",
     "EOShift": "shift",
     "PShift": "shift",
@@ -49,7 +49,6 @@ _EXPORTS = {
 }
 
 # Public submodules, reachable as attributes (``dm.redist``) without importing them first.
-# ``provenance`` is not among them: ``dm.provenance`` is the function.
 SUBMODULES = ("array", "calibrate", "cli", "layout", "measure", "redist", "shift", "vector")
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

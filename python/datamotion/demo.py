@@ -16,7 +16,7 @@ from ._mpi import MPI, _core  # through _mpi: MPI's thread level settled, the sa
 from .array import DistArray
 from .measure.stats import time_collective
 from .layout import Block, BlockCyclic, Cyclic, ProcessGrid
-from .provenance import provenance
+from ._provenance import provenance
 from .redist import RedistPlan, optimal_schedule, redistribute
 from .shift import CShift, PShift
 

@@ -4,7 +4,7 @@ import json
 
 from ._mpi import MPI  # MPI at the thread level _mpi settles
 
-from .provenance import provenance
+from ._provenance import provenance
 
 
 def run_info(as_json: bool = False) -> int:

@@ -50,3 +50,13 @@ def test_every_exported_c_function_has_a_doc_comment():
                 unmarked.append(match.group(1))
     assert not undocumented, f"no doc comment: {undocumented}"
     assert not unmarked, f"doc comment does not say Collective or Local: {unmarked}"
+
+
+def test_provenance_stays_the_function_after_the_modules_that_use_it_load():
+    import subprocess
+    import sys
+
+    code = ("import datamotion as dm, datamotion.info, datamotion.demo; "
+            "assert callable(dm.provenance) and dm.provenance.__name__ == 'provenance', dm.provenance")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -57,7 +57,7 @@ def document(comm, results: List[dict], *, quick: bool, validate: bool, **fields
     every reader should see (oversubscribed cores, MPI_THREAD_MULTIPLE, noisy rows)."""
     from mpi4py import MPI
 
-    from ..provenance import provenance
+    from .._provenance import provenance
 
     info = provenance(comm)
     info["environment"] = {k: v for k, v in os.environ.items() if k.startswith(ENVIRONMENT_PREFIXES)}
