@@ -54,7 +54,9 @@ enum dm_status {
     DM_ERR_INTERNAL = 8     /**< a bug in datamotion: please report it */
 };
 
-/** Element types of distributed data. Sizes: 4, 8, 4, 8, 8, 16, 1 bytes. */
+/** Element types of distributed data. Sizes: 4, 8, 4, 8, 8, 16, 1 bytes. Others
+ *  (8- and 16-bit integers, unsigned integers, half precision) are not supported:
+ *  a type code outside this enum fails with DM_ERR_TYPE naming the supported set. */
 typedef enum dm_dtype {
     DM_INT32 = 0,
     DM_INT64 = 1,

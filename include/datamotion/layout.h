@@ -5,7 +5,10 @@
  * 1 to DM_MAX_DIMS axes. The grid keeps its own duplicate of the communicator,
  * so datamotion traffic never mixes with the caller's. Which rank sits at which
  * coordinate is chosen by the grid order:
- *   DM_ORDER_SEND    row-major (last axis fastest), the binary "send" address order;
+ *   DM_ORDER_SEND    row-major (last axis fastest), the binary "send" address order:
+ *                    the coordinates MPI_Cart_create gives without reordering, so
+ *                    rank r owns block r of a 1-d grid. The order to pass unless
+ *                    you want one of the others (Python's default);
  *   DM_ORDER_NEWS    binary-reflected Gray code per axis: on power-of-two axes,
  *                    grid neighbours (including the periodic wrap) differ in one bit
  *                    of their rank, as on a hypercube;

@@ -27,8 +27,10 @@ class ProcessGrid:
         dims: extents of the axes. An int gives the number of axes, all chosen;
             zeros in a sequence are chosen as by ``MPI_Dims_create``. ``None``
             means one axis over all ranks.
-        order: which rank sits at which coordinate: ``"send"`` (row-major),
-            ``"news"`` (binary-reflected Gray code per axis: on power-of-two axes
+        order: which rank sits at which coordinate: ``"send"`` (the default:
+            row-major, as ``MPI_Cart_create`` without reordering, so on a 1-d
+            grid rank r holds coordinate r and owns block r), ``"news"``
+            (binary-reflected Gray code per axis: on power-of-two axes
             neighbours differ in one bit of rank) or ``"shuffle"`` (coordinate
             bits interleaved).
         periods: periodic flag per axis (default none periodic).
@@ -39,7 +41,7 @@ class ProcessGrid:
     """
 
     def __init__(self, comm: Optional[MPI.Comm] = None, dims: Union[None, int, Sequence[int]] = None,
-                 order: str = "news", periods: Optional[Sequence[bool]] = None):
+                 order: str = "send", periods: Optional[Sequence[bool]] = None):
         comm = MPI.COMM_WORLD if comm is None else comm
         if comm == MPI.COMM_NULL:  # nobody to agree with: every rank holding it fails alone
             raise Error(DM_ERR_ARG, "process grid: communicator is MPI.COMM_NULL")

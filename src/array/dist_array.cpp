@@ -3,6 +3,7 @@
 #include "core/checked.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -73,7 +74,44 @@ std::int64_t product(const std::vector<std::int64_t> &v) {
     return p;
 }
 
+// Resolved distributions (kind, block, src per axis) as Python writes them.
+std::string dists_text(const std::vector<std::int64_t> &dists) {
+    std::string out = "(";
+    for (std::size_t i = 0; i + 2 < dists.size(); i += 3) {
+        if (i) out += ", ";
+        switch (dists[i]) {
+            case DM_DIST_BLOCK: out += "Block()"; break;
+            case DM_DIST_CYCLIC: out += "Cyclic()"; break;
+            default:
+                out += "BlockCyclic(r=" + std::to_string(dists[i + 1]) + ", src=" + std::to_string(dists[i + 2]) + ")";
+        }
+    }
+    return out + (dists.size() == 3 ? ",)" : ")");
+}
+
+std::string grid_text(const layout::ProcessGrid *grid) {
+    static const char *const orders[] = {"send", "news", "shuffle"};
+    return "dims " + tuple_text(grid->dims()) + ", order " + orders[grid->order()];
+}
+
 }  // namespace
+
+std::string DistArray::layout_difference(const LayoutKey &expected, const LayoutKey &given) {
+    std::string out;
+    auto differ = [&](const char *what, const std::string &e, const std::string &g) {
+        out += (out.empty() ? "" : "; ") + std::string(what) + " " + e + " expected, " + g + " given";
+    };
+    if (expected.dtype != given.dtype) differ("element type", dtype_name(expected.dtype), dtype_name(given.dtype));
+    if (expected.shape != given.shape) differ("shape", tuple_text(expected.shape), tuple_text(given.shape));
+    // Block's resolved block size follows the shape: only a different kind or block-cyclic block says more.
+    const std::string e_dists = dists_text(expected.dists), g_dists = dists_text(given.dists);
+    if (e_dists != g_dists) differ("distribution", e_dists, g_dists);
+    if (expected.ghost != given.ghost) differ("ghost width", tuple_text(expected.ghost), tuple_text(given.ghost));
+    if (expected.grid != given.grid)
+        out += std::string(out.empty() ? "" : "; ") + "process grid: the planned grid object (" +
+               grid_text(expected.grid) + ") expected, another (" + grid_text(given.grid) + ") given";
+    return out.empty() ? "the layouts differ" : out;
+}
 
 DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype, std::vector<std::int64_t> shape,
                      std::vector<dm_dist> dists, std::vector<int> ghost, const Storage &storage)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace dm::array {
@@ -71,6 +72,10 @@ public:
         }
     };
     const LayoutKey &layout_key() const { return key_; }
+    // Local. What differs between two layouts, each part with both values, e.g.
+    // "shape (10, 4) expected, (10, 5) given; element type float64 expected, int32
+    // given". The grids of both keys must be alive (plans hold theirs).
+    static std::string layout_difference(const LayoutKey &expected, const LayoutKey &given);
 
     // Local. Exchanges in flight that read or write this array (begin() to end());
     // freeing it meanwhile is refused.

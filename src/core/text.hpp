@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace dm {
 
@@ -19,6 +20,14 @@ inline void write_text(const std::string &text, char *out, std::size_t size, std
     const std::size_t n = std::min(size - 1, text.size());
     std::memcpy(out, text.data(), n);
     out[n] = '\0';
+}
+
+// "(10, 4)" for error messages; one value reads "(10,)", as Python writes a shape.
+template <class T>
+std::string tuple_text(const std::vector<T> &values) {
+    std::string out = "(";
+    for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+    return out + (values.size() == 1 ? ",)" : ")");
 }
 
 }  // namespace dm

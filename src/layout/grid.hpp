@@ -38,7 +38,7 @@ private:
     std::vector<int> dims_, periods_, coords_;
     std::vector<int> rank_of_cell_;  // row-major cell index -> rank
     std::vector<int> cell_of_rank_;  // rank -> row-major cell index
-    dm_grid_order order_ = DM_ORDER_NEWS;
+    dm_grid_order order_ = DM_ORDER_SEND;
     int rank_ = 0, size_ = 1;
 };
 

@@ -3,6 +3,7 @@
 #include "array/box.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 #include "redist/overlap.hpp"
 #include "redist/schedule.hpp"
 
@@ -15,6 +16,11 @@
 
 namespace dm::redist {
 namespace {
+
+[[noreturn]] void shapes_differ(const std::vector<std::int64_t> &src, const std::vector<std::int64_t> &dst) {
+    fail(DM_ERR_ARG, "redist: source and destination shapes differ: source ", tuple_text(src), ", destination ",
+         tuple_text(dst));
+}
 
 constexpr int kTag = 0;                                // the grid's communicator is datamotion's own
 constexpr std::uint64_t kRandomSeed = 0x5eed1996;      // DM_REDIST_RANDOM: the same order on every rank
@@ -210,12 +216,13 @@ RedistPlan::RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::
         if (ds[0] != dd[0])
             fail(DM_ERR_TYPE, "redist: source is ", dtype_name(static_cast<dm_dtype>(ds[0])), " but destination is ",
                  dtype_name(static_cast<dm_dtype>(dd[0])));
-        bool same = ds[1] == dd[1];
-        for (std::int64_t axis = 0; same && axis < ds[1]; ++axis) {
-            same = ds[2 + 4 * axis] == dd[2 + 4 * axis];
-            shape.push_back(ds[2 + 4 * axis]);
-        }
-        if (!same) fail(DM_ERR_ARG, "redist: source and destination shapes differ");
+        auto shape_of = [](const std::vector<std::int64_t> &d) {
+            std::vector<std::int64_t> extents;
+            for (std::int64_t axis = 0; axis < d[1]; ++axis) extents.push_back(d[2 + 4 * axis]);
+            return extents;
+        };
+        shape = shape_of(ds);
+        if (shape != shape_of(dd)) shapes_differ(shape, shape_of(dd));
     });
     plan(side_from(ds, src), side_from(dd, dst), shape, static_cast<dm_dtype>(ds[0]), method, cost);
 }
@@ -262,7 +269,7 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
         if (src.dtype() != dst.dtype())
             fail(DM_ERR_TYPE, "redist: source is ", dtype_name(src.dtype()), " but destination is ",
                  dtype_name(dst.dtype()));
-        if (src.shape() != dst.shape()) fail(DM_ERR_ARG, "redist: source and destination shapes differ");
+        if (src.shape() != dst.shape()) shapes_differ(src.shape(), dst.shape());
         if (method == DM_REDIST_PER_AXIS && (src.grid().dims() != dst.grid().dims() || src_side.ranks != dst_side.ranks))
             fail(DM_ERR_ARG, "redist: method 'per-axis' needs both arrays on grids of the same shape and rank order");
     });
@@ -488,9 +495,11 @@ void RedistPlan::begin(const array::DistArray *src, array::DistArray *dst) const
                  " source, ", holds_dst_ ? "a" : "no", " destination)");
         if (src && src == dst) fail(DM_ERR_ARG, "redist: source and destination must be different arrays");
         if (src && !(src->layout_key() == src_key_))
-            fail(DM_ERR_ARG, "redist: the source's layout is not the planned one");
+            fail(DM_ERR_ARG, "redist: the source's layout is not the planned one: ",
+                 array::DistArray::layout_difference(src_key_, src->layout_key()));
         if (dst && !(dst->layout_key() == dst_key_))
-            fail(DM_ERR_ARG, "redist: the destination's layout is not the planned one");
+            fail(DM_ERR_ARG, "redist: the destination's layout is not the planned one: ",
+                 array::DistArray::layout_difference(dst_key_, dst->layout_key()));
     });
     active_[0] = src, active_[1] = dst;
     for (const array::DistArray *a : active_)

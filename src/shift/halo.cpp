@@ -129,8 +129,8 @@ HaloPlan::HaloPlan(const array::DistArray &prototype, bool corners, exchange::Ex
 void HaloPlan::begin(array::DistArray &a) {
     hot_path(comm(), "halo exchange", [&] {
         if (!(a.layout_key() == key_))
-            fail(DM_ERR_ARG, "halo: the array differs from the prototype in grid, shape, element type, "
-                             "distribution or ghost width");
+            fail(DM_ERR_ARG, "halo: the array differs from the prototype: ",
+                 array::DistArray::layout_difference(key_, a.layout_key()));
         if (plan_.in_flight()) fail(DM_ERR_STATE, "halo: begin while an exchange is in flight (call end first)");
     });
     const void *slot = a.storage();

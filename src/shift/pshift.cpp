@@ -133,7 +133,7 @@ void PShiftPlan::check_arrays(array::DistArray *const *dsts, const array::DistAr
         for (const array::DistArray *a : {static_cast<const array::DistArray *>(dsts[k]), srcs[k]})
             if (!(a->layout_key() == key_))
                 fail(DM_ERR_ARG, "pshift: shift ", k, ": ", a == dsts[k] ? "destination" : "source",
-                     " differs from the prototype in grid, shape, element type, distribution or ghost width");
+                     " differs from the prototype: ", array::DistArray::layout_difference(key_, a->layout_key()));
         for (int j = 0; j < k; ++j)
             if (dsts[j] == dsts[k]) fail(DM_ERR_ARG, "pshift: shifts ", j, " and ", k, " have the same destination");
         const dm_shift_spec &s = shifts_[k].spec;

@@ -191,6 +191,25 @@ DM_TEST(grid_on_world) {
     }
 }
 
+DM_TEST(send_order_is_mpi_cart_create_order) {
+    // Rank r of a DM_ORDER_SEND grid sits where MPI_Cart_create (no reordering) puts
+    // it, so on one axis rank r owns block r, as MPI codes assume.
+    for (int ndims = 1; ndims <= 3; ++ndims) {
+        dm_grid grid = nullptr;
+        CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, ndims, nullptr, nullptr, DM_ORDER_SEND, &grid), DM_OK);
+        int dims[3], coords[3], cart_coords[3], periods[3] = {0, 0, 0};
+        dm_grid_dims(grid, dims);
+        dm_grid_coords(grid, coords);
+        MPI_Comm cart;
+        MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, &cart);
+        MPI_Cart_coords(cart, dmtest::world_rank(), ndims, cart_coords);
+        for (int a = 0; a < ndims; ++a) CHECK_EQ(coords[a], cart_coords[a]);
+        if (ndims == 1) CHECK_EQ(coords[0], dmtest::world_rank());
+        MPI_Comm_free(&cart);
+        CHECK_EQ(dm_grid_free(&grid), DM_OK);
+    }
+}
+
 DM_TEST(grid_bad_dims_fail_everywhere) {
     const int size = dmtest::world_size();
     dm_grid grid = nullptr;

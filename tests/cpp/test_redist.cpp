@@ -137,8 +137,10 @@ DM_TEST(bad_redistributions_fail_on_every_rank) {
     dm_array_create(grid, DM_FLOAT64, 1, &n, &cyclic, nullptr, &d);
     dm_redist plan = nullptr;
     CHECK_EQ(dm_redist_setup(a, b, DM_REDIST_AUTO, &plan), DM_ERR_ARG);
-    CHECK(std::string(dm_last_error_message()).find("shapes differ") != std::string::npos);
+    CHECK(std::string(dm_last_error_message()).find("shapes differ: source (10,), destination (11,)") !=
+          std::string::npos);
     CHECK_EQ(dm_redist_setup(a, c, DM_REDIST_AUTO, &plan), DM_ERR_TYPE);
+    CHECK(std::string(dm_last_error_message()).find("source is float64 but destination is int32") != std::string::npos);
     for (int method : {17, -1, 1 << 30}) {  // passed as a C caller may
         CHECK_EQ(dmtest_redist_setup(a, d, method, &plan), DM_ERR_ARG);
         CHECK(std::string(dm_last_error_message()).find("unknown method " + std::to_string(method)) != std::string::npos);
@@ -155,6 +157,9 @@ DM_TEST(bad_redistributions_fail_on_every_rank) {
     CHECK_EQ(dm_redist_setup(a, d, DM_REDIST_NONBLOCKING, &plan), DM_OK);
     if (dmtest::mistakes_return()) {
         CHECK_EQ(dm_redist_execute(plan, d, a), DM_ERR_ARG);  // layouts swapped
+        CHECK(std::string(dm_last_error_message())
+                  .find("source's layout is not the planned one: distribution (Block(),) expected, (Cyclic(),) given") !=
+              std::string::npos);
         CHECK_EQ(dm_redist_execute(plan, a, a), DM_ERR_ARG);
     }
     CHECK_EQ(dm_redist_free(&plan), DM_OK);

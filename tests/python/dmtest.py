@@ -249,7 +249,7 @@ def interleaved(coords: Sequence[int], dims: Sequence[int]) -> int:
 # Process grids
 # ---------------------------------------------------------------------------
 
-def check_grid(comm, g, dims, order="news", periods=None, agree_on=None):
+def check_grid(comm, g, dims, order="send", periods=None, agree_on=None):
     """Collective on comm, then on `agree_on` (default comm). Everything a grid
     reports, against `dims` and the rank assignment of its order. Local checks
     never raise (a rank leaving early would leave the others in the collective

@@ -251,7 +251,7 @@ def test_zeros_defaults():
     a = dm.DistArray.zeros(grid, [6])
     assert (a.dtype, a.dist, a.ghost, a.shape) == (np.dtype(np.float64), (dm.Block(),), (0,), (6,))
     a.local[...] = grid.rank + 1
-    # Element g is owned by the rank at coordinate owner(g) (not rank owner(g): 'news' order).
+    # Element g is owned by the rank at coordinate owner(g), which in the default order is rank owner(g).
     m = dm.Block().axis_map(6, grid.size)
     expected = np.array([grid.rank_of((m.owner(g),)) + 1 for g in range(6)], np.float64)
     check_same_array(WORLD, a.to_global(), expected, "zeros filled by rank")

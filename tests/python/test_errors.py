@@ -192,10 +192,16 @@ def test_dtype_differs_on_one_rank(other):
     still_works(grid)
 
 
-UNSUPPORTED = [np.float16, np.int8, np.uint32, np.uint64, np.longdouble, object, str, "U3", "S2", "V8",
-               "datetime64[s]", [("a", np.int32)]]
-UNSUPPORTED_IDS = ["float16", "int8", "uint32", "uint64", "longdouble", "object", "str", "U3", "S2", "V8",
-                   "datetime64", "struct"]
+try:  # bfloat16 comes with ml_dtypes, where users have it
+    from ml_dtypes import bfloat16
+except ImportError:
+    bfloat16 = None
+# The element types users have beyond the supported set, each refused with the set named.
+UNSUPPORTED = [np.float16, np.int8, np.int16, np.uint8, np.uint16, np.uint32, np.uint64,
+               pytest.param(bfloat16, marks=pytest.mark.skipif(bfloat16 is None, reason="ml_dtypes is not installed")),
+               np.longdouble, object, str, "U3", "S2", "V8", "datetime64[s]", [("a", np.int32)]]
+UNSUPPORTED_IDS = ["float16", "int8", "int16", "uint8", "uint16", "uint32", "uint64", "bfloat16",
+                   "longdouble", "object", "str", "U3", "S2", "V8", "datetime64", "struct"]
 
 
 @pytest.mark.parallel(nprocs=MAIN)

@@ -110,7 +110,8 @@ def test_halo_bad_input():
     a = dm.DistArray.from_global(grid, np.zeros((4, 6)), ghost=1)
     halo = dm.Halo(a)
     other = dm.DistArray.zeros(grid, (4, 6), ghost=2)
-    raises_everywhere(WORLD, lambda: halo.exchange(other), "DM_ERR_ARG", r"differs from the prototype")
+    raises_everywhere(WORLD, lambda: halo.exchange(other), "DM_ERR_ARG",
+                      r"differs from the prototype: ghost width \(1, 1\) expected, \(2, 2\) given$")
     if SIZE > 1:
         cyclic = dm.DistArray.zeros(dm.ProcessGrid(), (8,), dist=dm.Cyclic(), ghost=1)
         raises_everywhere(WORLD, lambda: dm.Halo(cyclic), "DM_ERR_UNSUPPORTED", r"not Block-distributed")

@@ -26,6 +26,25 @@ def test_grid_default_is_one_axis_over_all_ranks():
     check_grid(WORLD, g, (WORLD.size,))
 
 
+@pytest.mark.parallel(nprocs=MAIN)
+@pytest.mark.parametrize("dims", [None, 1, 2, 3, [0, 1], [1, 0]], ids=["none", "1", "2", "3", "col", "row"])
+def test_default_order_is_mpi_cart_create_order(dims):
+    # Rank r sits where MPI_Cart_create (no reordering) puts it: rank r owns block r.
+    g = dm.ProcessGrid(dims=dims)
+    cart = WORLD.Create_cart(list(g.dims), reorder=False)
+    try:
+        check_all(WORLD, g.order == "send" and g.coords == tuple(cart.Get_coords(WORLD.rank)),
+                  f"{g!r}: rank {WORLD.rank} at {g.coords}, MPI_Cart_coords {cart.Get_coords(WORLD.rank)}")
+    finally:
+        cart.Free()
+    if g.ndim == 1:
+        n = 3 * WORLD.size + 1
+        b = -(-n // WORLD.size)
+        a = dm.DistArray.from_global(g, np.arange(n))
+        check_all(WORLD, a.local.tolist() == list(range(WORLD.rank * b, min((WORLD.rank + 1) * b, n))),
+                  f"rank {WORLD.rank} owns {a.local.tolist()}, not block {WORLD.rank}")
+
+
 @pytest.mark.parallel(nprocs=WITH_8)
 @pytest.mark.parametrize("ndim", [1, 2, 3, 7])
 def test_grid_int_dims_are_chosen_like_dims_create(ndim):

@@ -224,7 +224,7 @@ def test_bad_redistributions_fail_everywhere():
     grid = dm.ProcessGrid(dims=[SIZE])
     a = dm.DistArray.zeros(grid, (10,), np.float64, dist=dm.BlockCyclic(2))
     raises_everywhere(WORLD, lambda: redist.RedistPlan(a, dm.DistArray.zeros(grid, (11,), np.float64)),
-                      "DM_ERR_ARG", "shapes differ")
+                      "DM_ERR_ARG", r"shapes differ: source \(10,\), destination \(11,\)$")
     raises_everywhere(WORLD, lambda: redist.RedistPlan(a, dm.DistArray.zeros(grid, (10,), np.int32)),
                       "DM_ERR_TYPE", "float64")
     three = dm.DistArray.zeros(grid, (10,), np.float64, dist=dm.BlockCyclic(3))
@@ -241,7 +241,9 @@ def test_bad_redistributions_fail_everywhere():
         raises_everywhere(WORLD, lambda: redist.RedistPlan(two_d, tall, "per-axis"), "DM_ERR_ARG", "same shape")
     redist.RedistPlan(a, other, "per-axis").execute(a, other)  # another grid object of the same shape is fine
     plan = redist.RedistPlan(a, three)
-    raises_everywhere(WORLD, lambda: plan.execute(three, a), "DM_ERR_ARG", "layout is not the planned one")
+    raises_everywhere(WORLD, lambda: plan.execute(three, a), "DM_ERR_ARG",
+                      r"source's layout is not the planned one: distribution \(BlockCyclic\(r=2, src=0\),\) "
+                      r"expected, \(BlockCyclic\(r=3, src=0\),\) given$")
     raises_everywhere(WORLD, lambda: plan.execute(a, a), "DM_ERR_ARG", "different arrays")
     raises_everywhere(WORLD, lambda: redist.redistribute(a, dist=dm.BlockCyclic(0)), "DM_ERR_ARG", "block")
 

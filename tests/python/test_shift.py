@@ -199,9 +199,20 @@ def test_bad_plans_and_executions():
     other_type = dm.DistArray.zeros(grid, (4, 6), np.float32)
     other_ghost = dm.DistArray.zeros(grid, (4, 6), ghost=1)
     other_dist = dm.DistArray.zeros(grid, (4, 6), dist=dm.Cyclic())
-    for bad in (other_shape, other_type, other_ghost, other_dist):
-        raises_everywhere(WORLD, lambda: plan.execute([bad, a], [a, a]), "DM_ERR_ARG", r"differs from the prototype")
+    # The message names what differs, with the planned and the given value.
+    differences = [(other_shape, r"shape \(4, 6\) expected, \(4, 7\) given"),
+                   (other_type, r"element type float64 expected, float32 given"),
+                   (other_ghost, r"ghost width \(0, 0\) expected, \(1, 1\) given"),
+                   (other_dist, r"distribution \(Block\(\), Block\(\)\) expected, \(Cyclic\(\), Cyclic\(\)\) given")]
+    for bad, difference in differences:
+        raises_everywhere(WORLD, lambda: plan.execute([bad, a], [a, a]), "DM_ERR_ARG",
+                          r"shift 0: destination differs from the prototype: " + difference + "$")
         raises_everywhere(WORLD, lambda: plan.execute([other_shape, a], [a, bad]), "DM_ERR_ARG", r"differs from the prototype")
+    other_grid = dm.DistArray.zeros(dm.ProcessGrid(dims=2, order="news"), (4, 6))
+    raises_everywhere(WORLD, lambda: plan.execute([other_grid, a], [a, a]),
+                      "DM_ERR_ARG", r"shift 0: destination differs from the prototype: process grid: the planned grid "
+                      rf"object \(dims \({grid.dims[0]}, {grid.dims[1]}\), order send\) expected, another "
+                      rf"\(dims \({grid.dims[0]}, {grid.dims[1]}\), order news\) given$")
     b = dm.DistArray.zeros(grid, (4, 6))
     raises_everywhere(WORLD, lambda: plan.execute([b], [a]), "DM_ERR_ARG", r"the plan has 2 shifts")
     raises_everywhere(WORLD, lambda: plan.execute([b, b], [a, a]), "DM_ERR_ARG", r"same destination")
