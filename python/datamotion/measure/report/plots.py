@@ -22,7 +22,7 @@ try:
 except ModuleNotFoundError as exc:
     if exc.name != "matplotlib":
         raise
-    raise MissingExtra("matplotlib", "plots", "datamotion report") from None
+    raise MissingExtra("matplotlib", "plots", "drawing the report's plots") from None
 from ..predict import predict as predict_model
 from .format import Entry, num, size_text
 
