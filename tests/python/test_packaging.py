@@ -43,6 +43,16 @@ def test_extension_stubs_match_the_module():
     assert {n for n in stubbed if not n.startswith("_")} - public == set(), "in the stubs but not in the extension"
 
 
+def test_type_checkers_see_every_lazy_export():
+    """The package loads its public names on first use (PEP 562); its TYPE_CHECKING
+    imports must name the same modules, or type checkers would see them as Any."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    imported = {alias.name: node.module.lstrip(".") for node in block.body if isinstance(node, ast.ImportFrom)
+                for alias in node.names}
+    assert imported == dm._EXPORTS
+
+
 def test_report_without_matplotlib_names_the_extra(tmp_path):
     # None in sys.modules makes `import matplotlib` fail as it does where it is not installed.
     code = ("import sys; sys.modules['matplotlib'] = None; from datamotion import cli; "
