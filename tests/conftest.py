@@ -15,6 +15,8 @@ mode safe to report on:
 * a test that runs longer than ``DM_TEST_TIMEOUT`` seconds (default 120) dumps
   every thread's traceback and ends the process, so a collective call that one
   rank never reaches fails the launch instead of hanging it;
+* only rank 0 reports on the terminal (the others' failures reach it, above);
+  ``DM_TEST_ALL_RANKS=1`` lets every rank report, interleaved;
 * Hypothesis never writes an example database (ranks would race on it), never
   fails a health check on timing alone (a rank that fails one when the others do
   not would leave them waiting), and has no deadline.
@@ -63,6 +65,21 @@ def pytest_configure(config):
     xmlpath = getattr(config.option, "xmlpath", None)
     if xmlpath and world.size > 1 and world.rank > 0:
         config.option.xmlpath = _rank_path(xmlpath, world.rank)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    # Before the terminal reporter prints its header: ranks > 0 report into the void,
+    # since a failure on any rank is also a failure, with its message, on rank 0.
+    world = MPI.COMM_WORLD
+    if world.rank == 0 or os.environ.get("DM_TEST_ALL_RANKS", "") not in ("", "0"):
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        from _pytest.config import create_terminal_writer
+
+        session.config._dm_devnull = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the session
+        reporter._tw = create_terminal_writer(session.config, session.config._dm_devnull)
 
 
 def _outcome_of(exc: BaseException | None) -> str:

@@ -11,6 +11,7 @@ import numpy as np
 from mpi4py import MPI
 
 import datamotion as dm
+from datamotion.launch import note_if_not_launched
 
 
 def run(comm=MPI.COMM_WORLD, lattice=(4, 6, 4, 6)) -> bool:
@@ -35,6 +36,7 @@ def run(comm=MPI.COMM_WORLD, lattice=(4, 6, 4, 6)) -> bool:
 
 
 if __name__ == "__main__":
+    note_if_not_launched(__file__)
     ok = run()
     if MPI.COMM_WORLD.rank == 0:
         print("QCD exchange, 8 shifts in one PSHIFT:", "matches NumPy" if ok else "WRONG")

@@ -7,7 +7,9 @@ import numpy as np
 from mpi4py import MPI
 
 import datamotion as dm
+from datamotion.launch import note_if_not_launched
 
+note_if_not_launched(__file__)
 comm = MPI.COMM_WORLD
 grid = dm.ProcessGrid(comm, dims=2, order="news")  # extents chosen like MPI_Dims_create
 

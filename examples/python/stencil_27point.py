@@ -19,6 +19,7 @@ import numpy as np
 from mpi4py import MPI
 
 import datamotion as dm
+from datamotion.launch import note_if_not_launched
 
 WEIGHTS = {0: 0.4, 1: 0.05, 2: 0.02, 3: 0.01}  # by the number of nonzero offsets
 
@@ -74,6 +75,7 @@ def run(comm=MPI.COMM_WORLD, shape=(10, 12, 9)) -> bool:
 
 
 if __name__ == "__main__":
+    note_if_not_launched(__file__)
     ok = run()
     if MPI.COMM_WORLD.rank == 0:
         print("27-point stencil from three chained PSHIFTs and in halo mode:", "matches NumPy" if ok else "WRONG")

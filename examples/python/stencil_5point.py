@@ -12,6 +12,7 @@ import numpy as np
 from mpi4py import MPI
 
 import datamotion as dm
+from datamotion.launch import note_if_not_launched
 
 
 def run(comm=MPI.COMM_WORLD, shape=(24, 30), steps=5) -> bool:
@@ -37,6 +38,7 @@ def run(comm=MPI.COMM_WORLD, shape=(24, 30), steps=5) -> bool:
 
 
 if __name__ == "__main__":
+    note_if_not_launched(__file__)
     ok = run()
     if MPI.COMM_WORLD.rank == 0:
         print("5-point stencil, 5 steps with PSHIFT:", "matches NumPy" if ok else "WRONG")

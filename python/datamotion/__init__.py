@@ -49,6 +49,10 @@ _EXPORTS = {
     "Segments": "vector",
 }
 
+# Public submodules, reachable as attributes (``dm.redist``) without importing them first.
+# ``provenance`` is not among them: ``dm.provenance`` is the function.
+SUBMODULES = ("array", "calibrate", "cli", "layout", "measure", "redist", "shift", "vector")
+
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 if TYPE_CHECKING:  # type checkers see the lazily loaded names' real types (kept equal to _EXPORTS by a test)
@@ -67,8 +71,10 @@ def __getattr__(name):
         value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
         globals()[name] = value
         return value
+    if name in SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)  # the import binds it here too
     raise AttributeError(f"module 'datamotion' has no attribute {name!r}")
 
 
 def __dir__():
-    return __all__
+    return sorted(set(__all__) | set(SUBMODULES))

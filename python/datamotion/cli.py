@@ -1,5 +1,6 @@
 """The ``datamotion`` command.
 
+    datamotion --version        the version, and the MPI library it was built with
     datamotion demo [--np N]    show what the library does, on N local ranks (default 4)
     datamotion info [--np N]    print the provenance of this installation and MPI
     datamotion bench SUITE... [--np N] [--quick] [--validate] [--thread-level L] --out results.json
@@ -15,11 +16,18 @@
 
 Outside an MPI job a command starts itself on N local ranks with the MPI's own
 launcher; inside one (``mpiexec -n 8 datamotion demo``) it runs in place.
+
+A mistake (a bad argument, a missing or malformed file, an unwritable output) is one
+line on rank 0, ``datamotion: error: ...``, and a non-zero exit status on every rank;
+``--debug`` (before the command) shows the traceback instead. An interrupt (Ctrl-C)
+is one line and exit status 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import sys
 from typing import List, Optional
 
@@ -27,55 +35,186 @@ from . import launch
 from ._files import atomic_write, require_writable_file, require_writable_folder
 from .measure.constants import DEFAULT_THREAD_LEVEL, SUITE_NAMES, THREAD_LEVELS
 
+EXIT_ERROR = 1  # a mistake in a file, a path, or a run
+EXIT_USAGE = 2  # a mistake on the command line (as argparse)
+EXIT_INTERRUPTED = launch.INTERRUPTED  # 128 + SIGINT, as a shell reports it
+
+
+class CommandError(Exception):
+    """A mistake the user can fix, raised alike on every rank that runs the command:
+    rank 0 says it in one line, every rank exits with ``status``."""
+
+    def __init__(self, message: str, status: int = EXIT_ERROR):
+        super().__init__(message)
+        self.status = status
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a mistake raised as one CommandError line instead of usage text."""
+
+    def error(self, message):
+        raise CommandError(f"{message} (see '{self.prog} --help')", EXIT_USAGE)
+
+
+def _at_least(minimum: int):
+    """An argparse type: an integer >= minimum."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def _version_text() -> str:
+    """datamotion's version and, when it can be read without initialising MPI, the MPI library's."""
+    from . import __version__
+
+    lines = [f"datamotion {__version__}"]
+    try:
+        import mpi4py
+        if "mpi4py.MPI" not in sys.modules:
+            mpi4py.rc.initialize = False  # MPI_Get_library_version may be called before MPI_Init
+            mpi4py.rc.finalize = False
+        from mpi4py import MPI
+        library = " ".join(MPI.Get_library_version().strip().splitlines()[0].split())
+        lines.append(f"MPI: {library} (mpi4py {mpi4py.__version__})")
+    except Exception:  # the version alone still answers the question
+        pass
+    return "\n".join(lines)
+
+
+class _VersionAction(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="print the version and the MPI library, then exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if launch.job_rank() in (None, 0):
+            print(_version_text())
+        raise SystemExit(0)
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="datamotion", description="Data-parallel communication on MPI.")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="datamotion", description="Data-parallel communication on MPI.")
+    parser.add_argument("--version", action=_VersionAction)
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an error instead of one line")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser,
+                                title="commands (datamotion COMMAND --help for each)")
+    ranks = _at_least(1)
     demo = sub.add_parser("demo", help="show what the library does on local ranks")
-    demo.add_argument("--np", type=int, default=4, help="ranks to launch when not inside an MPI job (default 4)")
+    demo.add_argument("--np", type=ranks, default=4, help="ranks to launch when not inside an MPI job (default 4)")
     info = sub.add_parser("info", help="print provenance: library, MPI, ranks, threads, clocks, build")
-    info.add_argument("--np", type=int, default=None, help="ranks to launch (default: run in this process)")
+    info.add_argument("--np", type=ranks, default=None, help="ranks to launch (default: run in this process)")
     info.add_argument("--json", action="store_true", help="print JSON instead of a table")
     bench = sub.add_parser("bench", help="measure the machine and write a results JSON")
     bench.add_argument("suites", nargs="+", metavar="SUITE", choices=SUITE_NAMES + ("all",),
                        help=f"one or more of {', '.join(SUITE_NAMES)}, or all")
-    bench.add_argument("--np", type=int, default=2, help="ranks to launch when not inside an MPI job (default 2)")
+    bench.add_argument("--np", type=ranks, default=2, help="ranks to launch when not inside an MPI job (default 2)")
     bench.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (about a minute)")
     bench.add_argument("--validate", action="store_true", help="check every received byte")
     bench.add_argument("--thread-level", choices=THREAD_LEVELS, default=None,
-                       help="the MPI thread level to initialise MPI at (default: $MPI4PY_RC_THREAD_LEVEL if set, "
+                       help=f"the MPI thread level to initialise MPI at, one of {', '.join(THREAD_LEVELS)} "
+                            "(default: $MPI4PY_RC_THREAD_LEVEL if set, "
                             f"else {DEFAULT_THREAD_LEVEL}, what a C program calling MPI_Init gets)")
     bench.add_argument("--out", required=True, help="the results JSON to write")
     model = sub.add_parser("model", help="fit models to benchmark results, and predict from them")
-    verbs = model.add_subparsers(dest="verb", required=True)
+    verbs = model.add_subparsers(dest="verb", required=True, metavar="VERB", parser_class=_Parser,
+                                 title="verbs")
     fit = verbs.add_parser("fit", help="fit every kernel of a results JSON")
-    fit.add_argument("results")
+    fit.add_argument("results", help="the results JSON that `datamotion bench` wrote")
     fit.add_argument("--out", required=True, help="the model JSON to write")
     predict = verbs.add_parser("predict", help="a kernel's predicted time from a model JSON",
                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_kernels_epilog())
     predict.add_argument("model", help="the model JSON that `datamotion model fit` wrote")
     predict.add_argument("kernel", help="a kernel fitted in the model (or its model key, e.g. pingpong[peer=1])")
-    predict.add_argument("--bytes", type=int, default=None, help="message size in bytes")
-    predict.add_argument("--ranks", type=int, default=None, help="number of ranks")
+    predict.add_argument("--bytes", type=_at_least(0), default=None, help="message size in bytes")
+    predict.add_argument("--ranks", type=ranks, default=None, help="number of ranks")
     report = sub.add_parser("report", help="write an offline HTML report (plots, tables, CSV) of a results JSON")
-    report.add_argument("results", help="the results JSON that `datamotion bench` wrote")
+    report.add_argument("results", help="the results JSON that `datamotion bench` wrote, or a folder of them")
     report.add_argument("--model", default=None, help="a model JSON to draw (default: fit the results)")
     report.add_argument("--out", required=True, help="the folder for index.html, the plots, results.csv, model.json")
     calibrate = sub.add_parser("calibrate", help="measure the exchange cost model of this MPI and write its file")
-    calibrate.add_argument("--np", type=int, default=2, help="ranks to launch when not inside an MPI job (default 2)")
+    calibrate.add_argument("--np", type=ranks, default=2,
+                           help="ranks to launch when not inside an MPI job (default 2)")
     calibrate.add_argument("--quick", action="store_true", help="a small grid of messages (seconds)")
-    calibrate.add_argument("--reps", type=int, default=None, help="repetitions per timing (default 11, quick 7)")
+    calibrate.add_argument("--reps", type=ranks, default=None, help="repetitions per timing (default 11, quick 7)")
     calibrate.add_argument("--output", default=None,
                            help="the model file to write (default: where the library looks, see docs/exchange.md)")
     return parser
 
 
+def _rank() -> Optional[int]:
+    """This process's rank in COMM_WORLD if MPI runs, else the launcher's, else None (no job)."""
+    MPI = sys.modules.get("mpi4py.MPI")
+    if MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized():
+        return MPI.COMM_WORLD.rank
+    return launch.job_rank()
+
+
+def _fail(message: str, status: int = EXIT_ERROR, prefix: str = "datamotion: error: ") -> None:
+    """Ends the command with ``status``: rank 0 (or a process outside any job) says
+    ``message`` in one line on stderr, the other ranks say nothing. Status 1 is a
+    SystemExit carrying the line, as the interpreter prints it."""
+    line = prefix + " ".join(message.split("\n")[:1])
+    if _rank() not in (None, 0):
+        raise SystemExit(status)
+    if status == EXIT_ERROR:
+        raise SystemExit(line)
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+    raise SystemExit(status)
+
+
 def main(argv: Optional[List[str]] = None) -> int:
+    """The command: returns its exit status; a mistake or an interrupt raises SystemExit
+    (on rank 0 with the one line as its message, elsewhere with the status alone)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in argv[:next((i for i, a in enumerate(argv) if not a.startswith("-")), len(argv))]
+    try:
+        return _main(argv)
+    except CommandError as exc:
+        if debug:
+            raise
+        _fail(str(exc), exc.status)
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        _fail("interrupted", EXIT_INTERRUPTED, prefix="datamotion: ")
+    except Exception as exc:
+        if debug:
+            raise
+        _unexpected(exc)
+
+
+def _unexpected(exc: Exception) -> None:
+    """A failure that is no CommandError. A datamotion Error is raised alike on every rank
+    (one line from rank 0); anything else may be one rank's alone, so that rank says it and,
+    in a job of several ranks, ends the job rather than leave the others waiting."""
+    from ._errors import Error
+
+    what = str(exc) or type(exc).__name__
+    MPI = sys.modules.get("mpi4py.MPI")
+    running = MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized()
+    if isinstance(exc, Error) or not running:  # alike on every rank, or a process of its own
+        _fail(what if isinstance(exc, (Error, ValueError, OSError)) else
+              f"{type(exc).__name__}: {what} (--debug shows the traceback)")
+    if MPI.COMM_WORLD.size > 1:
+        sys.stderr.write(f"datamotion: error on rank {MPI.COMM_WORLD.rank} of {MPI.COMM_WORLD.size}: "
+                         f"{type(exc).__name__}: {what} (--debug shows the traceback)\n")
+        sys.stderr.flush()
+        MPI.COMM_WORLD.Abort(EXIT_ERROR)
+    _fail(f"{type(exc).__name__}: {what} (--debug shows the traceback)")
+
+
+def _main(argv: List[str]) -> int:
     args = _parser().parse_args(argv)
-    nprocs = getattr(args, "np", None)  # `model` has none: it runs offline
-    if nprocs is not None and nprocs < 1:
-        raise SystemExit("datamotion: --np must be at least 1")
+    nprocs = getattr(args, "np", None)  # `model` and `report` have none: they run offline
     if nprocs is not None and not launch.inside_mpi_job():
         forwarded = [a for i, a in enumerate(argv) if a != "--np" and (i == 0 or argv[i - 1] != "--np")
                      and not a.startswith("--np=")]
@@ -86,13 +225,25 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.command == "bench":
         return _bench(args)
     if args.command == "model":
-        return _model(args)
+        with _rank0_prints():
+            return _model(args)
     if args.command == "report":
-        return _report(args)
+        with _rank0_prints():
+            return _report(args)
     if args.command == "calibrate":
         return _calibrate(args)
     from .info import run_info
     return run_info(as_json=args.json)
+
+
+@contextlib.contextmanager
+def _rank0_prints():
+    """An offline command run by every rank of a job: only rank 0's output is shown."""
+    if _rank() in (None, 0):
+        yield
+    else:
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield
 
 
 def _kernels_epilog() -> str:
@@ -115,7 +266,7 @@ def _model(args) -> int:
 
     from .measure import fit as fitting
     from .measure import predict as prediction
-    from .measure.results import load_model
+    from .measure.results import load_model, load_results
 
     def _r2_text(value) -> str:
         return "n/a" if value is None else f"{value:.3f}"
@@ -123,12 +274,11 @@ def _model(args) -> int:
     if args.verb == "fit":
         try:
             require_writable_file(args.out)
-            with open(args.results) as f:
-                fitted = fitting.fit_results(json.load(f))
+            fitted = fitting.fit_results(load_results(args.results))
             with atomic_write(args.out) as f:
                 json.dump(fitted, f, indent=1)
         except (ValueError, OSError) as exc:
-            raise SystemExit(f"datamotion model fit: {exc}") from None
+            raise CommandError(str(exc)) from None
         for key, entry in sorted(fitted["models"].items()):
             fits = [("", entry["fit"])] if "fit" in entry else [
                 (f" at P={rank}", fit) for rank, fit in sorted(entry["fits"].items(), key=lambda kv: int(kv[0]))]
@@ -147,14 +297,10 @@ def _model(args) -> int:
         print(f"wrote {args.out}")
         return 0
     try:
-        if args.bytes is not None and args.bytes < 0:
-            raise ValueError(f"--bytes must be non-negative, got {args.bytes}")
-        if args.ranks is not None and args.ranks < 1:
-            raise ValueError(f"--ranks must be at least 1, got {args.ranks}")
         result = prediction.prediction(load_model(args.model), args.kernel, size_bytes=args.bytes,
                                        ranks=args.ranks)
     except ValueError as exc:
-        raise SystemExit(f"datamotion model: error: {exc}") from None
+        raise CommandError(str(exc)) from None
     note = f" {result.note()}" if result.extrapolated else ""
     print(f"{args.kernel}: {result.value_us:.3f} us{note}")
     if result.flags:
@@ -175,7 +321,7 @@ def _report(args) -> int:
         fitted = results.load_model(args.model) if args.model else None
         index, plots = report.write_report_counted(merged, args.out, fitted)
     except (ValueError, OSError) as exc:
-        raise SystemExit(f"datamotion report: {exc}") from None
+        raise CommandError(str(exc)) from None
     print(f"wrote {index} ({plots} plots)")
     return 0
 
@@ -200,7 +346,7 @@ def _bench(args) -> int:
 
     requested = args.thread_level or os.environ.get("MPI4PY_RC_THREAD_LEVEL") or DEFAULT_THREAD_LEVEL
     if requested not in THREAD_LEVELS:
-        raise SystemExit(f"datamotion bench: MPI4PY_RC_THREAD_LEVEL={requested!r} is not one of {THREAD_LEVELS}")
+        raise CommandError(f"MPI4PY_RC_THREAD_LEVEL={requested!r} is not one of {', '.join(THREAD_LEVELS)}")
     MPI = _start_mpi(requested)
     provided = {getattr(MPI, f"THREAD_{level.upper()}"): level for level in THREAD_LEVELS}[MPI.Query_thread()]
 
@@ -209,7 +355,7 @@ def _bench(args) -> int:
 
     comm = MPI.COMM_WORLD
     if comm.size < 2:
-        raise SystemExit("datamotion bench: needs at least 2 ranks (use --np 2 or more)")
+        raise CommandError("bench needs at least 2 ranks (use --np 2 or more)")
     # Before measuring: a path that cannot be written fails now, on every rank alike.
     problem = None
     if comm.rank == 0:
@@ -219,7 +365,7 @@ def _bench(args) -> int:
             problem = str(exc)
     problem = comm.bcast(problem, root=0)
     if problem:
-        raise SystemExit(f"datamotion bench: {problem}" if comm.rank == 0 else 1)
+        raise CommandError(problem)
     if comm.rank == 0:
         from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -260,10 +406,8 @@ def _calibrate(args) -> int:
 
     comm = MPI.COMM_WORLD
     if comm.size < 2:
-        raise SystemExit("datamotion calibrate: needs 2 ranks that exchange messages "
-                         "(run it as `datamotion calibrate --np 2` or under mpiexec -n 2)")
-    if args.reps is not None and args.reps < 1:
-        raise SystemExit("datamotion calibrate: --reps must be at least 1" if comm.rank == 0 else 1)
+        raise CommandError("calibrate needs 2 ranks that exchange messages "
+                           "(run it as `datamotion calibrate --np 2` or under mpiexec -n 2)")
     # Before measuring: a path that cannot be written fails now, on every rank alike.
     problem, path = None, None
     if comm.rank == 0:
@@ -278,7 +422,7 @@ def _calibrate(args) -> int:
             problem = str(exc)
     problem = comm.bcast(problem, root=0)
     if problem:
-        raise SystemExit(f"datamotion calibrate: {problem}" if comm.rank == 0 else 1)
+        raise CommandError(problem)
     # Ranks 0 and 1 exchange; any others wait.
     pair = comm.Split(0 if comm.rank < 2 else MPI.UNDEFINED, comm.rank)
     if pair == MPI.COMM_NULL:
@@ -297,7 +441,7 @@ def _calibrate(args) -> int:
         text = model.text()
         if not _core.exchange_model_accepts(text):  # the library would ignore it: say so, write nothing
             comm.Barrier()
-            raise SystemExit(f"datamotion calibrate: the fitted model is not one the library reads:\n{text}")
+            raise SystemExit(f"datamotion: error: the fitted model is not one the library reads:\n{text}")
         rows = calibrate.evaluate(model, measurements)
         print(calibrate.table(rows, {"model": model, "lsq": fitted, "built-in": base}))
         share = {name: calibrate.within(calibrate.evaluate(m, measurements))

@@ -24,9 +24,38 @@ MPICH_THROTTLE = {
 }
 
 
+# Variables that hold this process's rank in the job, by launcher.
+_RANK_VARIABLES = ("PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK", "SLURM_PROCID")
+
+
+def job_rank():
+    """This process's rank as its launcher set it, without starting MPI; None outside a job."""
+    for name in _RANK_VARIABLES:
+        value = os.environ.get(name, "")
+        if value.isdigit():
+            return int(value)
+    return 0 if inside_mpi_job() else None
+
+
+INTERRUPTED = 130  # the exit status of a command ended by Ctrl-C (128 + SIGINT)
+
+
 def inside_mpi_job() -> bool:
     """True when this process was started by an MPI launcher."""
     return any(v in os.environ for v in _JOB_VARIABLES)
+
+
+def note_if_not_launched(program: str, nprocs: int = 4) -> None:
+    """Says on stderr, once, that ``program`` runs on one rank because it was started
+    without an MPI launcher, and how to start it on ``nprocs`` ranks. For examples
+    and scripts that mean to run on several ranks; a no-op inside an MPI job."""
+    if inside_mpi_job():
+        return
+    shown = os.path.relpath(program)
+    if shown.startswith(".."):
+        shown = program
+    print(f"{os.path.basename(program)}: running on 1 rank (started without mpiexec); for {nprocs} ranks: "
+          f"mpiexec -n {nprocs} {os.path.basename(sys.executable)} {shown}", file=sys.stderr)
 
 
 def find_mpiexec() -> str:
@@ -61,4 +90,20 @@ def relaunch(nprocs: int, args: Sequence[str], mpiexec: Optional[str] = None) ->
     env = dict(os.environ)
     for key, value in MPICH_THROTTLE.items():
         env.setdefault(key, value)
-    return subprocess.run(command, env=env).returncode
+    job = subprocess.Popen(command, env=env)
+    try:
+        return job.wait()
+    except KeyboardInterrupt:
+        # Ctrl-C reached the launcher and its ranks too: let them end on their own
+        # (rank 0 says so in one line), and only then make sure nothing is left behind.
+        try:
+            if job.wait(timeout=10) == INTERRUPTED:
+                return INTERRUPTED
+        except (KeyboardInterrupt, subprocess.TimeoutExpired):
+            job.terminate()
+            try:
+                job.wait(timeout=5)
+            except (KeyboardInterrupt, subprocess.TimeoutExpired):
+                job.kill()
+                job.wait()
+        raise  # the job ended some other way: the command says it was interrupted

@@ -93,7 +93,7 @@ def test_one_rank_is_refused_with_one_line(tmp_path):
     with pytest.raises(SystemExit) as refused:
         cli.main(["calibrate", "--quick", "--output", str(tmp_path / "model.txt")])
     message = str(refused.value.code)
-    assert message.startswith("datamotion calibrate: ") and "\n" not in message, message
+    assert message.startswith("datamotion: error: ") and "\n" not in message, message
     done = run_job("import sys\nfrom datamotion import cli\nsys.exit(cli.main(['calibrate', '--quick']))\n",
                    1, tmp_path)
     assert done.returncode != 0 and done.stdout.strip().splitlines() == [message], done.stdout

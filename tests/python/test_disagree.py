@@ -176,12 +176,12 @@ def test_cli_output_mistakes_fail_before_measuring_in_one_line(tmp_path):
            if not k.startswith(("PMI_", "PMIX_", "HYDRA_")) and k != "MPI_LOCALNRANKS"}
     cli = [sys.executable, "-m", "datamotion"]
     cases = [(["bench", "pt2pt", "--np", "2", "--out", "/no/such/dir/r.json"],
-              "datamotion bench: cannot write /no/such/dir/r.json: folder /no/such/dir does not exist"),
+              "datamotion: error: cannot write /no/such/dir/r.json: folder /no/such/dir does not exist"),
              (["model", "fit", "results.json", "--out", "/no/such/m.json"],
-              "datamotion model fit: cannot write /no/such/m.json"),
+              "datamotion: error: cannot write /no/such/m.json"),
              (["report", "results.json", "--out", str(tmp_path / "f" / "r")], None)]
     (tmp_path / "f").write_text("a file, not a folder")
-    cases[2] = (cases[2][0], f"datamotion report: cannot write into {tmp_path / 'f' / 'r'}")
+    cases[2] = (cases[2][0], f"datamotion: error: cannot write into {tmp_path / 'f' / 'r'}")
     for args, message in cases:
         done = subprocess.run(cli + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               timeout=120, cwd=tmp_path)  # a hang guard

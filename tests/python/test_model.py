@@ -626,12 +626,12 @@ def test_model_cli_says_what_is_wrong_in_one_line(tmp_path, capsys):
             ([str(tmp_path / "bad.json"), "pingpong"], "is not a JSON model document"),
             ([str(model), "nosuchkernel", "--bytes", "8"], "no model for kernel 'nosuchkernel'"),
             ([str(model), "pingpong", "--bytes", "8"], "fitted more than once"),
-            ([str(model), "pingpong[peer=1]", "--bytes", "-8"], "--bytes must be non-negative"),
+            ([str(model), "pingpong[peer=1]", "--bytes", "-8"], "argument --bytes: must be at least 0"),
             ([str(model), "bcast", "--bytes", "8"], "needs ranks")):
         code, out, err = run_cli(["model", "predict"] + args, capsys)
         assert code not in (0, None) and out == ""
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-        assert err.startswith("datamotion model: error: ") and message in err, err
+        assert err.startswith("datamotion: error: ") and message in err, err
     code, out, _ = run_cli(["model", "predict", "--help"], capsys)
     assert code == 0
     assert all(kernel in out for kernel in dmm.KERNEL_MODELS)

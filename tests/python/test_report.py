@@ -310,7 +310,7 @@ def test_bad_input_exits_with_one_line(tmp_path, content, message):
     with pytest.raises(SystemExit) as info:
         cli.main(["report", str(path), "--out", str(tmp_path / "r")])
     text = str(info.value.code)
-    assert text.startswith("datamotion report: ") and message in text and "\n" not in text
+    assert text.startswith("datamotion: error: ") and message in text and "\n" not in text
     assert not os.path.exists(tmp_path / "r")
 
 
@@ -326,7 +326,7 @@ def test_bad_model_exits_with_one_line(tmp_path):
             path.write_text(content)
         with pytest.raises(SystemExit) as info:
             cli.main(["report", str(results), "--model", str(path), "--out", str(tmp_path / "r")])
-        assert str(info.value.code).startswith("datamotion report: ") and message in str(info.value.code)
+        assert str(info.value.code).startswith("datamotion: error: ") and message in str(info.value.code)
 
 
 def test_a_folder_of_results_is_merged(tmp_path):
@@ -355,7 +355,7 @@ def test_a_folder_without_results_exits_with_one_line(tmp_path):
     with pytest.raises(SystemExit) as info:
         cli.main(["report", str(tmp_path), "--out", str(tmp_path / "r")])
     text = str(info.value.code)
-    assert text.startswith("datamotion report: ") and "holds no datamotion results document" in text
+    assert text.startswith("datamotion: error: ") and "holds no datamotion results document" in text
 
 
 @pytest.mark.parametrize("old, new, name", [("bench", "suites", "run_suites"), ("model", "fit", "fit_results"),
