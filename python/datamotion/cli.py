@@ -314,7 +314,7 @@ def _report(args) -> int:
     try:
         from .measure import report, results
     except MissingExtra as exc:
-        raise SystemExit(f"datamotion report: error: {exc}") from None
+        raise CommandError(str(exc)) from None
     try:
         require_writable_folder(args.out)
         merged = report.load_folder(args.results)
