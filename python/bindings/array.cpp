@@ -109,7 +109,7 @@ void bind_array(nb::module_ &m) {
                  a->scatter(reads ? global->data() : nullptr, root);
                  return a.release();
              },
-             nb::arg("grid"), nb::arg("global").none(), nb::arg("dtype"), nb::arg("dists"), nb::arg("ghost"),
+             nb::arg("grid"), nb::arg("whole").none(), nb::arg("dtype"), nb::arg("dists"), nb::arg("ghost"),
              nb::arg("root"), nb::arg("problem").none() = nb::none(), nb::rv_policy::take_ownership)
         .def("scatter",
              [](DistArray &a, std::optional<InArray> global, int root, Problem problem) {
@@ -119,7 +119,7 @@ void bind_array(nb::module_ &m) {
                      if (root == DM_ALL_RANKS || root == a.grid().rank()) check_global(a, global, std::nullopt, "scatter");
                  });
              },
-             nb::arg("global").none(), nb::arg("root"), nb::arg("problem").none() = nb::none())
+             nb::arg("whole").none(), nb::arg("root"), nb::arg("problem").none() = nb::none())
         .def("gather",
              [](const DistArray &a, std::optional<OutArray> global, int root, Problem problem) {
                  nb::gil_scoped_release release;
@@ -128,7 +128,7 @@ void bind_array(nb::module_ &m) {
                      if (root == DM_ALL_RANKS || root == a.grid().rank()) check_global(a, std::nullopt, global, "gather");
                  });
              },
-             nb::arg("global").none(), nb::arg("root"), nb::arg("problem").none() = nb::none())
+             nb::arg("whole").none(), nb::arg("root"), nb::arg("problem").none() = nb::none())
         .def_prop_ro("grid", [](const DistArray &a) { return std::const_pointer_cast<ProcessGrid>(a.grid_ptr()); })
         .def_prop_ro("dtype", [](const DistArray &a) { return static_cast<int>(a.dtype()); })
         .def_prop_ro("shape", &DistArray::shape)

@@ -17,6 +17,7 @@ Importing a name from the package loads MPI (through mpi4py); importing only
 
 import importlib
 from importlib.metadata import PackageNotFoundError, version as _version
+from typing import TYPE_CHECKING
 
 try:
     __version__ = _version("datamotion")
@@ -52,6 +53,16 @@ _EXPORTS = {
 SUBMODULES = ("array", "calibrate", "cli", "layout", "measure", "redist", "shift", "vector")
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
+
+if TYPE_CHECKING:  # type checkers see the lazily loaded names' real types (kept equal to _EXPORTS by a test)
+    from ._errors import Error
+    from ._exchange import Exchange
+    from .array import DistArray
+    from .layout import Block, BlockCyclic, Cyclic, Distribution, ProcessGrid, descinit, numroc
+    from .provenance import provenance
+    from .redist import RedistPlan, redistribute
+    from .shift import CShift, EOShift, Halo, PShift, cshift, eoshift
+    from .vector import Segments, Vector
 
 
 def __getattr__(name):

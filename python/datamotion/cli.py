@@ -309,8 +309,12 @@ def _model(args) -> int:
 
 
 def _report(args) -> int:
-    from .measure import report, results
+    from ._extras import MissingExtra
 
+    try:
+        from .measure import report, results
+    except MissingExtra as exc:
+        raise CommandError(str(exc)) from None
     try:
         require_writable_folder(args.out)
         merged = report.load_folder(args.results)

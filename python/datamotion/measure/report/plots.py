@@ -10,11 +10,19 @@ import re
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
-from matplotlib import ticker
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
+from ..._extras import MissingExtra
 from ..._files import atomic_write
+
+# Matplotlib is the [plots] extra; this module is the report's only place that imports it.
+try:
+    from matplotlib import ticker
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+except ModuleNotFoundError as exc:
+    if exc.name != "matplotlib":
+        raise
+    raise MissingExtra("matplotlib", "plots", "drawing the report's plots") from None
 from ..predict import predict as predict_model
 from .format import Entry, num, size_text
 
@@ -148,6 +156,12 @@ def value_axis(ax, values: Iterable[float], label: str, log: Optional[bool] = No
     which.set_major_locator(LogTicks())
     which.set_major_formatter(ticker.FuncFormatter(tick_g))
     which.set_minor_formatter(ticker.NullFormatter())
+
+
+def whole_number_ticks(ax, values: Iterable[float]) -> None:
+    """x ticks at exactly ``values``, labelled as whole numbers."""
+    ax.xaxis.set_major_locator(ticker.FixedLocator(list(values)))
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _pos: f"{v:.0f}"))
 
 
 def ranks_axis(ax, ranks: Sequence[float]) -> None:

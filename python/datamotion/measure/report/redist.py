@@ -8,10 +8,8 @@ from __future__ import annotations
 import html
 from typing import Dict, List, Mapping, Sequence, Tuple
 
-from matplotlib import ticker
-
 from .format import Entry, beside_seed, ci_text, first_entry, fmt, num, table
-from .plots import Plots, errorbars, ranks_axis, value_axis
+from .plots import Plots, errorbars, ranks_axis, value_axis, whole_number_ticks
 
 TITLE = "Block-cyclic redistribution (the Walker-Otto paper)"
 SEED = ("Walker & Otto, Redistribution of block-cyclic data distributions using MPI (1996), measured on "
@@ -115,8 +113,7 @@ def _against_k_section(entry: Entry, plots: Plots) -> str:
             if len(x):
                 errorbars(ax, x, rows, label=f"P = {P}")
         ax.set_xlabel("expansion factor K (block size r → K r)")
-        ax.xaxis.set_major_locator(ticker.FixedLocator(entry.distinct("K")))
-        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _pos: f"{v:.0f}"))
+        whole_number_ticks(ax, entry.distinct("K"))
         value_axis(ax, values, "time (µs)")
         ax.set_title({"irecv": "(c) optimal schedule, nonblocking receives",
                       "sendrecv": "(d) optimal schedule, MPI_Sendrecv"}[variant], fontsize=10)
