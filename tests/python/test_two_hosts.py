@@ -116,8 +116,11 @@ def test_four_ranks_on_two_emulated_hosts(tmp_path):
         # new job's proxies talk to the enclosing job's).
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("PMI_", "PMIX_", "HYDRA_", "HYDI_", "OMPI_", "MPI_LOCAL"))}
+        # MPICH's network modules could still find shared memory across the namespaces
+        # (one kernel, one /dev/shm): TCP only, so that every message between the hosts
+        # crosses the veth pair.
         env.update(MPIR_CVAR_CH4_PROGRESS_THROTTLE="1", MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT="16",
-                   MPI4PY_RC_THREAD_LEVEL="single")
+                   MPI4PY_RC_THREAD_LEVEL="single", UCX_TLS="tcp,self", FI_PROVIDER="tcp")
         mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
         # mpiexec itself runs on the first host, so the second host's proxy can reach it.
         done = subprocess.run(["ip", "netns", "exec", a, mpiexec, "-hosts", f"{a_ip}:2,{b_ip}:2", "-launcher", "ssh",
