@@ -1,14 +1,14 @@
 ! datamotion — Fortran interfaces to the C API (the headers in include/datamotion).
 !
 ! Every function is the C function of the same name, called through
-! ISO_C_BINDING, and returns its int status (DM_OK on success; then
-! dm_last_error_message() says what failed). Handles are type(c_ptr), NULL
+! ISO_C_BINDING, and returns its int status: DM_OK on success, otherwise a
+! DM_ERR_* code, with dm_last_error_message() saying what failed. Handles are type(c_ptr), NULL
 ! (c_null_ptr) before creation and after the matching free.
 !
 ! Index order: C arrays are row-major, Fortran arrays column-major, so shapes,
 ! distributions, ghosts and grid axes are given in C order, which is Fortran's
 ! reversed: the Fortran array a(n1, n2) is the C array of shape [n2, n1], and
-! its first Fortran dimension is C axis 1. Grid coordinates, ranks, axes and
+! Fortran dimension k of a d-dimensional array is C axis d - k. Grid coordinates, ranks, axes and
 ! the local indices of dm_dist_to_global are 0-based as in C; pgemr2d offsets
 ! and descriptors are ScaLAPACK's (1-based, column-major) and need no change.
 !
@@ -18,10 +18,12 @@
 !
 ! Optional arguments left out are passed as C's NULL (dims, periods, dists,
 ! ghost, ranks, boundaries, and the data of ranks that hold none).
+!
+! The module also makes ISO_C_BINDING's names (c_ptr, c_int64_t, ...) available.
 module datamotion
   use, intrinsic :: iso_c_binding
   implicit none
-  private :: c_string
+  private :: c_string, dm_last_error_message_c, dm_status_name_c
 
   ! ---- core.h -------------------------------------------------------------
   integer(c_int), parameter :: DM_OK = 0, DM_ERR_ARG = 1, DM_ERR_TYPE = 2, DM_ERR_MISMATCH = 3, &
