@@ -85,7 +85,7 @@ contains
     if (.not. ok) print '(a, es10.3)', "heat: largest difference from the serial steps ", &
                         maxval(abs(current - expected))
 
-    ! PSHIFT: shifts have Fortran's semantics. C axis 1 is Fortran dimension 1.
+    ! PSHIFT: shifts have Fortran's semantics; C axis 1 is Fortran dimension 1, C axis 0 dimension 2.
     specs(1) = dm_shift_spec(DM_CSHIFT, 1, 3_c_int64_t, DM_BOUNDARY_ZERO)
     specs(2) = dm_shift_spec(DM_EOSHIFT, 0, -2_c_int64_t, DM_BOUNDARY_ZERO)
     call check(dm_array_create_empty(grid, DM_FLOAT64, 2, shape, ghost=[1, 1], array=rolled), "dm_array_create_empty")
