@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names' real types (kept
     from ._exchange import Exchange
     from .array import DistArray
     from .layout import Block, BlockCyclic, Cyclic, Distribution, ProcessGrid, descinit, numroc
-    from .provenance import provenance
+    from ._provenance import provenance
     from .redist import RedistPlan, redistribute
     from .shift import CShift, EOShift, Halo, PShift, cshift, eoshift
     from .vector import Segments, Vector

@@ -350,6 +350,14 @@ def factorizations(n: int, k: int) -> list[tuple[int, ...]]:
     return [(d,) + rest for d in range(1, n + 1) if n % d == 0 for rest in factorizations(n // d, k - 1)]
 
 
+def launcher_free_environment() -> dict:
+    """Local. This process's environment without the enclosing MPI job's launcher
+    variables, for a child that must start MPI on its own (a new job or a singleton);
+    HYDI_CONTROL_FD, for one, would tie the child to this job's launcher."""
+    return {k: v for k, v in os.environ.items()
+            if not k.startswith(("PMI_", "PMIX_", "HYDRA_", "HYDI_", "OMPI_", "MV2_", "MPI_LOCAL"))}
+
+
 def run_job(script: str, nprocs: int, folder, **env: str) -> subprocess.CompletedProcess:
     """Local. Runs the Python ``script`` (text) as a job of its own on ``nprocs`` ranks,
     with the enclosing job's launcher variables removed and ``env`` added; returns the
@@ -358,8 +366,7 @@ def run_job(script: str, nprocs: int, folder, **env: str) -> subprocess.Complete
     path = os.path.join(str(folder), "job.py")
     with open(path, "w") as f:
         f.write(script)
-    clean = {k: v for k, v in os.environ.items()
-             if not k.startswith(("PMI_", "PMIX_", "HYDRA_", "OMPI_COMM_WORLD")) and k != "MPI_LOCALNRANKS"}
+    clean = launcher_free_environment()
     clean.update(MPICH_THROTTLE, **env)
     mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
     return subprocess.run([mpiexec, "-n", str(nprocs), sys.executable, path], env=clean, stdout=subprocess.PIPE,

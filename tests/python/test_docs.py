@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from dmtest import WORLD, check_all
+from dmtest import WORLD, check_all, launcher_free_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -127,7 +127,7 @@ def test_c_blocks_compile_and_link(page, line, body, setup, tmp_path):
     lib = prefix / "lib"
     if not lib.exists():
         lib = prefix / "lib64"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "HYDI_", "MPI_LOCAL"))}
+    env = launcher_free_environment()
     done = subprocess.run([mpicc, "-std=c99", "-Wall", "-Werror=implicit-function-declaration", str(c_file),
                            f"-I{prefix / 'include'}", f"-L{lib}", f"-Wl,-rpath,{lib}", "-ldatamotion", "-lm",
                            "-o", str(tmp_path / "block")], capture_output=True, text=True, env=env, timeout=120)

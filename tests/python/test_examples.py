@@ -30,11 +30,11 @@ def test_pshift_example_on_a_split_communicator():
 @pytest.mark.parallel(nprocs=[1])
 def test_an_example_started_without_mpiexec_says_so():
     # A child without the launcher's variables: as if started with plain `python`.
-    import os
     import subprocess
 
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PMI_", "PMIX_", "HYDRA_", "OMPI_", "MV2_")) and k != "MPI_LOCALNRANKS"}
+    from dmtest import launcher_free_environment
+
+    env = launcher_free_environment()
     note = "from datamotion.launch import note_if_not_launched; note_if_not_launched('stencil.py')"
     alone = subprocess.run([sys.executable, "-c", note], env=env, capture_output=True, text=True, timeout=60)
     assert alone.returncode == 0 and "running on 1 rank" in alone.stderr and "mpiexec -n 4" in alone.stderr, alone

@@ -58,5 +58,8 @@ def test_provenance_stays_the_function_after_the_modules_that_use_it_load():
 
     code = ("import datamotion as dm, datamotion.info, datamotion.demo; "
             "assert callable(dm.provenance) and dm.provenance.__name__ == 'provenance', dm.provenance")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    from dmtest import launcher_free_environment
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=launcher_free_environment())
     assert done.returncode == 0, done.stderr

@@ -15,6 +15,7 @@ import textwrap
 import time
 
 import pytest
+from dmtest import launcher_free_environment
 
 pytestmark = pytest.mark.parallel(nprocs=[1])
 
@@ -114,8 +115,7 @@ def test_four_ranks_on_two_emulated_hosts(tmp_path):
         job.write_text(JOB.format(examples=EXAMPLES))
         # Without the enclosing job's launcher variables (HYDI_CONTROL_FD would make the
         # new job's proxies talk to the enclosing job's).
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith(("PMI_", "PMIX_", "HYDRA_", "HYDI_", "OMPI_", "MPI_LOCAL"))}
+        env = launcher_free_environment()
         # MPICH's network modules could still find shared memory across the namespaces
         # (one kernel, one /dev/shm): TCP only, so that every message between the hosts
         # crosses the veth pair.
