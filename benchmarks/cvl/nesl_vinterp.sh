@@ -32,9 +32,7 @@ for d in cvl/serial vcode include; do
   [ -d "$src/$d" ] || { echo "nesl_vinterp.sh: $src has no $d/: not a NESL distribution" >&2; exit 2; }
 done
 
-pick() { if [ -x "$root/.venv/bin/$1" ]; then echo "$root/.venv/bin/$1"; else command -v "$1"; fi; }
-MPICC="${MPICC:-$(pick mpicc)}"
-MPIEXEC="${MPIEXEC:-$(pick mpiexec)}"
+. "$root/benchmarks/cvl/common.sh"
 CC="${CC:-gcc}"
 NPS="${NPS:-1 2 3 4}"
 MEM="${MEM:-500000}"
@@ -52,13 +50,7 @@ if [ $# -ge 2 ]; then
 else
   build="${BUILD_DIR:-build/cvl-nesl}"
   cd "$root"
-  if [ ! -f "$build/build.ninja" ] && [ ! -f "$build/Makefile" ]; then
-    generator=()
-    if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
-    cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-          -DMPI_C_COMPILER="$MPICC" -DMPIEXEC_EXECUTABLE="$MPIEXEC" >/dev/null
-  fi
-  cmake --build "$build" --target cvl -j 2 >/dev/null
+  build_libcvl "$build" cvl
   incdir="$root/include" libdir="$(cd "$build" && pwd)"
 fi
 [ -f "$incdir/cvl.h" ] && [ -f "$libdir/libcvl.so" ] ||

@@ -54,9 +54,7 @@ for d in "$serial_dir" ${mpi_dir:+"$mpi_dir"}; do
   [ -f "$d/libcvl.a" ] || { echo "rank_vs_serial.sh: no libcvl.a in $d (build it first)" >&2; exit 2; }
 done
 
-pick() { if [ -x "$root/.venv/bin/$1" ]; then echo "$root/.venv/bin/$1"; else command -v "$1"; fi; }
-MPICC="${MPICC:-$(pick mpicc)}"
-MPIEXEC="${MPIEXEC:-$(pick mpiexec)}"
+. "$root/benchmarks/cvl/common.sh"
 CC="${CC:-cc}"
 BUILD_DIR="${BUILD_DIR:-build/cvl-bench}"
 
@@ -64,13 +62,7 @@ if [ -n "${LIBCVL_BUILD:-}" ]; then
   libcvl="$(cd "$LIBCVL_BUILD" && pwd)/libcvl.a"
   mkdir -p "$BUILD_DIR"
 else
-  if [ ! -f "$BUILD_DIR/build.ninja" ] && [ ! -f "$BUILD_DIR/Makefile" ]; then
-    generator=()
-    if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
-    cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-          -DMPI_C_COMPILER="$MPICC" -DMPIEXEC_EXECUTABLE="$MPIEXEC" >/dev/null
-  fi
-  cmake --build "$BUILD_DIR" --target cvl_static -j 2 >/dev/null
+  build_libcvl "$BUILD_DIR" cvl_static
   libcvl="$BUILD_DIR/libcvl.a"
 fi
 

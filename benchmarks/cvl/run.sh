@@ -27,18 +27,10 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-pick() { if [ -x "$root/.venv/bin/$1" ]; then echo "$root/.venv/bin/$1"; else command -v "$1"; fi; }
-MPICC="${MPICC:-$(pick mpicc)}"
-MPIEXEC="${MPIEXEC:-$(pick mpiexec)}"
+. "$root/benchmarks/cvl/common.sh"
 BUILD_DIR="${BUILD_DIR:-build/cvl-bench}"
 
-if [ ! -f "$BUILD_DIR/build.ninja" ] && [ ! -f "$BUILD_DIR/Makefile" ]; then
-  generator=()
-  if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
-  cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-        -DMPI_C_COMPILER="$MPICC" -DMPIEXEC_EXECUTABLE="$MPIEXEC" >/dev/null
-fi
-cmake --build "$BUILD_DIR" --target cvl_static -j 2 >/dev/null
+build_libcvl "$BUILD_DIR" cvl_static
 
 exe="$BUILD_DIR/cvl_bench"
 "$MPICC" -std=c99 -O2 -I include benchmarks/cvl/cvl_bench.c "$BUILD_DIR/libcvl.a" -lstdc++ -lm -o "$exe"
