@@ -58,13 +58,15 @@ static uint64_t rng_next(void) {
 }
 static double rng_double(void) { return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0); }
 
-/* CVL's block distribution: rank r holds n/p or n/p + 1 elements from
- * r*(n/p) + min(r, n%p) (the first n%p ranks hold one more). */
-static int64_t block_count(int64_t n, int r) { return n / g_nranks + (r < n % g_nranks ? 1 : 0); }
-static int block_owner(int64_t n, int64_t g) {
-    int64_t q = n / g_nranks, m = n % g_nranks, cut = m * (q + 1);
-    return (int)(g < cut ? g / (q + 1) : m + (g - cut) / q);
+/* The library's block distribution (DM_DIST_BLOCK's rule): with b = ceil(n/p), rank r
+ * holds the elements from min(r*b, n) up to min((r+1)*b, n). */
+static int64_t block_size(int64_t n) { return (n + g_nranks - 1) / g_nranks; }
+static int64_t block_count_before(int64_t n, int r) {
+    int64_t first = r * block_size(n);
+    return first < n ? first : n;
 }
+static int64_t block_count(int64_t n, int r) { return block_count_before(n, r + 1) - block_count_before(n, r); }
+static int block_owner(int64_t n, int64_t g) { return (int)(g / block_size(n)); }
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -315,11 +317,6 @@ static void bench_median(const struct options *o) {
 
 /* ------------------------------------------------------------------ permutation */
 
-static int64_t block_count_before(int64_t n, int r) {
-    int64_t q = n / g_nranks, m = n % g_nranks;
-    return r * q + (r < m ? r : m);
-}
-
 struct hand_perm {
     int64_t nl;             /* local elements */
     const int *idx;         /* their global targets */
@@ -332,11 +329,8 @@ struct hand_perm {
     int64_t nrecv;
 };
 
-/* Owner of global index g for an n-vector over p ranks, in 32-bit arithmetic. */
-static int owner32(unsigned g, unsigned q, unsigned m) {
-    unsigned cut = m * (q + 1);
-    return (int)(g < cut ? g / (q + 1) : m + (g - cut) / q);
-}
+/* Owner of global index g for blocks of b elements, in 32-bit arithmetic. */
+static int owner32(unsigned g, unsigned b) { return (int)(g / b); }
 
 static void hand_perm_init(struct hand_perm *h, int n, const int *idx, int64_t nl) {
     int p = g_nranks;
@@ -348,17 +342,17 @@ static void hand_perm_init(struct hand_perm *h, int n, const int *idx, int64_t n
     h->begin = xmalloc((size_t)p * sizeof(int));
     for (int r = 0; r < p; ++r) h->begin[r] = (int)block_count_before(n, r);
     h->soff = xmalloc((size_t)nl * sizeof(int)); h->sval = xmalloc((size_t)nl * sizeof(double));
-    h->roff = xmalloc((size_t)n / (size_t)p * sizeof(int) + sizeof(int));
-    h->rval = xmalloc((size_t)n / (size_t)p * sizeof(double) + sizeof(double));
+    h->roff = xmalloc((size_t)block_size(n) * sizeof(int) + sizeof(int));
+    h->rval = xmalloc((size_t)block_size(n) * sizeof(double) + sizeof(double));
     h->nrecv = 0;
 }
 
 /* Collective: rbuf[idx[k] - my begin] = sbuf[k] across ranks (a permutation). */
 static void hand_perm_run(struct hand_perm *h, const double *sbuf, double *rbuf) {
     int p = g_nranks;
-    unsigned q = (unsigned)(h->n / p), m = (unsigned)(h->n % p);
+    const unsigned b = (unsigned)block_size(h->n);
     memset(h->scount, 0, (size_t)p * sizeof(int));
-    for (int64_t k = 0; k < h->nl; ++k) ++h->scount[h->owner[k] = owner32((unsigned)h->idx[k], q, m)];
+    for (int64_t k = 0; k < h->nl; ++k) ++h->scount[h->owner[k] = owner32((unsigned)h->idx[k], b)];
     MPI_Alltoall(h->scount, 1, MPI_INT, h->rcount, 1, MPI_INT, MPI_COMM_WORLD);
     int s = 0, r2 = 0;
     for (int r = 0; r < p; ++r) {
