@@ -71,15 +71,22 @@ def find_mpiexec() -> str:
     return found
 
 
-def launcher_flags(mpiexec: str, nprocs: int) -> List[str]:
-    """Flags some launchers need to start more ranks than there are cores."""
+def is_open_mpi(mpiexec: str) -> bool:
+    """Whether the launcher ``mpiexec`` is Open MPI's (asked with ``--version``)."""
     try:
         text = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
+        return False
+    return "Open MPI" in text or "OpenRTE" in text
+
+
+def launcher_flags(mpiexec: str, nprocs: int) -> List[str]:
+    """Flags some launchers need: Open MPI's refuses more ranks than cores without
+    --oversubscribe, and follows a rank's one-line error with a paragraph of its own
+    unless --quiet."""
+    if not is_open_mpi(mpiexec):
         return []
-    if "Open MPI" in text or "OpenRTE" in text:
-        return ["--oversubscribe"] if nprocs > (os.cpu_count() or 1) else []
-    return []
+    return ["--quiet", *(["--oversubscribe"] if nprocs > (os.cpu_count() or 1) else [])]
 
 
 def relaunch(nprocs: int, args: Sequence[str], mpiexec: Optional[str] = None) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 from typing import Callable, Optional, Sequence
@@ -355,7 +356,23 @@ def launcher_free_environment() -> dict:
     variables, for a child that must start MPI on its own (a new job or a singleton);
     HYDI_CONTROL_FD, for one, would tie the child to this job's launcher."""
     return {k: v for k, v in os.environ.items()
-            if not k.startswith(("PMI_", "PMIX_", "HYDRA_", "HYDI_", "OMPI_", "MV2_", "MPI_LOCAL"))}
+            if not k.startswith(("PMI_", "PMIX_", "HYDRA_", "HYDI_", "OMPI_", "MV2_", "MPI_LOCAL"))
+            or k.startswith("OMPI_ALLOW_RUN_AS_ROOT")}
+
+
+def mpiexec_command(nprocs: int) -> Optional[list]:
+    """Local. The command line that starts ``nprocs`` ranks with this Python's MPI, or None
+    where there is no launcher: $DM_TEST_MPIEXEC (a command line, for an MPI whose
+    launcher is not beside the interpreter, such as Debian's Open MPI with
+    ``mpiexec.openmpi --oversubscribe``), else the mpiexec beside this Python (the mpich
+    wheel's), else the first on PATH."""
+    chosen = os.environ.get("DM_TEST_MPIEXEC", "").split()
+    if not chosen:
+        found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+        if found is None:
+            return None
+        chosen = [found]
+    return [*chosen, "-n", str(nprocs)]
 
 
 def run_job(script: str, nprocs: int, folder, **env: str) -> subprocess.CompletedProcess:
@@ -368,7 +385,6 @@ def run_job(script: str, nprocs: int, folder, **env: str) -> subprocess.Complete
         f.write(script)
     clean = launcher_free_environment()
     clean.update(MPICH_THROTTLE, **env)
-    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
-    return subprocess.run([mpiexec, "-n", str(nprocs), sys.executable, path], env=clean, stdout=subprocess.PIPE,
+    return subprocess.run([*mpiexec_command(nprocs), sys.executable, path], env=clean, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, timeout=90)
 

@@ -3,33 +3,30 @@ under ``mpiexec -n 2``, every mistake is one line on rank 0 and a non-zero exit 
 ``--version`` answers without a job, and Ctrl-C ends a run with one line and status 130."""
 
 import json
-import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
+from dmtest import launcher_free_environment, mpiexec_command
+
+from datamotion.launch import MPICH_THROTTLE, is_open_mpi
 
 pytestmark = pytest.mark.parallel(nprocs=[1])
 
-MPIEXEC = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+MPIEXEC = mpiexec_command(2)
 
 
 def _env():
     """This environment without the variables of the job pytest itself may run in."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PMI_", "PMIX_", "HYDRA_", "OMPI_")) and k != "MPI_LOCALNRANKS"}
-    env.setdefault("MPIR_CVAR_CH4_PROGRESS_THROTTLE", "1")
-    env.setdefault("MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT", "16")
-    return env
+    return {**launcher_free_environment(), **MPICH_THROTTLE}
 
 
 def run(args, folder, ranks=None):
     command = [sys.executable, "-m", "datamotion", *args]
     if ranks:
-        command = [MPIEXEC, "-n", str(ranks), *command]
+        command = [*mpiexec_command(ranks), *command]
     return subprocess.run(command, env=_env(), cwd=folder, capture_output=True, text=True, timeout=120)
 
 
@@ -124,7 +121,10 @@ def test_every_help_lists_its_choices(tmp_path):
 @pytest.mark.skipif(MPIEXEC is None, reason="no mpiexec beside this Python or on PATH")
 def test_ctrl_c_ends_a_job_with_one_line_and_status_130(tmp_path):
     """SIGINT to the launcher, as Ctrl-C in a terminal: it passes the signal to every rank."""
-    job = subprocess.Popen([MPIEXEC, "-n", "2", sys.executable, "-m", "datamotion", "bench", "all",
+    if is_open_mpi(MPIEXEC[0]):
+        pytest.skip("Open MPI's launcher does not pass Ctrl-C on: it ends the ranks itself (exit status 1, "
+                    "nothing printed), whatever the program does")
+    job = subprocess.Popen([*MPIEXEC, sys.executable, "-m", "datamotion", "bench", "all",
                             "--out", str(tmp_path / "r.json")], env=_env(), cwd=tmp_path,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(8)  # MPI started and measuring
