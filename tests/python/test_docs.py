@@ -132,3 +132,24 @@ def test_c_blocks_compile_and_link(page, line, body, setup, tmp_path):
                            f"-I{prefix / 'include'}", f"-L{lib}", f"-Wl,-rpath,{lib}", "-ldatamotion", "-lm",
                            "-o", str(tmp_path / "block")], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, f"{page.name}:{line} does not compile and link:\n{source}\n{done.stderr}"
+
+
+CODE_FOLDERS = ["include", "src", "python", "fortran", "examples", "tests", "benchmarks", "cmake"]
+CODE_FILES = ["dev", "CMakeLists.txt"]
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_every_c_name_the_docs_mention_exists():
+    """A ``dm_*`` or ``DM_*`` name in prose or in a block no test runs (a function, a
+    constant, an environment variable) must occur in the code: a renamed function, such
+    as ``dm_redist_pdgemr2d`` for ``dm_redist_pgemr2d``, cannot stay in the docs.
+    A name ending in ``_`` is a prefix (``dm_halo_*``)."""
+    code = set()
+    files = [ROOT / f for f in CODE_FILES] + [p for folder in CODE_FOLDERS for p in (ROOT / folder).rglob("*")
+                                               if p.is_file() and p.suffix not in (".md", ".pyc", ".so")]
+    for path in files:
+        code.update(re.findall(r"\b(?:dm|DM)_\w+", path.read_text(errors="replace")))
+    missing = [f"{page.relative_to(ROOT)}: {name}" for page in PAGES
+               for name in sorted(set(re.findall(r"(?<![\w:/.])(?:dm|DM)_\w*[A-Za-z0-9]\b", page.read_text())))
+               if name not in code]
+    assert not missing, "names in the docs that no code has:\n" + "\n".join(missing)
