@@ -375,6 +375,12 @@ def mpiexec_command(nprocs: int) -> Optional[list]:
     return [*chosen, "-n", str(nprocs)]
 
 
+def job_environment(**env: str) -> dict:
+    """Local. The environment of a job the tests start themselves: this process's without
+    the enclosing job's launcher variables, with MPICH's throttle, and ``env`` added."""
+    return {**launcher_free_environment(), **MPICH_THROTTLE, **env}
+
+
 def run_job(script: str, nprocs: int, folder, **env: str) -> subprocess.CompletedProcess:
     """Local. Runs the Python ``script`` (text) as a job of its own on ``nprocs`` ranks,
     with the enclosing job's launcher variables removed and ``env`` added; returns the
@@ -383,8 +389,6 @@ def run_job(script: str, nprocs: int, folder, **env: str) -> subprocess.Complete
     path = os.path.join(str(folder), "job.py")
     with open(path, "w") as f:
         f.write(script)
-    clean = launcher_free_environment()
-    clean.update(MPICH_THROTTLE, **env)
-    return subprocess.run([*mpiexec_command(nprocs), sys.executable, path], env=clean, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=90)
+    return subprocess.run([*mpiexec_command(nprocs), sys.executable, path], env=job_environment(**env),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=90)
 

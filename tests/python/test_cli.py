@@ -9,25 +9,20 @@ import sys
 import time
 
 import pytest
-from dmtest import launcher_free_environment, mpiexec_command
+from dmtest import job_environment, mpiexec_command
 
-from datamotion.launch import MPICH_THROTTLE, is_open_mpi
+from datamotion.launch import is_open_mpi
 
 pytestmark = pytest.mark.parallel(nprocs=[1])
 
 MPIEXEC = mpiexec_command(2)
 
 
-def _env():
-    """This environment without the variables of the job pytest itself may run in."""
-    return {**launcher_free_environment(), **MPICH_THROTTLE}
-
-
 def run(args, folder, ranks=None):
     command = [sys.executable, "-m", "datamotion", *args]
     if ranks:
         command = [*mpiexec_command(ranks), *command]
-    return subprocess.run(command, env=_env(), cwd=folder, capture_output=True, text=True, timeout=120)
+    return subprocess.run(command, env=job_environment(), cwd=folder, capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture
@@ -125,7 +120,7 @@ def test_ctrl_c_ends_a_job_with_one_line_and_status_130(tmp_path):
         pytest.skip("Open MPI's launcher does not pass Ctrl-C on: it ends the ranks itself (exit status 1, "
                     "nothing printed), whatever the program does")
     job = subprocess.Popen([*MPIEXEC, sys.executable, "-m", "datamotion", "bench", "all",
-                            "--out", str(tmp_path / "r.json")], env=_env(), cwd=tmp_path,
+                            "--out", str(tmp_path / "r.json")], env=job_environment(), cwd=tmp_path,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(8)  # MPI started and measuring
     job.send_signal(signal.SIGINT)
@@ -154,9 +149,10 @@ def test_every_public_submodule_is_an_attribute_of_a_fresh_import():
               "print('ok')\n")
     for name in SUBMODULES:  # each in an interpreter where nothing else loaded it first
         one = subprocess.run([sys.executable, "-c", f"import datamotion as dm\nprint(dm.{name}.__name__)"],
-                             env=_env(), capture_output=True, text=True, timeout=60)
+                             env=job_environment(), capture_output=True, text=True, timeout=60)
         assert one.returncode == 0 and one.stdout.strip() == f"datamotion.{name}", one.stderr
-    done = subprocess.run([sys.executable, "-c", script], env=_env(), capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", script], env=job_environment(), capture_output=True, text=True,
+                          timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
