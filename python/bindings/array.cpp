@@ -84,7 +84,7 @@ void bind_array(nb::module_ &m) {
                  const bool reads = root == DM_ALL_RANKS || root == grid->rank();
                  std::vector<std::int64_t> header;  // dtype, ndim, shape...
                  nb::gil_scoped_release release;
-                 require_same(comm, {root}, "root");
+                 require_same(comm, {root}, "root", array::root_text);
                  collective(comm, [&] {
                      raise(problem);
                      if (root != DM_ALL_RANKS && (root < 0 || root >= grid->size()))

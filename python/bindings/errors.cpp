@@ -3,14 +3,27 @@
 #include "bindings.hpp"
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <memory>
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace dm::python {
+namespace {
+// Values that are an array's shape followed by a hash of its contents.
+std::string array_text(const std::vector<std::int64_t> &values) {
+    if (values.empty()) return "no array";
+    const std::vector<std::int64_t> shape(values.begin(), values.end() - 1);
+    return "an array of shape " + tuple_text(shape) + " (contents hash " + std::to_string(values.back()) + ")";
+}
+}  // namespace
 
 void bind_errors(nb::module_ &m) {
     // The exception class lives in Python (datamotion/_errors.py); look it up once.
@@ -35,13 +48,25 @@ void bind_errors(nb::module_ &m) {
     "Collective on comm. Raises datamotion.Error on every rank if `message` is not None on any "
     "rank (the lowest such rank's code and message).");
 
-    m.def("require_same", [](nb::handle comm, std::vector<std::int64_t> values, const std::string &what) {
+    m.def("require_same", [](nb::handle comm, std::vector<std::int64_t> values, const std::string &what, bool array) {
         MPI_Comm c = comm_from_python(comm);
         nb::gil_scoped_release release;
-        require_same(c, values, what);
-    }, nb::arg("comm"), nb::arg("values"), nb::arg("what"),
+        require_same(c, values, what, array ? array_text : values_text);
+    }, nb::arg("comm"), nb::arg("values"), nb::arg("what"), nb::arg("array") = false,
     "Collective on comm. Raises datamotion.Error (DM_ERR_MISMATCH) on every rank unless `values` "
-    "is identical on all ranks.");
+    "is identical on all ranks, showing their values on two ranks that differ (array=True: `values` "
+    "are an array's shape followed by a hash of its contents).");
+
+    // The Python methods name the calls they make (datamotion._calls.collective): the
+    // names are interned, since a CallScope keeps a pointer to its name.
+    static auto *scopes = new std::vector<std::unique_ptr<CallScope>>();  // this thread's open scopes (the GIL's)
+    m.def("enter_call", [](const std::string &name) {
+        static auto *names = new std::set<std::string>();  // leaked on purpose, like error_class
+        scopes->push_back(std::make_unique<CallScope>(names->insert(name).first->c_str()));
+    }, nb::arg("name"), "Starts naming this thread's calls `name` (the outermost name wins); pair with leave_call().");
+    m.def("leave_call", [] {
+        if (!scopes->empty()) scopes->pop_back();
+    }, "Ends the innermost enter_call().");
 
     m.def("hot_path", [](nb::handle comm, const std::string &call, int code, std::optional<std::string> message) {
         MPI_Comm c = comm_from_python(comm);

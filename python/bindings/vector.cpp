@@ -260,13 +260,15 @@ void bind_vector(nb::module_ &m) {
         }, nb::arg("n"), "Local. The global index of this rank's first element of an n-vector.")
 
         // ---- memory: local, in the same order on every rank (handles count up alike)
-        .def("allocate", [](const Space &s, const std::string &kind, std::int64_t n, bool zero) {
+        .def("allocate", [](const Space &s, const std::string &kind, std::int64_t n, bool zero, bool constructor) {
             require_length(n);
             const std::int64_t bytes = s.live().block(n).count(s.live().rank) * size_of_kind(kind);
+            if (constructor) s.live().sig.defer_to_next_collective("Vector", {{"n", n}, {"kind", kind[0]}});
             return s.table().allocate(bytes, zero);
-        }, nb::arg("kind"), nb::arg("n"), nb::arg("zero") = true,
+        }, nb::arg("kind"), nb::arg("n"), nb::arg("zero") = true, nb::arg("constructor") = true,
         "Local. A new vector of n elements of kind z, d or b, zero-filled unless zero is False (for a result "
-        "the next call writes completely).")
+        "the next call writes completely). A constructor's (the user's) length and kind are compared by the "
+        "next collective call; a result's (constructor=False) follow from the operation's arguments.")
         .def("allocate_segdes", [](const Space &s, int n, int m) {
             const int units = run(s, [&] { return siz_fos(n, m); });
             return s.table().allocate(static_cast<std::int64_t>(units) * vector::kUnit);
@@ -278,6 +280,7 @@ void bind_vector(nb::module_ &m) {
             if (kind_of(local.dtype()) != kind[0] || static_cast<std::int64_t>(local.shape(0)) != count)
                 fail(DM_ERR_ARG, "borrowed memory must hold this rank's ", count, " elements of kind ", kind,
                      ", not ", local.shape(0));
+            s.live().sig.defer_to_next_collective("Vector.from_distarray", {{"n", n}, {"kind", kind[0]}});
             return s.table().borrow(local.data(), count * size);
         }, nb::arg("kind"), nb::arg("n"), nb::arg("local"),
         "Local. A handle for `local`, this rank's block of an n-vector, which the caller keeps alive.")

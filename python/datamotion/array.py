@@ -10,6 +10,7 @@ import numpy as np
 from ._checks import LocalProblems, int64, root_code
 from ._errors import DM_ERR_ARG, DM_ERR_TYPE, Error
 from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
+from ._calls import collective
 from .layout import Block, Distribution, ProcessGrid, _from_spec
 
 __all__ = ["DistArray"]
@@ -105,6 +106,7 @@ class DistArray:
         self._a = core
 
     @classmethod
+    @collective("DistArray.zeros")
     def zeros(cls, grid: ProcessGrid, shape: Sequence[int], dtype=np.float64, dist: DistSpec = None,
               ghost: Union[int, Sequence[int]] = 0) -> "DistArray":
         """Collective. A zero-filled array of global ``shape``.
@@ -116,6 +118,7 @@ class DistArray:
         return cls._create(grid, shape, dtype, dist, ghost, zero=True)
 
     @classmethod
+    @collective("DistArray.empty")
     def empty(cls, grid: ProcessGrid, shape: Sequence[int], dtype=np.float64, dist: DistSpec = None,
               ghost: Union[int, Sequence[int]] = 0) -> "DistArray":
         """Collective. As :meth:`zeros`, but the storage is not initialised (like
@@ -123,6 +126,7 @@ class DistArray:
         return cls._create(grid, shape, dtype, dist, ghost, zero=False)
 
     @classmethod
+    @collective("DistArray.adopt")
     def adopt(cls, grid: ProcessGrid, memory: np.ndarray, shape: Sequence[int], dist: DistSpec = None,
               ghost: Union[int, Sequence[int]] = 0) -> "DistArray":
         """Collective. An array of global ``shape`` whose local storage is ``memory``,
@@ -172,6 +176,7 @@ class DistArray:
         return cls(grid, _core.Array(grid._grid, code, shape, dists, ghosts, zero, memory))
 
     @classmethod
+    @collective("DistArray.from_global")
     def from_global(cls, grid: ProcessGrid, array, dist: DistSpec = None, root: Optional[int] = None,
                     ghost: Union[int, Sequence[int]] = 0) -> "DistArray":
         """Collective. Distributes a global NumPy array.
@@ -198,10 +203,11 @@ class DistArray:
         if root is None and _core.checked_mode():
             # Each rank kept its own block of its own copy: the copies must be equal.
             digest = hashlib.blake2b(data.tobytes(), digest_size=8).digest()
-            _core.require_same(grid.comm, [int.from_bytes(digest, "little", signed=True), *data.shape],
-                               "global array (root=None: every rank must pass the same array)")
+            _core.require_same(grid.comm, [*data.shape, int.from_bytes(digest, "little", signed=True)],
+                               "global array (root=None: every rank must pass the same array)", array=True)
         return cls(grid, core)
 
+    @collective("DistArray.to_global")
     def to_global(self, root: Optional[int] = None) -> Optional[np.ndarray]:
         """Collective. The global array on every rank (``root=None``), or on
         ``root`` only (``None`` elsewhere)."""
@@ -213,6 +219,7 @@ class DistArray:
         self._a.gather(out, c_root, problems.problem)
         return out
 
+    @collective("DistArray.scatter")
     def scatter(self, array, root: Optional[int] = None) -> None:
         """Collective. Overwrites the owned elements from a global array of the same
         shape and type, held by every rank (``root=None``) or by ``root``."""

@@ -10,6 +10,7 @@ import numpy as np
 from ._checks import LocalProblems
 from ._errors import DM_ERR_ARG, Error
 from ._mpi import MPI, _core  # through _mpi: MPI's thread level settled, the same MPI checked
+from ._calls import collective
 
 __all__ = ["ProcessGrid", "Block", "Cyclic", "BlockCyclic", "Distribution", "numroc", "descinit"]
 
@@ -40,6 +41,7 @@ class ProcessGrid:
             size of ``comm``, an argument is invalid or arguments differ across ranks.
     """
 
+    @collective("ProcessGrid")
     def __init__(self, comm: Optional[MPI.Comm] = None, dims: Union[None, int, Sequence[int]] = None,
                  order: str = "send", periods: Optional[Sequence[bool]] = None):
         comm = MPI.COMM_WORLD if comm is None else comm

@@ -21,6 +21,7 @@ from ._checks import LocalProblems
 from ._errors import DM_ERR_ARG, Error
 from ._exchange import Exchange, executor_name
 from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
+from ._calls import collective
 from ._plans import cached, layout_key
 from .array import DistArray, DistSpec
 from .layout import ProcessGrid
@@ -118,6 +119,7 @@ class RedistPlan:
             tells what was chosen and why.
     """
 
+    @collective("RedistPlan")
     def __init__(self, src: Optional[DistArray], dst: Optional[DistArray], method: str = "auto",
                  model: Optional[Mapping[str, Any]] = None, comm=None, executor: str = "auto"):
         problems = LocalProblems()
@@ -178,6 +180,7 @@ class RedistPlan:
         return {"messages_sent": sent, "messages_received": received, "elements_sent": elements, "phases": phases}
 
 
+@collective("redistribute")
 def redistribute(a: DistArray, dist: DistSpec = None, grid: Optional[ProcessGrid] = None, method: str = "auto",
                  ghost=0) -> DistArray:
     """Collective. A copy of ``a`` with distribution ``dist`` (default: ``a``'s)

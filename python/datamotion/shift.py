@@ -16,6 +16,7 @@ from ._checks import LocalProblems, int64
 from ._errors import DM_ERR_ARG, Error
 from ._exchange import Exchange, executor_name
 from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
+from ._calls import collective
 from ._plans import cached, layout_key
 from .array import DistArray
 
@@ -79,6 +80,7 @@ class PShift:
         v.local[...] = (n.local + s.local + w.local + e.local - 4 * u.local)
     """
 
+    @collective("PShift")
     def __init__(self, prototype: DistArray, shifts: Sequence[Shift], executor: str = "auto"):
         problems = LocalProblems()
         shifts = problems.attempt("shifts", lambda: list(shifts), default=[])
@@ -160,6 +162,7 @@ class PShift:
         plan.begin([d._a for d in dsts], [s._a for s in srcs], boundaries)
         return Exchange(plan.end, (plan, dsts, srcs, boundaries))
 
+    @collective("PShift.__call__")
     def __call__(self, srcs: Sequence[DistArray]) -> List[DistArray]:
         """Collective. The shifted arrays, newly allocated, one per shift."""
         grid, shape, dtype, dist, ghost = self._prototype
@@ -227,6 +230,7 @@ class Halo:
     messages travel; :meth:`describe` tells what was chosen and why.
     """
 
+    @collective("Halo")
     def __init__(self, prototype: DistArray, corners: bool = False, executor: str = "auto"):
         problems = LocalProblems()
         executor = problems.attempt("executor", lambda: executor_name(executor), default="auto")
@@ -289,6 +293,7 @@ class Halo:
         return self._plan
 
 
+@collective("cshift")
 def cshift(a: DistArray, shift: int, axis: int) -> DistArray:
     """Collective. A new array ``r`` with ``r[i] = a[(i + shift) mod n]`` along ``axis``
     (Fortran's CSHIFT, ``numpy.roll(a, -shift, axis)``). Its plan is kept for the
@@ -296,6 +301,7 @@ def cshift(a: DistArray, shift: int, axis: int) -> DistArray:
     return _one_shot(a, CShift(axis, shift))
 
 
+@collective("eoshift")
 def eoshift(a: DistArray, shift: int, axis: int, boundary=0) -> DistArray:
     """Collective. A new array ``r`` with ``r[i] = a[i + shift]`` along ``axis`` where that
     index exists, else ``boundary`` (Fortran's EOSHIFT). Its plan is kept as

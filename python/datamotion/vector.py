@@ -61,6 +61,7 @@ import numpy as np
 
 from ._errors import DM_ERR_ARG, DM_ERR_TYPE, Error
 from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
+from ._calls import collective
 
 from mpi4py import MPI  # noqa: E402 - after _mpi, which settles MPI's thread level
 
@@ -164,7 +165,7 @@ class Vector:
         comm, space = _space_of(comm)
         self._init(space, comm, n, kind)
 
-    def _init(self, space, comm, n, kind, base=None, zero=True) -> None:
+    def _init(self, space, comm, n, kind, base=None, zero=True, result=False) -> None:
         self._handle = 0
         self._space, self._comm, self._kind, self._base = space, comm, kind, base
         n = int(n)
@@ -172,7 +173,9 @@ class Vector:
             raise Error(_ERR_ARG, f"vector length {n} is outside [0, 2^31)")
         self._n = n
         if base is None:
-            self._handle = space.allocate(kind, n, zero)
+            # A constructor's length is compared by the next collective call; a result's
+            # follows from the operation's (compared) arguments.
+            self._handle = space.allocate(kind, n, zero, not result)
         else:
             self._handle = space.borrow(kind, n, base)
 
@@ -181,7 +184,7 @@ class Vector:
         """A new vector on the communicator of ``like`` (a Vector or Segments), for a
         result the next call writes completely (uninitialised unless ``zero``)."""
         v = cls.__new__(cls)
-        v._init(like._space, like._comm, n, _kind_of(dtype), zero=zero)
+        v._init(like._space, like._comm, n, _kind_of(dtype), zero=zero, result=True)
         return v
 
     def __del__(self):
@@ -265,6 +268,7 @@ class Vector:
         v._base = array  # keeps the storage alive (array.local views it without owning it alone)
         return v
 
+    @collective("Vector.to_numpy")
     def to_numpy(self) -> np.ndarray:
         """Collective. The whole vector as a new NumPy array, on every rank."""
         out = np.empty(self._n, dtype=self.dtype)
@@ -328,18 +332,22 @@ class Vector:
         self._space.unary(name, d._handle, src._handle, self._n)
         return d
 
+    @collective("Vector.sum")
     def sum(self):
         """Collective. The sum of the elements (``reduce(v, "add")``)."""
         return reduce(self, "add")
 
+    @collective("Vector.min")
     def min(self):
         """Collective. The smallest element (``reduce(v, "min")``)."""
         return reduce(self, "min")
 
+    @collective("Vector.max")
     def max(self):
         """Collective. The largest element (``reduce(v, "max")``)."""
         return reduce(self, "max")
 
+    @collective("Vector.__getitem__")
     def __getitem__(self, i):
         return extract(self, i)
 
@@ -486,6 +494,7 @@ class Segments:
 
     __slots__ = ("_space", "_comm", "_handle", "_n", "_m", "_lengths", "__weakref__")
 
+    @collective("Segments")
     def __init__(self, lengths: Union[Sequence[int], np.ndarray], comm: Optional[MPI.Comm] = None):
         """Collective. A descriptor for segments of the given lengths."""
         self._handle = 0
@@ -571,6 +580,7 @@ def _bool_vector(x, n: int, what: str, like: Vector) -> Vector:
     return _typed_vector(x, n, np.bool_, what, like)
 
 
+@collective("scan")
 def scan(v: Vector, op: str = "add", segments: Optional[Segments] = None) -> Vector:
     """Collective. Exclusive scan: ``d[i] = v[0] op ... op v[i-1]`` (per segment if
     ``segments`` is given; each segment starts with the identity).
@@ -591,6 +601,7 @@ def scan(v: Vector, op: str = "add", segments: Optional[Segments] = None) -> Vec
     return d
 
 
+@collective("reduce")
 def reduce(v: Vector, op: str = "add", segments: Optional[Segments] = None):
     """Collective. Combines the elements with ``op`` (see :func:`scan`): a Python
     scalar on every rank, or with ``segments`` a Vector of one value per segment
@@ -606,6 +617,7 @@ def reduce(v: Vector, op: str = "add", segments: Optional[Segments] = None):
     return d
 
 
+@collective("permute")
 def permute(v: Vector, index, segments: Optional[Segments] = None) -> Vector:
     """Collective. Send permutation: ``d[index[k]] = v[k]`` (``d[index] = v`` in
     NumPy). With ``segments`` the indices are relative to each segment's start.
@@ -628,6 +640,7 @@ def permute(v: Vector, index, segments: Optional[Segments] = None) -> Vector:
     return d
 
 
+@collective("bpermute")
 def bpermute(v: Vector, index, segments: Optional[Segments] = None,
              index_segments: Optional[Segments] = None) -> Vector:
     """Collective. Back permutation (gather): ``d[k] = v[index[k]]`` (``v[index]``
@@ -654,6 +667,7 @@ def bpermute(v: Vector, index, segments: Optional[Segments] = None,
     return d
 
 
+@collective("pack")
 def pack(v: Vector, flags, segments: Optional[Segments] = None):
     """Collective. The elements whose flag is true, in order (``v[flags]``).
 
@@ -688,6 +702,7 @@ def index(n: int, init: int = 0, stride: int = 1, comm: Optional[MPI.Comm] = Non
     return d
 
 
+@collective("rank")
 def rank(v: Vector, descending: bool = False, segments: Optional[Segments] = None) -> Vector:
     """Collective. ``d[k]`` = the position of ``v[k]`` in a stable sort (ascending,
     or descending), so ``permute(v, rank(v))`` sorts v; with ``segments`` within
@@ -740,6 +755,7 @@ def _position(v: Vector, i) -> int:
     return i + len(v) if -len(v) <= i < 0 else i
 
 
+@collective("extract")
 def extract(v: Vector, i, segments: Optional[Segments] = None):
     """Collective. Element ``i`` of ``v`` as a Python scalar on every rank
     (negative i counts from the end; out of range raises datamotion.Error).
@@ -757,6 +773,7 @@ def extract(v: Vector, i, segments: Optional[Segments] = None):
     return d
 
 
+@collective("replace")
 def replace(v: Vector, i, value, segments: Optional[Segments] = None) -> Vector:
     """A copy of ``v`` with element ``i`` set to ``value`` (local; ``v[i] = value``
     changes v itself).

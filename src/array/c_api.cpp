@@ -27,7 +27,7 @@ namespace {
 // dm_array_create and its variants: one path, differing in where the storage comes from.
 int create(const char *call, dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[], const dm_dist dists[],
            const int ghost[], const dm::array::Storage &storage, dm_array *array) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         auto &g = dm::communicator_handle(call, [&]() -> auto & { return dm::layout::grid_of(grid); });
         // Nothing is read from the arrays before ndims is known to be valid everywhere.
         dm::collective(g.comm(), [&] {
@@ -73,7 +73,7 @@ int dm_array_adopt(dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[
 }
 
 int dm_array_free(dm_array *array) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         if (!array || !*array) return;
         if (array_of(*array).held())
             fail(DM_ERR_STATE, "dm_array_free: the array is in an exchange in flight (call the plan's end first)");
@@ -85,23 +85,23 @@ int dm_array_free(dm_array *array) {
 }
 
 int dm_array_scatter(dm_array array, const void *global, int root) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::communicator_handle("dm_array_scatter", [&]() -> auto & { return array_of(array); }).scatter(global, root);
     });
 }
 
 int dm_array_gather(dm_array array, void *global, int root) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::communicator_handle("dm_array_gather", [&]() -> auto & { return array_of(array); }).gather(global, root);
     });
 }
 
 int dm_array_ndims(dm_array array, int *ndims) {
-    return c_boundary([&] { dm::require_pointer(ndims, "ndims"); *ndims = array_of(array).ndims(); });
+    return c_boundary(__func__, [&] { dm::require_pointer(ndims, "ndims"); *ndims = array_of(array).ndims(); });
 }
 
 int dm_array_shape(dm_array array, int64_t shape[]) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(shape, "shape");
         const auto &s = array_of(array).shape();
         std::copy(s.begin(), s.end(), shape);
@@ -109,11 +109,11 @@ int dm_array_shape(dm_array array, int64_t shape[]) {
 }
 
 int dm_array_dtype(dm_array array, dm_dtype *dtype) {
-    return c_boundary([&] { dm::require_pointer(dtype, "dtype"); *dtype = array_of(array).dtype(); });
+    return c_boundary(__func__, [&] { dm::require_pointer(dtype, "dtype"); *dtype = array_of(array).dtype(); });
 }
 
 int dm_array_grid(dm_array array, dm_grid *grid) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(grid, "grid");
         array_of(array);
         *grid = &array->grid;
@@ -121,7 +121,7 @@ int dm_array_grid(dm_array array, dm_grid *grid) {
 }
 
 int dm_array_dists(dm_array array, dm_dist dists[]) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(dists, "dists");
         const auto &a = array_of(array);
         for (int i = 0; i < a.ndims(); ++i) dists[i] = a.axis_map(i).resolved();
@@ -129,7 +129,7 @@ int dm_array_dists(dm_array array, dm_dist dists[]) {
 }
 
 int dm_array_ghost(dm_array array, int ghost[]) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(ghost, "ghost");
         const auto &g = array_of(array).ghost();
         std::copy(g.begin(), g.end(), ghost);
@@ -137,7 +137,7 @@ int dm_array_ghost(dm_array array, int ghost[]) {
 }
 
 int dm_array_local(dm_array array, void **data, int64_t extents[], int64_t strides[]) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         auto &a = array_of(array);
         if (data) *data = a.local_data();
         if (extents) std::copy(a.local_shape().begin(), a.local_shape().end(), extents);
@@ -149,7 +149,7 @@ int dm_array_local(dm_array array, void **data, int64_t extents[], int64_t strid
 }
 
 int dm_array_storage(dm_array array, void **data, int64_t extents[]) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         auto &a = array_of(array);
         if (data) *data = a.storage();
         if (extents) std::copy(a.storage_shape().begin(), a.storage_shape().end(), extents);

@@ -89,12 +89,22 @@ std::string dists_text(const std::vector<std::int64_t> &dists) {
     return out + (dists.size() == 3 ? ",)" : ")");
 }
 
+// One element type code, by name.
+std::string dtype_text(const std::vector<std::int64_t> &code) {
+    return code.size() == 1 && dtype_valid(static_cast<int>(code[0])) ? dtype_name(static_cast<dm_dtype>(code[0]))
+                                                                        : values_text(code);
+}
+
 std::string grid_text(const layout::ProcessGrid *grid) {
     static const char *const orders[] = {"send", "news", "shuffle"};
     return "dims " + tuple_text(grid->dims()) + ", order " + orders[grid->order()];
 }
 
 }  // namespace
+
+std::string root_text(const std::vector<std::int64_t> &root) {
+    return root.size() == 1 && root[0] == DM_ALL_RANKS ? "DM_ALL_RANKS (None)" : values_text(root);
+}
 
 std::string DistArray::layout_difference(const LayoutKey &expected, const LayoutKey &given) {
     std::string out;
@@ -148,16 +158,16 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
     dists.resize(static_cast<size_t>(n), dm_dist{DM_DIST_BLOCK, 0, 0});
     ghost_.resize(static_cast<size_t>(n), 0);
 
-    require_same(comm, {dtype_}, "element type");
-    require_same(comm, shape_, "global shape");
+    require_same(comm, {dtype_}, "element type", dtype_text);
+    require_same(comm, shape_, "global shape", tuple_text<std::int64_t>);
     std::vector<std::int64_t> dist_args;
     for (const auto &d : dists) {
         dist_args.push_back(d.kind);
         dist_args.push_back(d.kind == DM_DIST_BLOCK_CYCLIC ? d.block : 0);
         dist_args.push_back(d.kind == DM_DIST_BLOCK_CYCLIC ? d.src : 0);
     }
-    require_same(comm, dist_args, "distribution");
-    require_same(comm, std::vector<std::int64_t>(ghost_.begin(), ghost_.end()), "ghost width");
+    require_same(comm, dist_args, "distribution", dists_text);
+    require_same(comm, std::vector<std::int64_t>(ghost_.begin(), ghost_.end()), "ghost width", tuple_text<std::int64_t>);
 
     for (int a = 0; a < n; ++a) maps_.emplace_back(dists[a], shape_[a], grid_->dims()[a]);
     collective(comm, [&] { allocate_storage(storage); });
@@ -269,7 +279,7 @@ void DistArray::for_each_run(const int *coords, const RunFn &run) const {
 void DistArray::check_call(const void *global, int root, const char *what, const Check &caller_check,
                            const Check &prepare) const {
     const int me = grid_->rank();
-    require_same(grid_->comm(), {root}, "root");
+    require_same(grid_->comm(), {root}, "root", root_text);
     collective(grid_->comm(), [&] {
         if (caller_check) caller_check();
         if (root != DM_ALL_RANKS && (root < 0 || root >= grid_->size()))

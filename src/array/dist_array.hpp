@@ -27,6 +27,9 @@ struct Storage {
     std::int64_t bytes = 0;
 };
 
+// A scatter or gather root as messages show it: a rank, or DM_ALL_RANKS (None in Python).
+std::string root_text(const std::vector<std::int64_t> &root);
+
 class DistArray {
 public:
     // Collective on the grid's communicator. Every argument is checked and must

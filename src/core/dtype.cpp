@@ -72,7 +72,7 @@ const char *dm_dtype_name(dm_dtype dtype) {
     return dm::dtype_valid(code) ? dm::dtype_name(static_cast<dm_dtype>(code)) : "invalid";
 }
 int dm_dtype_mpi(dm_dtype dtype, MPI_Datatype *out) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         if (!out) dm::fail(DM_ERR_ARG, "dm_dtype_mpi: out is NULL");
         *out = dm::dtype_mpi(dm::checked_dtype(dm::enum_value(dtype)));
     });

@@ -45,52 +45,13 @@ void require_mpi_initialized() {
 }
 
 void agree(MPI_Comm comm, std::exception_ptr local) {
+    const StepOutcome step = agreement_step(comm, "errors", local != nullptr, nullptr, 0);
     int rank = 0, size = 1;
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
     check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-    int mine = local ? rank : size, first = size;
-    check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-    if (first == size) return;
-
-    auto [code, text] = rank == first ? describe(local) : std::pair<int, std::string>{DM_OK, std::string()};
-    raise_agreed(comm, first, code, text);
-}
-
-void raise_agreed(MPI_Comm comm, int root, int code, const std::string &message) {
-    int rank = 0;
-    check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
-    int header[2] = {code, 0};  // code, message length
-    std::string text;
-    if (rank == root) {
-        text = message.size() > INT_MAX / 2 ? message.substr(0, INT_MAX / 2) : message;
-        header[1] = static_cast<int>(text.size());
-    }
-    check_mpi(MPI_Bcast(header, 2, MPI_INT, root, comm), "MPI_Bcast");
-    text.resize(static_cast<size_t>(header[1]));
-    check_mpi(MPI_Bcast(text.data(), header[1], MPI_CHAR, root, comm), "MPI_Bcast");
-    throw AgreedError(header[0], text);
-}
-
-void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const std::string &what) {
-    // One reduction of a fixed size, whatever the length of `values`: the length
-    // and two independent 64-bit hashes, each with its negation, so that one
-    // MPI_MAX yields both the maximum and the minimum over the ranks.
-    std::uint64_t h1 = 1469598103934665603ull, h2 = 0x9E3779B97F4A7C15ull;
-    for (std::int64_t v : values) {
-        auto u = static_cast<std::uint64_t>(v);
-        h1 = (h1 ^ u) * 1099511628211ull;                      // FNV-1a over whole words
-        h2 = (h2 ^ (u + 0x9E3779B97F4A7C15ull + (h2 << 6) + (h2 >> 2))) * 0xff51afd7ed558ccdull;
-    }
-    const std::int64_t mine[3] = {static_cast<std::int64_t>(values.size()), static_cast<std::int64_t>(h1 >> 1),
-                                  static_cast<std::int64_t>(h2 >> 1)};
-    std::int64_t both[6], out[6];
-    for (int i = 0; i < 3; ++i) {
-        both[i] = mine[i];
-        both[3 + i] = -mine[i];
-    }
-    check_mpi(MPI_Allreduce(both, out, 6, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
-    for (int i = 0; i < 3; ++i)
-        if (out[i] != -out[3 + i]) fail(DM_ERR_MISMATCH, what, " differs across ranks");
+    if (step.failing_rank == size) return;
+    auto [code, text] = rank == step.failing_rank ? describe(local) : std::pair<int, std::string>{DM_OK, std::string()};
+    raise_agreed(comm, step.failing_rank, code, text);
 }
 
 bool checked_mode() {
@@ -105,19 +66,26 @@ void abort_job(const char *call, int code, const std::string &message) {
     int rank = -1, size = 0, initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);
     MPI_Finalized(&finalized);
-    const bool usable = initialized && !finalized;
-    if (usable) {
+    if (initialized && !finalized) {
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         MPI_Comm_size(MPI_COMM_WORLD, &size);
     }
-    std::fprintf(stderr, "datamotion: error on rank %d of %d: %s: %s [%s]; ending the job, since the other ranks "
-                 "cannot be told (DATAMOTION_CHECK=1 turns argument mistakes into errors on every rank)\n",
-                 rank, size, call, message.c_str(), dm_status_name(code));
+    std::string line = "datamotion: error on rank " + std::to_string(rank) + " of " + std::to_string(size) + ": " +
+                       call + ": " + message + " [" + dm_status_name(code) + "]; ending the job, since the other " +
+                       "ranks cannot be told (DATAMOTION_CHECK=1 turns argument mistakes into errors on every rank)";
+    end_job(code, line);
+}
+
+void end_job(int code, const std::string &line) {
+    int initialized = 0, finalized = 0;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    std::fprintf(stderr, "%s\n", line.c_str());
     std::fflush(stderr);
     // MPI_Abort makes the launcher end every process at once; a moment first lets it
     // forward this message, which it may otherwise drop.
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    if (usable) MPI_Abort(MPI_COMM_WORLD, code > 0 ? code : 1);
+    if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, code > 0 ? code : 1);
     std::abort();
 }
 

@@ -5,6 +5,8 @@
 
 #include <datamotion/core.h>
 
+#include "core/agreement.hpp"
+
 #include <cstdint>
 #include <exception>
 #include <type_traits>
@@ -59,7 +61,7 @@ void require_mpi_initialized();
 
 // Collective on comm: if `local` holds an exception on any rank, every rank throws
 // the error of the lowest failing rank (same code, same message) as an AgreedError.
-// Costs one MPI_Allreduce when nothing failed.
+// Costs one agreement step (agreement.hpp) when nothing failed.
 void agree(MPI_Comm comm, std::exception_ptr local);
 
 // Collective on comm: every rank knows that `root` is the lowest rank that failed;
@@ -80,10 +82,12 @@ void collective(MPI_Comm comm, F &&check) {
 }
 
 // Collective on comm: fails with DM_ERR_MISMATCH on every rank unless `values`
-// is identical on all ranks (lengths may differ). `what` names the argument.
-// One MPI_Allreduce of six integers: equality is judged by the length and two
-// independent 64-bit hashes.
-void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const std::string &what);
+// is identical on all ranks (lengths may differ). `what` names the argument; the
+// message shows its value on two ranks that disagree, written by `show`
+// ("global shape differs across ranks: (12, 12) on rank 0, (13, 12) on rank 1").
+// One agreement step (a fixed-size MPI_Allreduce: the length and two 64-bit hashes).
+void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const std::string &what,
+                  ValuesText show = values_text);
 
 // Checked mode: DATAMOTION_CHECK=1 (or any value but "" and "0") in the environment
 // when the library is first used. Every call then verifies, collectively, that the
@@ -95,6 +99,10 @@ bool checked_mode();
 // cannot be told about: they are already inside the call's messages, or this rank
 // does not know the communicator (a NULL or freed handle).
 [[noreturn]] void abort_job(const char *call, int code, const std::string &message);
+
+// Ends the whole job: prints `line` (one line, without its newline) on stderr and calls
+// MPI_Abort(MPI_COMM_WORLD, code), or std::abort where MPI is not running.
+[[noreturn]] void end_job(int code, const std::string &line);
 
 // A mistake found by a collective call in a rank-local argument. With one rank in
 // MPI_COMM_WORLD nobody can be left waiting, so it is an ordinary error; otherwise
@@ -121,6 +129,7 @@ decltype(auto) communicator_handle(const char *call, F &&get) {
 template <class F>
 void hot_path(MPI_Comm comm, const char *call, F &&check) {
     if (checked_mode()) {
+        CallScope scope(call);
         collective(comm, check);
         return;
     }
@@ -143,9 +152,10 @@ void require_pointer(const T *p, const char *name) {
 // C boundary: records the message of the active exception and returns its status.
 int record_current_exception() noexcept;
 
-// Runs `body` for an extern "C" entry point and returns its status.
+// Runs `body` for the extern "C" entry point `call` (its __func__) and returns its status.
 template <class F>
-int c_boundary(F &&body) noexcept {
+int c_boundary(const char *call, F &&body) noexcept {
+    CallScope scope(call);
     try {
         body();
         return DM_OK;

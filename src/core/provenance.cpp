@@ -147,7 +147,7 @@ double dm_wtime(void) { return MPI_Wtime(); }
 double dm_wtick(void) { return MPI_Wtick(); }
 
 int dm_provenance_json(MPI_Comm comm, char *buf, size_t len, size_t *needed) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         std::string text = dm::provenance_json(comm);
         if (needed) *needed = text.size() + 1;
         if (buf && len > 0) {

@@ -33,6 +33,11 @@ void CallSignature::defer(const char *name, NamedValues args) {
     deferred_ = static_cast<std::int64_t>(h >> 1);
 }
 
+void CallSignature::defer_to_next_collective(const char *name, NamedValues args) {
+    defer(name, args);
+    compare_due_ = true;
+}
+
 void CallSignature::write(std::int64_t *out) const {
     out[0] = static_cast<std::int64_t>(name_hash(call_));
     out[1] = calls_;
@@ -49,40 +54,77 @@ std::int64_t CallSignature::hash() const {
 }
 
 void CallSignature::require_same(MPI_Comm comm) {
+    std::int64_t words[kWords];
+    write(words);
+    if (!agreement_step(comm, "the call's arguments", false, words, kWords, call_).values_differ) {
+        deferred_ = 0;  // compared: start again
+        compare_due_ = false;
+        return;
+    }
     // Each word and its negation under one MPI_MAX: the maximum and the minimum.
     std::int64_t mine[2 * kWords], out[2 * kWords];
-    write(mine);
-    for (int w = 0; w < kWords; ++w) mine[kWords + w] = -mine[w];
+    std::copy(words, words + kWords, mine);
+    for (int w = 0; w < kWords; ++w) mine[kWords + w] = -words[w];
     check_mpi(MPI_Allreduce(mine, out, 2 * kWords, MPI_INT64_T, MPI_MAX, comm), "MPI_Allreduce");
     for (int w = 0; w < kWords; ++w) out[kWords + w] = -out[kWords + w];
-    raise_if_different(out + kWords, out);
+    raise_if_different(comm, out + kWords, out,
+                       [&](int w) { return ranks_holding(comm, words[w], out[kWords + w], out[w]); });
 }
 
-void CallSignature::require_same_rows(const std::int64_t *rows, std::size_t stride, int nranks) {
+void CallSignature::require_same_rows(MPI_Comm comm, const std::int64_t *rows, std::size_t stride, int nranks) {
     std::int64_t lo[kWords], hi[kWords];
+    auto word = [&](int r, int w) { return rows[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(w)]; };
     for (int w = 0; w < kWords; ++w) lo[w] = hi[w] = rows[w];
     for (int r = 1; r < nranks; ++r)
         for (int w = 0; w < kWords; ++w) {
-            const std::int64_t v = rows[static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(w)];
-            lo[w] = std::min(lo[w], v);
-            hi[w] = std::max(hi[w], v);
+            lo[w] = std::min(lo[w], word(r, w));
+            hi[w] = std::max(hi[w], word(r, w));
         }
-    raise_if_different(lo, hi);
+    raise_if_different(comm, lo, hi, [&](int w) {
+        int low = 0, high = 0;
+        while (word(low, w) != lo[w]) ++low;
+        while (word(high, w) != hi[w]) ++high;
+        return std::pair<int, int>{low, high};
+    });
 }
 
-void CallSignature::raise_if_different(const std::int64_t *lo, const std::int64_t *hi) {
+void CallSignature::raise_if_different(MPI_Comm comm, const std::int64_t *lo, const std::int64_t *hi,
+                                       const Holders &holders) {
     deferred_ = 0;  // compared: start again
+    compare_due_ = false;
+    const auto two_ranks = [&](int w) {
+        auto [low, high] = holders(w);
+        return std::pair<int, int>{std::min(low, high), std::max(low, high)};
+    };
     if (lo[1] != hi[1]) {
         calls_ = hi[1];  // agree again from here on
-        mismatch("the ranks have made different numbers of calls (", lo[1], " to ", hi[1],
-                 "): a call was made on some ranks only");
+        const auto [low, high] = holders(1);
+        const auto [a, b] = names_of(comm, low, high, call_);
+        if (low < high)
+            mismatch("the ranks have made different numbers of calls: ", lo[1], " on rank ", low, " (the last ", a, "), ",
+                     hi[1], " on rank ", high, " (the last ", b, "): a call was made on some ranks only");
+        mismatch("the ranks have made different numbers of calls: ", hi[1], " on rank ", high, " (the last ", b, "), ",
+                 lo[1], " on rank ", low, " (the last ", a, "): a call was made on some ranks only");
     }
-    if (lo[0] != hi[0]) mismatch("the ranks are in different calls: every rank must make every call, in the same order");
-    if (lo[2] != hi[2]) mismatch("the allocations since the previous comparison differ across ranks");
+    if (lo[0] != hi[0]) {
+        const auto [low, high] = two_ranks(0);
+        const auto [a, b] = names_of(comm, low, high, call_);
+        mismatch("the ranks are in different collective calls: rank ", low, " is in ", a, ", rank ", high, " in ", b,
+                 "; every rank must make every call, in the same order");
+    }
     for (int k = 0; k < nargs_; ++k)
-        if (lo[3 + k] != hi[3 + k])
-            mismatch("argument ", args_[k].name, " differs across ranks (from ", lo[3 + k], " to ", hi[3 + k],
-                     "): every rank must pass the same value");
+        if (lo[3 + k] != hi[3 + k]) {
+            const auto [low, high] = holders(3 + k);
+            mismatch(differs_text(std::string("argument ") + args_[k].name, std::to_string(lo[3 + k]), low,
+                                  std::to_string(hi[3 + k]), high),
+                     ": every rank must pass the same value");
+        }
+    if (lo[2] != hi[2]) {
+        const auto [low, high] = two_ranks(2);
+        mismatch("the vectors made since the previous collective call differ between rank ", low, " and rank ", high,
+                 " (in number, length or element type: a Local constructor such as Vector.from_numpy or CVL's "
+                 "alo_foz was given different sizes)");
+    }
 }
 
 }  // namespace dm

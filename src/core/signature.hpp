@@ -14,7 +14,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
+#include <utility>
 
 namespace dm {
 
@@ -38,26 +40,37 @@ public:
     // Counts a call whose arguments are compared with the next comparison instead of
     // now (a call that must never wait for other ranks).
     void defer(const char *name, NamedValues args);
+    // defer() for a Local constructor whose arguments must agree (a vector's length):
+    // the next collective call compares the signature before it moves data, even one
+    // whose messages do not carry it (compare_before()).
+    void defer_to_next_collective(const char *name, NamedValues args);
+    // Whether a comparison is due before the next collective's messages.
+    bool compare_before() const { return compare_due_; }
     const char *call() const { return call_; }
 
     void write(std::int64_t *out) const;  // kWords words
     std::int64_t hash() const;            // one word, for messages with room for one
 
     // Collective on comm: throws AgreedError(DM_ERR_MISMATCH) on every rank naming the
-    // first word that differs across ranks. One MPI_Allreduce.
+    // first word that differs across ranks and its value on two ranks. One agreement
+    // step (agreement.hpp) when the words agree.
     void require_same(MPI_Comm comm);
-    // The same from every rank's words already gathered (row r at rows + r * stride).
-    void require_same_rows(const std::int64_t *rows, std::size_t stride, int nranks);
+    // The same from every rank's words already gathered (row r at rows + r * stride);
+    // collective on comm only when they differ.
+    void require_same_rows(MPI_Comm comm, const std::int64_t *rows, std::size_t stride, int nranks);
 
 private:
-    // lo/hi: every word's minimum and maximum over the ranks.
-    void raise_if_different(const std::int64_t *lo, const std::int64_t *hi);
+    // lo/hi: every word's minimum and maximum over the ranks; holders(w): the lowest
+    // ranks holding word w's minimum and maximum.
+    using Holders = std::function<std::pair<int, int>(int)>;
+    void raise_if_different(MPI_Comm comm, const std::int64_t *lo, const std::int64_t *hi, const Holders &holders);
 
     const char *call_ = "";
     NamedValue args_[kMaxArgs] = {};
     int nargs_ = 0;
     std::int64_t calls_ = 0;
     std::int64_t deferred_ = 0;
+    bool compare_due_ = false;
 };
 
 }  // namespace dm

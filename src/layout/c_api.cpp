@@ -24,7 +24,7 @@ extern "C" {
 
 int dm_grid_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
                    dm_grid_order order, dm_grid *grid) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         // A NULL output on one rank fails on every rank (one MPI_Allreduce; grids are
         // made once, and the others would wait in the grid's MPI_Comm_dup).
         dm::require_mpi_initialized();
@@ -45,7 +45,7 @@ int dm_grid_create(MPI_Comm comm, int ndims, const int dims[], const int periods
 }
 
 int dm_grid_free(dm_grid *grid) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         if (!grid || !*grid) return;
         dm::handles::require_live(*grid, "grid", "dm_grid_create");
         if ((*grid)->borrowed)
@@ -58,50 +58,50 @@ int dm_grid_free(dm_grid *grid) {
 }
 
 int dm_grid_ndims(dm_grid grid, int *ndims) {
-    return c_boundary([&] { dm::require_pointer(ndims, "ndims"); *ndims = grid_of(grid).ndims(); });
+    return c_boundary(__func__, [&] { dm::require_pointer(ndims, "ndims"); *ndims = grid_of(grid).ndims(); });
 }
 int dm_grid_dims(dm_grid grid, int dims[]) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(dims, "dims");
         const auto &g = grid_of(grid);
         std::copy(g.dims().begin(), g.dims().end(), dims);
     });
 }
 int dm_grid_periods(dm_grid grid, int periods[]) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(periods, "periods");
         const auto &g = grid_of(grid);
         std::copy(g.periods().begin(), g.periods().end(), periods);
     });
 }
 int dm_grid_coords(dm_grid grid, int coords[]) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(coords, "coords");
         const auto &g = grid_of(grid);
         std::copy(g.coords().begin(), g.coords().end(), coords);
     });
 }
 int dm_grid_rank(dm_grid grid, int *rank) {
-    return c_boundary([&] { dm::require_pointer(rank, "rank"); *rank = grid_of(grid).rank(); });
+    return c_boundary(__func__, [&] { dm::require_pointer(rank, "rank"); *rank = grid_of(grid).rank(); });
 }
 int dm_grid_comm(dm_grid grid, MPI_Comm *comm) {
-    return c_boundary([&] { dm::require_pointer(comm, "comm"); *comm = grid_of(grid).comm(); });
+    return c_boundary(__func__, [&] { dm::require_pointer(comm, "comm"); *comm = grid_of(grid).comm(); });
 }
 int dm_grid_rank_of(dm_grid grid, const int coords[], int *rank) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(coords, "coords");
         dm::require_pointer(rank, "rank");
         *rank = grid_of(grid).rank_of(coords);
     });
 }
 int dm_grid_coords_of(dm_grid grid, int rank, int coords[]) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(coords, "coords");
         grid_of(grid).coords_of(rank, coords);
     });
 }
 int dm_grid_axis_comm(dm_grid grid, int axis, MPI_Comm *comm) {
-    return c_boundary([&] { dm::require_pointer(comm, "comm"); *comm = grid_of(grid).axis_comm(axis); });
+    return c_boundary(__func__, [&] { dm::require_pointer(comm, "comm"); *comm = grid_of(grid).axis_comm(axis); });
 }
 
 dm_dist dm_dist_block(void) { return dm_dist{DM_DIST_BLOCK, 0, 0}; }
@@ -114,7 +114,7 @@ int64_t dm_numroc(int64_t n, int64_t block, int coord, int src, int nprocs) {
 }
 
 int dm_dist_to_local(dm_dist dist, int64_t n, int nprocs, int64_t g, int *coord, int64_t *local) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::layout::AxisMap map(dist, n, nprocs);
         if (g < 0 || g >= n) fail(DM_ERR_ARG, "global index ", g, " out of range [0, ", n, ")");
         if (coord) *coord = map.owner(g);
@@ -123,7 +123,7 @@ int dm_dist_to_local(dm_dist dist, int64_t n, int nprocs, int64_t g, int *coord,
 }
 
 int dm_dist_to_global(dm_dist dist, int64_t n, int nprocs, int coord, int64_t local, int64_t *g) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(g, "g");
         dm::layout::AxisMap map(dist, n, nprocs);
         if (coord < 0 || coord >= nprocs) fail(DM_ERR_ARG, "coordinate ", coord, " out of range [0, ", nprocs, ")");
@@ -135,7 +135,7 @@ int dm_dist_to_global(dm_dist dist, int64_t n, int nprocs, int coord, int64_t lo
 }
 
 int dm_dist_local_extent(dm_dist dist, int64_t n, int nprocs, int coord, int64_t *extent) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(extent, "extent");
         dm::layout::AxisMap map(dist, n, nprocs);
         if (coord < 0 || coord >= nprocs) fail(DM_ERR_ARG, "coordinate ", coord, " out of range [0, ", nprocs, ")");
@@ -145,7 +145,7 @@ int dm_dist_local_extent(dm_dist dist, int64_t n, int nprocs, int coord, int64_t
 
 int dm_descinit(int desc[9], int m, int n, int mb, int nb, int rsrc, int csrc, int ctxt,
                 int nprow, int npcol, int myrow, int lld) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(desc, "desc");
         // The checks and their order follow ScaLAPACK's DESCINIT.
         if (m < 0) fail(DM_ERR_ARG, "descinit: m must be non-negative, got ", m);

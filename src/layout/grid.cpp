@@ -72,22 +72,25 @@ ProcessGrid::ProcessGrid(MPI_Comm comm, std::vector<int> dims, std::vector<int> 
     : dims_(std::move(dims)), periods_(std::move(periods)) {
     require_mpi_initialized();
     if (comm == MPI_COMM_NULL) fail(DM_ERR_ARG, "process grid: communicator is MPI_COMM_NULL");
+    // The first collective is the agreement on the arguments, on the caller's
+    // communicator: a rank that is alone in this call, or in another datamotion call,
+    // learns it there (with its deadline) instead of waiting in MPI_Comm_dup.
+    check_mpi(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
+    collective(comm, [&] {
+        const int n = static_cast<int>(dims_.size());
+        if (n < 1 || n > DM_MAX_DIMS)
+            fail(DM_ERR_ARG, "process grid: number of axes must be in [1, ", DM_MAX_DIMS, "], got ", n);
+        if (!periods_.empty() && static_cast<int>(periods_.size()) != n)
+            fail(DM_ERR_ARG, "process grid: ", periods_.size(), " periodic flags for ", n, " axes");
+        for (int a = 0; a < n; ++a)
+            if (dims_[a] < 0) fail(DM_ERR_ARG, "process grid: extent of axis ", a, " is negative (", dims_[a], ")");
+        if (order != DM_ORDER_SEND && order != DM_ORDER_NEWS && order != DM_ORDER_SHUFFLE)
+            fail(DM_ERR_ARG, "process grid: unknown order ", order);
+    });
     check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
     try {
         check_mpi(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-        check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
-        check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
-        collective(comm_, [&] {
-            const int n = static_cast<int>(dims_.size());
-            if (n < 1 || n > DM_MAX_DIMS)
-                fail(DM_ERR_ARG, "process grid: number of axes must be in [1, ", DM_MAX_DIMS, "], got ", n);
-            if (!periods_.empty() && static_cast<int>(periods_.size()) != n)
-                fail(DM_ERR_ARG, "process grid: ", periods_.size(), " periodic flags for ", n, " axes");
-            for (int a = 0; a < n; ++a)
-                if (dims_[a] < 0) fail(DM_ERR_ARG, "process grid: extent of axis ", a, " is negative (", dims_[a], ")");
-            if (order != DM_ORDER_SEND && order != DM_ORDER_NEWS && order != DM_ORDER_SHUFFLE)
-                fail(DM_ERR_ARG, "process grid: unknown order ", order);
-        });
         order_ = static_cast<dm_grid_order>(order);
         std::vector<std::int64_t> args(dims_.begin(), dims_.end());
         args.push_back(order_);

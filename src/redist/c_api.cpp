@@ -32,7 +32,7 @@ dm_redist register_plan(std::unique_ptr<dm_redist_s> handle) {
 // dm_redist_execute or dm_redist_begin: the handles checked (hot path), then run(plan, src, dst).
 template <class Run>
 int with_redist_arrays(const char *call, dm_redist plan, dm_array src, dm_array dst, Run &&run) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &p = dm::communicator_handle(call, [&]() -> auto & { return plan_of(plan); });
         dm::array::DistArray *from = nullptr, *to = nullptr;
         dm::hot_path(p.comm(), call, [&] {
@@ -47,7 +47,7 @@ int with_redist_arrays(const char *call, dm_redist plan, dm_array src, dm_array 
 extern "C" {
 
 int dm_redist_setup(dm_array src, dm_array dst, dm_redist_method method, dm_redist *plan) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         const auto &from =
             dm::communicator_handle("dm_redist_setup", [&]() -> auto & { return dm::array::array_of(src); });
         const dm::array::DistArray *to = nullptr;
@@ -63,7 +63,7 @@ int dm_redist_setup(dm_array src, dm_array dst, dm_redist_method method, dm_redi
 }
 
 int dm_redist_setup_groups(MPI_Comm comm, dm_array src, dm_array dst, dm_redist_method method, dm_redist *plan) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_mpi_initialized();
         if (comm == MPI_COMM_NULL) fail(DM_ERR_ARG, "dm_redist_setup_groups: communicator is MPI_COMM_NULL");
         const dm::array::DistArray *from = nullptr, *to = nullptr;
@@ -88,17 +88,17 @@ int dm_redist_begin(dm_redist plan, dm_array src, dm_array dst) {
 }
 
 int dm_redist_end(dm_redist plan) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::communicator_handle("dm_redist_end", [&]() -> auto & { return plan_of(plan); }).end();
     });
 }
 
 int dm_redist_describe(dm_redist plan, char *text, size_t size, size_t *length) {
-    return c_boundary([&] { dm::write_text(plan_of(plan).describe(), text, size, length); });
+    return c_boundary(__func__, [&] { dm::write_text(plan_of(plan).describe(), text, size, length); });
 }
 
 int dm_redist_free(dm_redist *plan) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         if (!plan || !*plan) return;
         if (plan_of(*plan).in_flight())
             fail(DM_ERR_STATE, "dm_redist_free: the plan has an execution in flight (call dm_redist_end first)");
@@ -109,7 +109,7 @@ int dm_redist_free(dm_redist *plan) {
 }
 
 int dm_redist_method_used(dm_redist plan, dm_redist_method *method) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(method, "dm_redist_method_used: method");
         *method = plan_of(plan).method();
     });
@@ -117,7 +117,7 @@ int dm_redist_method_used(dm_redist plan, dm_redist_method *method) {
 
 int dm_redist_volume(dm_redist plan, int64_t *messages_sent, int64_t *messages_received, int64_t *elements_sent,
                      int64_t *phases) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         const auto &p = plan_of(plan);
         if (messages_sent) *messages_sent = p.messages_sent();
         if (messages_received) *messages_received = p.messages_received();

@@ -209,7 +209,7 @@ void gemr2d(int dtype_code, int m, int n, const void *a, int ia, int ja, const i
 extern "C" {
 
 int dm_redist_context(int nprow, int npcol, const int ranks[], int *ctxt) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         dm::require_pointer(ctxt, "dm_redist_context: ctxt");
         if (nprow < 1 || npcol < 1) dm::fail(DM_ERR_ARG, "dm_redist_context: grid extents must be positive");
         dm::redist::Context c{nprow, npcol, {}};
@@ -228,7 +228,7 @@ int dm_redist_context(int nprow, int npcol, const int ranks[], int *ctxt) {
 }
 
 int dm_redist_context_coords(int ctxt, int rank, int *nprow, int *npcol, int *myrow, int *mycol) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         const auto c = dm::redist::context_of(ctxt);
         int row = -1, col = -1;
         for (std::size_t i = 0; i < c.ranks.size(); ++i)
@@ -243,7 +243,7 @@ int dm_redist_context_coords(int ctxt, int rank, int *nprow, int *npcol, int *my
 int dm_redist_gemr2d(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const int desca[9], void *b, int ib,
                      int jb, const int descb[9], MPI_Comm comm) {
     return dm::c_boundary(
-        [&] { dm::redist::gemr2d(dm::enum_value(dtype), m, n, a, ia, ja, desca, b, ib, jb, descb, comm); });
+        __func__, [&] { dm::redist::gemr2d(dm::enum_value(dtype), m, n, a, ia, ja, desca, b, ib, jb, descb, comm); });
 }
 
 int dm_redist_pgemr2d(int m, int n, const double *a, int ia, int ja, const int desca[9], double *b, int ib, int jb,

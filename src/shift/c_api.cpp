@@ -60,7 +60,7 @@ void write_volume(const dm::shift::Volume &v, int64_t *messages_sent, int64_t *m
 // dm_pshift_execute or dm_pshift_begin: the handles checked, then `run(plan, dsts, srcs)`.
 template <class Run>
 int with_pshift_arrays(const char *call, dm_pshift plan, dm_array const dsts[], dm_array const srcs[], Run &&run) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         auto &p = collective_plan(call, plan);
         const int n = p.nshifts();
         // Handles to arrays, on the stack for the common small counts.
@@ -90,7 +90,7 @@ int with_pshift_arrays(const char *call, dm_pshift plan, dm_array const dsts[], 
 // dm_halo_exchange or dm_halo_begin: the handles checked (hot path), then run(plan, array).
 template <class Run>
 int with_halo_array(const char *call, dm_halo plan, dm_array array, Run &&run) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         auto &p = collective_plan(call, plan);
         dm::array::DistArray *a = nullptr;
         dm::hot_path(p.comm(), call, [&] { a = &dm::array::array_of(array); });
@@ -103,7 +103,7 @@ int with_halo_array(const char *call, dm_halo plan, dm_array array, Run &&run) {
 extern "C" {
 
 int dm_pshift_setup(dm_array prototype, int nshifts, const dm_shift_spec specs[], dm_pshift *plan) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         auto &proto = collective_array("dm_pshift_setup", prototype);
         dm::collective(proto.grid().comm(), [&] {
             dm::require_pointer(plan, "dm_pshift_setup: plan");
@@ -129,17 +129,17 @@ int dm_pshift_begin(dm_pshift plan, dm_array const dsts[], dm_array const srcs[]
 }
 
 int dm_pshift_end(dm_pshift plan) {
-    return c_boundary([&] { collective_plan("dm_pshift_end", plan).end(); });
+    return c_boundary(__func__, [&] { collective_plan("dm_pshift_end", plan).end(); });
 }
 
 int dm_pshift_describe(dm_pshift plan, char *text, size_t size, size_t *length) {
-    return c_boundary([&] { dm::write_text(plan_of(plan).describe(), text, size, length); });
+    return c_boundary(__func__, [&] { dm::write_text(plan_of(plan).describe(), text, size, length); });
 }
 
-int dm_pshift_free(dm_pshift *plan) { return c_boundary([&] { free_plan(plan); }); }
+int dm_pshift_free(dm_pshift *plan) { return c_boundary(__func__, [&] { free_plan(plan); }); }
 
 int dm_pshift_nshifts(dm_pshift plan, int *nshifts) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         dm::require_pointer(nshifts, "nshifts");
         *nshifts = plan_of(plan).nshifts();
     });
@@ -147,13 +147,13 @@ int dm_pshift_nshifts(dm_pshift plan, int *nshifts) {
 
 int dm_pshift_volume(dm_pshift plan, int64_t *messages_sent, int64_t *messages_received, int64_t *elements_sent,
                      int64_t *elements_copied) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         write_volume(plan_of(plan).volume(), messages_sent, messages_received, elements_sent, elements_copied);
     });
 }
 
 int dm_halo_setup(dm_array prototype, int corners, dm_halo *plan) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         auto &proto = collective_array("dm_halo_setup", prototype);
         dm::collective(proto.grid().comm(), [&] { dm::require_pointer(plan, "dm_halo_setup: plan"); });
         *plan = nullptr;
@@ -173,18 +173,18 @@ int dm_halo_begin(dm_halo plan, dm_array array) {
 }
 
 int dm_halo_end(dm_halo plan) {
-    return c_boundary([&] { collective_plan("dm_halo_end", plan).end(); });
+    return c_boundary(__func__, [&] { collective_plan("dm_halo_end", plan).end(); });
 }
 
 int dm_halo_describe(dm_halo plan, char *text, size_t size, size_t *length) {
-    return c_boundary([&] { dm::write_text(plan_of(plan).describe(), text, size, length); });
+    return c_boundary(__func__, [&] { dm::write_text(plan_of(plan).describe(), text, size, length); });
 }
 
-int dm_halo_free(dm_halo *plan) { return c_boundary([&] { free_plan(plan); }); }
+int dm_halo_free(dm_halo *plan) { return c_boundary(__func__, [&] { free_plan(plan); }); }
 
 int dm_halo_volume(dm_halo plan, int64_t *messages_sent, int64_t *messages_received, int64_t *elements_sent,
                    int64_t *elements_copied) {
-    return c_boundary([&] {
+    return c_boundary(__func__, [&] {
         write_volume(plan_of(plan).volume(), messages_sent, messages_received, elements_sent, elements_copied);
     });
 }

@@ -207,7 +207,7 @@ void reduce_into(int op, int t, vec_p s, int n, void *result) {
 
 // dm_vector_create and dm_vector_wrap: one path, differing in where the block comes from.
 int create(const char *call, MPI_Comm comm, dm_dtype dtype, int64_t n, void *local, bool borrowed, dm_vector *out) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         dm::require_mpi_initialized();
         Context &space = dm::vector::space_of(comm);
         const int type = dm::enum_value(dtype);
@@ -241,7 +241,7 @@ int dm_vector_wrap(MPI_Comm comm, dm_dtype dtype, int64_t n, void *local, dm_vec
 }
 
 int dm_vector_free(dm_vector *vector) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         if (!vector || !*vector) return;
         dm_vector_s &v = vector_of(*vector, "vector");
         table_of(*v.space).release(v.handle);
@@ -252,7 +252,7 @@ int dm_vector_free(dm_vector *vector) {
 }
 
 int dm_vector_info(dm_vector vector, dm_dtype *dtype, int64_t *n) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         const dm_vector_s &v = vector_of(vector, "vector");
         if (dtype) *dtype = static_cast<dm_dtype>(v.dtype);
         if (n) *n = v.n;
@@ -260,7 +260,7 @@ int dm_vector_info(dm_vector vector, dm_dtype *dtype, int64_t *n) {
 }
 
 int dm_vector_local(dm_vector vector, void **data, int64_t *first, int64_t *count) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         const dm_vector_s &v = vector_of(vector, "vector");
         const auto block = v.space->block(v.n);
         if (data) *data = v.space->memory->at(v.handle);
@@ -270,7 +270,7 @@ int dm_vector_local(dm_vector vector, void **data, int64_t *first, int64_t *coun
 }
 
 int dm_vector_block(int64_t n, int nranks, int rank, int64_t *first, int64_t *count) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         if (n < 0) fail(DM_ERR_ARG, "dm_vector_block: length ", n, " is negative");
         if (nranks < 1 || rank < 0 || rank >= nranks)
             fail(DM_ERR_ARG, "dm_vector_block: rank ", rank, " is outside [0, ", nranks, ")");
@@ -281,7 +281,7 @@ int dm_vector_block(int64_t n, int nranks, int rank, int64_t *first, int64_t *co
 }
 
 int dm_vector_apply(dm_vector_op op, dm_vector dst, dm_vector a, dm_vector b) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &d = vector_of(dst, "dst"), &x = vector_of(a, "a"), &y = vector_of(b, "b");
         Context &space = space_of_all({&d, &x, &y});
         const int code = dm::enum_value(op);
@@ -296,7 +296,7 @@ int dm_vector_apply(dm_vector_op op, dm_vector dst, dm_vector a, dm_vector b) {
 }
 
 int dm_vector_map(dm_vector_fn fn, dm_vector dst, dm_vector a) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &d = vector_of(dst, "dst"), &x = vector_of(a, "a");
         Context &space = space_of_all({&d, &x});
         int result = 0;
@@ -309,7 +309,7 @@ int dm_vector_map(dm_vector_fn fn, dm_vector dst, dm_vector a) {
 }
 
 int dm_vector_select(dm_vector dst, dm_vector flags, dm_vector a, dm_vector b) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &d = vector_of(dst, "dst"), &f = vector_of(flags, "flags"), &x = vector_of(a, "a"),
              &y = vector_of(b, "b");
         Context &space = space_of_all({&d, &f, &x, &y});
@@ -325,7 +325,7 @@ int dm_vector_select(dm_vector dst, dm_vector flags, dm_vector a, dm_vector b) {
 }
 
 int dm_vector_fill(dm_vector dst, const void *value) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &d = vector_of(dst, "dst");
         dm::require_pointer(value, "value");
         SpaceScope scope(*d.space);
@@ -338,7 +338,7 @@ int dm_vector_fill(dm_vector dst, const void *value) {
 }
 
 int dm_vector_iota(dm_vector dst, int start, int stride) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &d = vector_of(dst, "dst");
         require_type(d, DM_INT32, "dst");
         SpaceScope scope(*d.space);
@@ -347,7 +347,7 @@ int dm_vector_iota(dm_vector dst, int start, int stride) {
 }
 
 int dm_vector_replace(dm_vector vector, int64_t i, const void *value) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &v = element_of(vector, i, value);
         SpaceScope scope(*v.space);
         const int k = static_cast<int>(i);
@@ -360,7 +360,7 @@ int dm_vector_replace(dm_vector vector, int64_t i, const void *value) {
 }
 
 int dm_vector_extract(dm_vector vector, int64_t i, void *value) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &v = element_of(vector, i, value);
         SpaceScope scope(*v.space);
         const int k = static_cast<int>(i);
@@ -374,7 +374,7 @@ int dm_vector_extract(dm_vector vector, int64_t i, void *value) {
 }
 
 int dm_vector_scan(dm_vector_op op, dm_vector dst, dm_vector src, dm_segments segments) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &d = vector_of(dst, "dst"), &s = vector_of(src, "src");
         Context &space = space_of_all({&d, &s});
         const int code = dm::enum_value(op);
@@ -395,7 +395,7 @@ int dm_vector_scan(dm_vector_op op, dm_vector dst, dm_vector src, dm_segments se
 }
 
 int dm_vector_reduce(dm_vector_op op, dm_vector src, void *result) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &s = vector_of(src, "src");
         dm::require_pointer(result, "result");
         SpaceScope scope(*s.space);
@@ -404,7 +404,7 @@ int dm_vector_reduce(dm_vector_op op, dm_vector src, void *result) {
 }
 
 int dm_vector_reduce_segments(dm_vector_op op, dm_vector dst, dm_vector src, dm_segments segments) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &d = vector_of(dst, "dst"), &s = vector_of(src, "src");
         Context &space = space_of_all({&d, &s});
         const dm_segments_s &seg = segments_of(segments);
@@ -418,7 +418,7 @@ int dm_vector_reduce_segments(dm_vector_op op, dm_vector dst, dm_vector src, dm_
 }
 
 int dm_vector_permute(dm_vector dst, dm_vector src, dm_vector index, dm_segments segments) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &d = vector_of(dst, "dst"), &s = vector_of(src, "src"), &i = vector_of(index, "index");
         Context &space = space_of_all({&d, &s, &i});
         require_type(d, s.dtype, "dst");
@@ -444,7 +444,7 @@ int dm_vector_permute(dm_vector dst, dm_vector src, dm_vector index, dm_segments
 
 int dm_vector_bpermute(dm_vector dst, dm_vector src, dm_vector index, dm_segments src_segments,
                        dm_segments dst_segments) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &d = vector_of(dst, "dst"), &s = vector_of(src, "src"), &i = vector_of(index, "index");
         Context &space = space_of_all({&d, &s, &i});
         require_type(d, s.dtype, "dst");
@@ -470,7 +470,7 @@ int dm_vector_bpermute(dm_vector dst, dm_vector src, dm_vector index, dm_segment
 }
 
 int dm_vector_count(dm_vector flags, int64_t *count) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &f = vector_of(flags, "flags");
         require_type(f, DM_BOOL, "flags");
         dm::require_pointer(count, "count");
@@ -480,7 +480,7 @@ int dm_vector_count(dm_vector flags, int64_t *count) {
 }
 
 int dm_vector_pack(dm_vector dst, dm_vector src, dm_vector flags) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &d = vector_of(dst, "dst"), &s = vector_of(src, "src"), &f = vector_of(flags, "flags");
         Context &space = space_of_all({&d, &s, &f});
         require_type(d, s.dtype, "dst");
@@ -494,7 +494,7 @@ int dm_vector_pack(dm_vector dst, dm_vector src, dm_vector flags) {
 }
 
 int dm_vector_rank(dm_vector dst, dm_vector keys, int descending, dm_segments segments) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &d = vector_of(dst, "dst"), &k = vector_of(keys, "keys");
         Context &space = space_of_all({&d, &k});
         require_type(d, DM_INT32, "dst");
@@ -516,7 +516,7 @@ int dm_vector_rank(dm_vector dst, dm_vector keys, int descending, dm_segments se
 }
 
 int dm_segments_create(dm_vector lengths, int64_t n, dm_segments *segments) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         auto &l = vector_of(lengths, "lengths");
         Context &space = *l.space;
         space.begin_call("dm_segments_create", {{"n", n}, {"whether segments is NULL", segments == nullptr}});
@@ -542,7 +542,7 @@ int dm_segments_create(dm_vector lengths, int64_t n, dm_segments *segments) {
 }
 
 int dm_segments_free(dm_segments *segments) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         if (!segments || !*segments) return;
         dm_segments_s &s = segments_of(*segments);
         table_of(*s.space).release(s.handle);
@@ -553,7 +553,7 @@ int dm_segments_free(dm_segments *segments) {
 }
 
 int dm_segments_info(dm_segments segments, int64_t *n, int64_t *m) {
-    return dm::c_boundary([&] {
+    return dm::c_boundary(__func__, [&] {
         const dm_segments_s &s = segments_of(segments);
         if (n) *n = s.n;
         if (m) *m = s.m;

@@ -30,7 +30,7 @@ void finish_count_exchange(Context &c, const LocalFault *fault, MPI_Request *req
     }
     dm::check_mpi(MPI_Wait(request, MPI_STATUS_IGNORE), "MPI_Wait");
     constexpr std::size_t stride = 1 + CallSignature::kWords;
-    c.sig.require_same_rows(c.hdr_recv.data() + 1, stride, c.nranks);
+    c.sig.require_same_rows(c.comm, c.hdr_recv.data() + 1, stride, c.nranks);
     // Every failing rank sent -1 to every rank, so all ranks see the same failing set.
     for (int r = 0; r < c.nranks; ++r)
         if (c.hdr_recv[static_cast<std::size_t>(r) * stride] < 0) raise_fault(c, r, fault ? *fault : LocalFault{});
@@ -59,7 +59,7 @@ const int64_t *gather_checked(Context &c, const int64_t *payload, int words, con
     dm::check_mpi(MPI_Allgather(mine, static_cast<int>(stride), MPI_INT64_T, rows, static_cast<int>(stride), MPI_INT64_T,
                             c.comm),
               "MPI_Allgather");
-    c.sig.require_same_rows(rows + 1, stride, c.nranks);
+    c.sig.require_same_rows(c.comm, rows + 1, stride, c.nranks);
     for (int r = 0; r < c.nranks; ++r)
         if (rows[static_cast<std::size_t>(r) * stride]) raise_fault(c, r, fault);
     for (std::size_t r = 0; r < p; ++r)

@@ -355,9 +355,15 @@ void entry(const char *name, Args args, F &&body) {
 // job naming the rank, the call and the mistake (the rule of datamotion's hot paths,
 // dm::hot_path). In checked mode the arguments were compared first, so every rank
 // fails alike and the error is reported as usual; so is an agreed error.
+//
+// A Local constructor since the last comparison (a Python Vector, CVL's memory is
+// not one: see CallSignature::defer_to_next_collective) makes such a call compare
+// the signature first, outside checked mode too: one agreement step, so that a
+// length given differently on some ranks fails here instead of moving wrong data.
 template <class F>
 void collective_entry(const char *name, Args args, F &&body) {
     entry(name, args, [&](Context &c) {
+        if (c.nranks > 1 && c.sig.compare_before() && !dm::checked_mode()) c.sig.require_same(c.comm);
         try {
             body(c);
         } catch (const dm::AgreedError &) {

@@ -75,6 +75,15 @@ inline bool bad_handles_return() { return world_size() == 1; }
         if (!(cond)) dmtest::report(__FILE__, __LINE__, #cond);         \
     } while (0)
 
+// Text equality, showing both texts when they differ.
+#define CHECK_TEXT(a, b)                                                \
+    do {                                                                \
+        const std::string check_a_ = (a), check_b_ = (b);               \
+        if (check_a_ != check_b_)                                       \
+            dmtest::report(__FILE__, __LINE__,                          \
+                           std::string(#a " == " #b " (\"") + check_a_ + "\" vs \"" + check_b_ + "\")"); \
+    } while (0)
+
 #define CHECK_EQ(a, b)                                                  \
     do {                                                                \
         auto check_a_ = (a);                                            \

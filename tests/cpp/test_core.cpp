@@ -8,6 +8,8 @@
 #include <datamotion/datamotion.h>
 
 #include <cstring>
+#include <tuple>
+#include <utility>
 #include <string>
 
 namespace {
@@ -122,8 +124,53 @@ DM_TEST(require_same_detects_mismatch) {
             message = e.what();
         }
         CHECK_EQ(code, size > 1 ? DM_ERR_MISMATCH : DM_OK);
-        if (size > 1) CHECK(message == "shape differs across ranks");
+        const std::string last = variant == 0 ? "(1, 7, 3)" : "(1, 2, 3, 4)";
+        if (size > 1)
+            CHECK_TEXT(message, "shape differs across ranks: (1, 2, 3) on rank 0, " + last + " on rank " +
+                                  std::to_string(size - 1));
     }
+}
+
+// Runs `body` and returns the code and message of the dm::Error it throws (DM_OK, "" if none).
+template <class F>
+std::pair<int, std::string> outcome_of(F &&body) {
+    try {
+        body();
+    } catch (const dm::Error &e) {
+        return {e.code(), e.what()};
+    }
+    return {DM_OK, ""};
+}
+
+DM_TEST(ranks_in_different_calls_are_told_which) {
+    // The last rank is in another call, whose first agreement has another shape
+    // (an error agreement against a comparison of values): every rank gets the same
+    // DM_ERR_MISMATCH naming both calls, and no MPI error.
+    const int rank = dmtest::world_rank(), size = dmtest::world_size();
+    if (size == 1) return;
+    const bool odd = rank == size - 1;
+    auto [code, message] = outcome_of([&] {
+        dm::CallScope call(odd ? "redistribute" : "DistArray.to_global");
+        if (odd) dm::agree(MPI_COMM_WORLD, nullptr);
+        else dm::require_same(MPI_COMM_WORLD, {1, 2, 3, 4, 5, 6, 7, 8, 9}, "root");
+    });
+    CHECK_EQ(code, DM_ERR_MISMATCH);
+    CHECK_TEXT(message, "the ranks are in different collective calls: rank 0 is in DistArray.to_global, rank " +
+                          std::to_string(size - 1) + " in redistribute; every rank of the communicator must make the " +
+                          "same collective calls in the same order");
+    // The same call at different checks.
+    std::tie(code, message) = outcome_of([&] {
+        dm::CallScope call("DistArray.zeros");
+        dm::CallScope inner("ignored: the outermost scope names the call");
+        dm::require_same(MPI_COMM_WORLD, {3}, odd ? "element type" : "global shape");
+    });
+    CHECK_EQ(code, DM_ERR_MISMATCH);
+    CHECK(message.find("the ranks took different paths through DistArray.zeros: rank 0 checks global shape, rank " +
+                       std::to_string(size - 1) + " checks element type") == 0);
+    CHECK_TEXT(dm::current_call(), "");
+    // Agreement still works afterwards.
+    std::tie(code, message) = outcome_of([&] { dm::require_same(MPI_COMM_WORLD, {1}, "x"); });
+    CHECK_EQ(code, DM_OK);
 }
 
 DM_TEST(provenance_is_json_with_mpi_and_ranks) {

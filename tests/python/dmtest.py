@@ -390,5 +390,5 @@ def run_job(script: str, nprocs: int, folder, **env: str) -> subprocess.Complete
     with open(path, "w") as f:
         f.write(script)
     return subprocess.run([*mpiexec_command(nprocs), sys.executable, path], env=job_environment(**env),
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=90)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
 

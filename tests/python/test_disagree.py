@@ -1,5 +1,8 @@
-"""Mistakes made on one rank only never leave the others waiting (the issue's probes,
-kept): in checked mode a hot path's mistake is the same datamotion.Error on every
+"""Mistakes made on one rank only never leave the others waiting (the issues' probes,
+kept): a collective call that one rank makes alone ends at its deadline naming the
+call; ranks in different calls are told which; a value that differs is shown as two
+ranks hold it; a Local constructor given different lengths fails at the next
+collective call. In checked mode a hot path's mistake is the same datamotion.Error on every
 rank; by default it ends the job at once naming the rank, the call and the mistake;
 an exception escaping on one rank ends the job; values that cannot be represented
 are refused instead of truncated; result files are written whole or not at all."""
@@ -188,3 +191,93 @@ def test_cli_output_mistakes_fail_before_measuring_in_one_line(tmp_path):
         assert done.returncode != 0, done.stdout
         lines = done.stdout.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(message), done.stdout
+
+
+_ONE_RANK_IN_A_COLLECTIVE = r"""
+import datamotion as dm
+from mpi4py import MPI
+grid = dm.ProcessGrid()
+if MPI.COMM_WORLD.rank == 1:
+    dm.DistArray.zeros(grid, (64,))  # alone: rank 0 waits in an MPI barrier
+else:
+    MPI.COMM_WORLD.Barrier()
+print("NOT ENDED", flush=True)
+"""
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_a_collective_call_made_on_one_rank_ends_at_its_deadline(tmp_path):
+    done = run_job(_ONE_RANK_IN_A_COLLECTIVE, 2, tmp_path, DATAMOTION_CHECK="1", DATAMOTION_TIMEOUT="10")
+    assert done.returncode != 0, done.stdout
+    assert "NOT ENDED" not in done.stdout, done.stdout
+    lines = [line for line in done.stdout.splitlines() if line.startswith("datamotion:")]
+    assert lines == ["datamotion: error on rank 1 of 2: DistArray.zeros: waited 10 s for the other ranks to reach "
+                     "this collective call (DATAMOTION_TIMEOUT): some rank is in another call, still computing or "
+                     "stopped [DM_ERR_STATE]; ending the job"], done.stdout
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_ranks_in_different_calls_are_told_which():
+    if WORLD.size == 1:
+        pytest.skip("one rank is always in its own call")
+    grid = dm.ProcessGrid()
+    a = dm.DistArray.from_global(grid, np.arange(12.0))
+    raises_everywhere(WORLD, lambda: dm.redistribute(a, dist=dm.Cyclic()) if ODD else a.to_global(),
+                      "DM_ERR_MISMATCH", rf"^the ranks are in different collective calls: rank 0 is in "
+                                         rf"DistArray.to_global, rank {LAST} in redistribute; ")
+    raises_everywhere(WORLD, lambda: dm.cshift(a, 1, 0) if ODD else a.scatter(np.zeros(12)),
+                      "DM_ERR_MISMATCH", rf"rank 0 is in DistArray.scatter, rank {LAST} in cshift; ")
+    # Both calls are named, and nothing is left behind: the next calls work.
+    check_same_array(WORLD, dm.redistribute(a, dist=dm.Cyclic()).to_global(), np.arange(12.0), "redistributed")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_a_value_that_differs_is_shown_on_two_ranks():
+    if WORLD.size == 1:
+        pytest.skip("one rank agrees with itself")
+    grid = dm.ProcessGrid(dims=2)
+    shape = (13, 12) if ODD else (12, 12)
+    raises_everywhere(WORLD, lambda: dm.DistArray.zeros(grid, shape), "DM_ERR_MISMATCH",
+                      rf"^global shape differs across ranks: \(12, 12\) on rank 0, \(13, 12\) on rank {LAST}$")
+    x = np.arange(6.0)
+    if ODD:
+        x[2] = 7.0
+    if CHECKED:
+        raises_everywhere(WORLD, lambda: dm.DistArray.from_global(dm.ProcessGrid(), x),
+                          "DM_ERR_MISMATCH", r"^global array \(root=None: every rank must pass the same array\) "
+                                             r"differs across ranks: an array of shape \(6,\) \(contents hash ")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_a_vector_made_with_another_length_fails_at_the_next_collective_call():
+    if WORLD.size == 1:
+        pytest.skip("one rank agrees with itself")
+    from datamotion import vector as cv
+
+    v = cv.Vector.from_numpy(np.arange(10.0 + (1 if ODD else 0)))  # Local: nothing compared yet
+    raises_everywhere(WORLD, v.to_numpy, "DM_ERR_MISMATCH",
+                      rf"argument len differs across ranks: 10 on rank 0, 11 on rank {LAST}")
+    w = cv.Vector(5 + (1 if ODD else 0))
+    raises_everywhere(WORLD, lambda: cv.scan(w), "DM_ERR_MISMATCH", "differs across ranks")
+    check_same_array(WORLD, cv.Vector.from_numpy(np.arange(10.0)).to_numpy(), np.arange(10.0), "a vector made alike")
+
+
+_VECTOR_LENGTHS = r"""
+import numpy as np
+from mpi4py import MPI
+from datamotion import Error, vector as cv
+rank = MPI.COMM_WORLD.rank
+try:
+    print(cv.Vector.from_numpy(np.arange(10.0 + rank)).to_numpy(), flush=True)
+except Error as e:
+    print(f"rank {rank}: {e.status}: {e}", flush=True)
+"""
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_vector_lengths_that_differ_fail_outside_checked_mode_too(tmp_path):
+    done = run_job(_VECTOR_LENGTHS, 2, tmp_path, DATAMOTION_CHECK="0")
+    assert done.returncode == 0, done.stdout
+    for rank in (0, 1):
+        assert (f"rank {rank}: DM_ERR_MISMATCH: argument len differs across ranks: 10 on rank 0, "
+                f"11 on rank 1") in done.stdout, done.stdout

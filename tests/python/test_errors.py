@@ -159,7 +159,7 @@ def test_shape_differs_on_one_rank(root):
     x = np.zeros((4, 5) if WORLD.rank != LAST else (4, 6))
     if root is None and WORLD.size > 1:
         raises_everywhere(WORLD, lambda: dm.DistArray.from_global(grid, x, root=root), "DM_ERR_MISMATCH",
-                          r"^global shape differs across ranks$")
+                          rf"^global shape differs across ranks: \(4, 5\) on rank 0, \(4, 6\) on rank {LAST}$")
     else:
         # One reader: its shape is everyone's.
         a = dm.DistArray.from_global(grid, x, root=root)
@@ -185,10 +185,9 @@ def test_ndim_differs_on_one_rank():
 def test_dtype_differs_on_one_rank(other):
     grid = dm.ProcessGrid()
     x = np.zeros(6, np.float64 if WORLD.rank != LAST else other)
-    raises_everywhere(WORLD, lambda: dm.DistArray.from_global(grid, x), "DM_ERR_MISMATCH",
-                      r"^element type differs across ranks$")
-    raises_everywhere(WORLD, lambda: dm.DistArray.zeros(grid, (6,), dtype=x.dtype), "DM_ERR_MISMATCH",
-                      r"^element type differs across ranks$")
+    named = rf"^element type differs across ranks: float64 on rank 0, {np.dtype(other).name} on rank {LAST}$"
+    raises_everywhere(WORLD, lambda: dm.DistArray.from_global(grid, x), "DM_ERR_MISMATCH", named)
+    raises_everywhere(WORLD, lambda: dm.DistArray.zeros(grid, (6,), dtype=x.dtype), "DM_ERR_MISMATCH", named)
     still_works(grid)
 
 
@@ -291,11 +290,16 @@ def test_block_cyclic_source_out_of_range():
 @pytest.mark.parallel(nprocs=MULTI + [8])
 def test_distribution_differs_on_one_rank():
     grid = dm.ProcessGrid()
-    for mine, theirs in [(dm.Block(), dm.Cyclic()), (dm.BlockCyclic(2), dm.BlockCyclic(3)),
-                         (dm.BlockCyclic(1, 0), dm.BlockCyclic(1, 1)), (dm.Cyclic(), dm.BlockCyclic(1))]:
+    for mine, theirs, named in [(dm.Block(), dm.Cyclic(), r"\(Block\(\),\) on rank 0, \(Cyclic\(\),\)"),
+                                (dm.BlockCyclic(2), dm.BlockCyclic(3), r"\(BlockCyclic\(r=2, src=0\),\) on rank 0, "
+                                                                       r"\(BlockCyclic\(r=3, src=0\),\)"),
+                                (dm.BlockCyclic(1, 0), dm.BlockCyclic(1, 1), r"\(BlockCyclic\(r=1, src=0\),\) on "
+                                                                             r"rank 0, \(BlockCyclic\(r=1, src=1\),\)"),
+                                (dm.Cyclic(), dm.BlockCyclic(1), r"\(Cyclic\(\),\) on rank 0, "
+                                                                 r"\(BlockCyclic\(r=1, src=0\),\)")]:
         dist = theirs if WORLD.rank == LAST else mine
         raises_everywhere(WORLD, lambda: dm.DistArray.from_global(grid, np.zeros(5), dist=dist),
-                          "DM_ERR_MISMATCH", r"^distribution differs across ranks$")
+                          "DM_ERR_MISMATCH", rf"^distribution differs across ranks: {named} on rank {LAST}$")
     still_works(grid)
 
 
@@ -328,7 +332,7 @@ def test_ghost_differs_on_one_rank():
     grid = dm.ProcessGrid()
     ghost = 2 if WORLD.rank == LAST else 1
     raises_everywhere(WORLD, lambda: dm.DistArray.from_global(grid, np.zeros(5), ghost=ghost),
-                      "DM_ERR_MISMATCH", r"^ghost width differs across ranks$")
+                      "DM_ERR_MISMATCH", rf"^ghost width differs across ranks: \(1,\) on rank 0, \(2,\) on rank {LAST}$")
     still_works(grid)
 
 
@@ -342,7 +346,7 @@ def test_zeros_bad_shapes():
     if WORLD.size > 1:
         shape = (3, 4) if WORLD.rank != LAST else (3, 5)
         raises_everywhere(WORLD, lambda: dm.DistArray.zeros(grid, shape), "DM_ERR_MISMATCH",
-                          r"^global shape differs across ranks$")
+                          rf"^global shape differs across ranks: \(3, 4\) on rank 0, \(3, 5\) on rank {LAST}$")
 
 
 @pytest.mark.parallel(nprocs=MAIN)
@@ -404,11 +408,12 @@ def test_root_differs_across_ranks(roots):
     else:
         root = None if WORLD.rank == LAST else 0
     x = np.arange(7)
-    raises_everywhere(WORLD, lambda: dm.DistArray.from_global(grid, x, root=root), "DM_ERR_MISMATCH",
-                      r"^root differs across ranks$")
+    last = {"own rank": str(LAST), "one differs": "1"}.get(roots, r"DM_ALL_RANKS \(None\)")
+    named = rf"^root differs across ranks: 0 on rank 0, {last} on rank {LAST}$"
+    raises_everywhere(WORLD, lambda: dm.DistArray.from_global(grid, x, root=root), "DM_ERR_MISMATCH", named)
     a = dm.DistArray.from_global(grid, x)
-    raises_everywhere(WORLD, lambda: a.to_global(root=root), "DM_ERR_MISMATCH", r"^root differs across ranks$")
-    raises_everywhere(WORLD, lambda: a.scatter(x, root=root), "DM_ERR_MISMATCH", r"^root differs across ranks$")
+    raises_everywhere(WORLD, lambda: a.to_global(root=root), "DM_ERR_MISMATCH", named)
+    raises_everywhere(WORLD, lambda: a.scatter(x, root=root), "DM_ERR_MISMATCH", named)
     check_same_array(WORLD, a.to_global(), x, "array unchanged by the failed calls")
 
 
