@@ -8,8 +8,8 @@ Reads ``ctest.xml`` (ctest's JUnit output; may be absent) and every
 that ranks R > 0 of an N-rank launch write. Each test case counts once per
 (file, classname, name), with its worst outcome over the ranks that ran it
 (failure or error, then skipped, then passed). A launch whose rank reports are
-incomplete (a rank died before writing one; or a launch below the largest is
-missing altogether) or unreadable counts as a failure.
+incomplete (a rank died before writing one; or one of the launches of ``./dev``
+below the largest is missing altogether) or unreadable counts as a failure.
 
 Prints a short table per file and, alone on the last line,
 ``N passed, M failed`` (plus ``, K skipped`` if K > 0). Exits 1 if anything
@@ -28,6 +28,8 @@ NAMES = {PASSED: "passed", SKIPPED: "skipped", FAILED: "failed"}
 CTEST_FILE = "C++ (ctest)"
 REPORT_FILE = "(reports)"
 PYTEST_REPORT = re.compile(r"^pytest-np(\d+)(?:\.rank(\d+))?\.xml$")
+# The rank counts of ./dev's Python launches, in the order it makes them (python_tests).
+LAUNCHES = (1, 2, 3, 4, 5, 6, 7, 8, 13, 16)
 
 
 def outcome(case: ET.Element) -> int:
@@ -97,9 +99,11 @@ def summarize(directory: Path):
             record((REPORT_FILE, path.name, f"unreadable: {e}"), FAILED)
 
     # Every rank of an N-rank launch writes a report; one missing means a rank died.
-    # ./dev launches 1, 2, ... ranks in turn: a gap means a whole launch died.
-    for nprocs in range(1, max(launches, default=0)):
-        launches.setdefault(nprocs, set())
+    # ./dev makes the LAUNCHES in turn: one missing below the largest present means a
+    # whole launch died.
+    for nprocs in LAUNCHES:
+        if nprocs < max(launches, default=0):
+            launches.setdefault(nprocs, set())
     for nprocs, ranks in sorted(launches.items()):
         for rank in sorted(set(range(nprocs)) - ranks):
             missing = f"pytest-np{nprocs}.xml" if rank == 0 else f"pytest-np{nprocs}.rank{rank}.xml"

@@ -1,8 +1,8 @@
 """The exchange engine under halo, PSHIFT and redistribution: every executor forced by
 option (and through DM_EXCHANGE), on random layouts, shapes, ghost widths and element
-types at 1-8 ranks against NumPy oracles; blocking calls, start()/wait() and the
-context manager give the same results; misuse of an exchange in flight fails with the
-same datamotion.Error on every rank."""
+types at 1-8, 13 and 16 ranks against NumPy oracles; blocking calls, start()/wait()
+and the context manager give the same results; misuse of an exchange in flight fails
+with the same datamotion.Error on every rank."""
 
 import gc
 import weakref
@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 import datamotion as dm
 from datamotion import _core
 from dmtest import (
-    ALL, DTYPES, DTYPE_IDS, MAIN, ORDERS, WITH_8, WORLD, bcast_case, check_all, check_same_array, dist_for,
+    ALL, DTYPES, DTYPE_IDS, LARGE, MAIN, ORDERS, WITH_8, WORLD, bcast_case, check_all, check_same_array, dist_for,
     factorizations, raises_everywhere, safely, same_array, sample,
 )
 
 SIZE = WORLD.size
 PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if SIZE == 1 else [])
-EXAMPLES = 40 if SIZE <= 4 else 20
+EXAMPLES = 40 if SIZE <= 4 else 20 if SIZE <= 8 else 4
 EXECUTORS = ["auto", "pack", "datatype"]
 MODES = ["blocking", "start-wait", "with"]
 UNTOUCHED = 99
@@ -104,7 +104,7 @@ def halo_cases(draw):
                 mode=draw(st.sampled_from(MODES)), seed=draw(st.integers(0, 2**16)))
 
 
-@pytest.mark.parallel(nprocs=ALL)
+@pytest.mark.parallel(nprocs=ALL + LARGE)
 @prop_settings()
 @given(case=halo_cases())
 def test_halo_every_executor_matches_the_oracle(case):
@@ -204,7 +204,7 @@ def make_shift(kind, axis, distance, boundary):
     return dm.CShift(axis, distance) if kind == "c" else dm.EOShift(axis, distance, boundary)
 
 
-@pytest.mark.parallel(nprocs=ALL)
+@pytest.mark.parallel(nprocs=ALL + LARGE)
 @prop_settings()
 @given(case=pshift_cases())
 def test_pshift_every_executor_matches_numpy(case):
@@ -269,7 +269,7 @@ def _array(layout, x):
     return dm.DistArray.from_global(grid, x, dist=layout["dist"], ghost=layout["ghost"])
 
 
-@pytest.mark.parallel(nprocs=ALL)
+@pytest.mark.parallel(nprocs=ALL + LARGE)
 @prop_settings()
 @given(case=redist_cases())
 def test_redistribution_every_executor_matches_the_global_array(case):

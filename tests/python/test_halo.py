@@ -1,7 +1,7 @@
 """Halo mode against an oracle built from global indices: every ghost element
 holds the global element at its position (wrapping on periodic axes), ghosts past
 the edge of a non-periodic axis and, without corners, edges and corners keep what
-they held; random shapes, ghost widths, periods and grids at 1-8 ranks."""
+they held; random shapes, ghost widths, periods and grids at 1-8, 13 and 16 ranks."""
 
 import itertools
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import datamotion as dm
 from dmtest import (
-    DTYPES, DTYPE_IDS, MAIN, WITH_8, WORLD, bcast_case, check_all, check_same_array, factorizations,
+    DTYPES, DTYPE_IDS, LARGE, MAIN, WITH_8, WORLD, bcast_case, check_all, check_same_array, factorizations,
     raises_everywhere, sample,
 )
 
@@ -92,8 +92,9 @@ def cases(draw):
     return dims, shape, ghost, periods, draw(st.booleans())
 
 
-@pytest.mark.parallel(nprocs=WITH_8 + [5, 6, 7])
-@settings(max_examples=30 if SIZE <= 4 else 15, deadline=None, derandomize=True, phases=PHASES, database=None)
+@pytest.mark.parallel(nprocs=WITH_8 + [5, 6, 7] + LARGE)
+@settings(max_examples=30 if SIZE <= 4 else 15 if SIZE <= 8 else 4, deadline=None, derandomize=True, phases=PHASES,
+          database=None)
 @given(cases())
 def test_random_halos_match_the_oracle(case):
     dims, shape, ghost, periods, corners = bcast_case(WORLD, case)

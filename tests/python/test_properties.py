@@ -18,14 +18,15 @@ from mpi4py import MPI
 
 import datamotion as dm
 from dmtest import (
-    ALL, DTYPES, ORDERS, WORLD, Unavailable, bcast_case, check_all, check_grid, dist_for, expected_local, factorizations,
-    local_from_axis_maps, safely, same_array, sample,
+    ALL, DTYPES, LARGE, ORDERS, WORLD, Unavailable, bcast_case, check_all, check_grid, dist_for, expected_local,
+    factorizations, local_from_axis_maps, safely, same_array, sample,
 )
 
 SIZE = WORLD.size
 PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if SIZE == 1 else [])
-# Fewer examples where the ranks outnumber the cores the most.
-EXAMPLES = 80 if SIZE <= 4 else 40
+# Fewer examples where the ranks outnumber the cores the most; at 13 and 16 ranks a few.
+EXAMPLES = 80 if SIZE <= 4 else 40 if SIZE <= 8 else 6
+HALF = max(10, EXAMPLES // 2) if SIZE <= 8 else 3
 
 
 def prop_settings(examples=EXAMPLES):
@@ -87,7 +88,7 @@ def test_random_grids(case):
     check_grid(WORLD, g, dims, order=order, periods=periods)
 
 
-@pytest.mark.parallel(nprocs=ALL)
+@pytest.mark.parallel(nprocs=ALL + LARGE)
 @prop_settings()
 @given(case=array_cases())
 def test_random_round_trips(case):
@@ -121,8 +122,8 @@ def test_random_round_trips(case):
     check_all(WORLD, not problems, f"case {case}: " + "; ".join(problems))
 
 
-@pytest.mark.parallel(nprocs=ALL)
-@prop_settings()
+@pytest.mark.parallel(nprocs=ALL + LARGE)
+@prop_settings(examples=EXAMPLES if SIZE <= 8 else HALF)
 @given(case=array_cases(max_ndim=3))
 def test_random_local_writes(case):
     """Writing every owned element through `local` (here: its own global flat index)
@@ -140,8 +141,8 @@ def test_random_local_writes(case):
     check_all(WORLD, ok and not isinstance(written, Unavailable), f"case {case}: {why} {written!r}")
 
 
-@pytest.mark.parallel(nprocs=ALL)
-@prop_settings(examples=max(10, EXAMPLES // 2))
+@pytest.mark.parallel(nprocs=ALL + LARGE)
+@prop_settings(examples=HALF)
 @given(case=array_cases(max_ndim=3), other=array_cases(max_ndim=3))
 def test_redistribution_through_the_global_array(case, other):
     """From one layout to another (grid, order, distribution, ghosts) through
@@ -167,8 +168,8 @@ def test_redistribution_through_the_global_array(case, other):
     check_all(WORLD, not problems, f"case {case}, other {other}: " + "; ".join(problems))
 
 
-@pytest.mark.parallel(nprocs=ALL)
-@prop_settings(examples=max(10, EXAMPLES // 2))
+@pytest.mark.parallel(nprocs=ALL + LARGE)
+@prop_settings(examples=HALF)
 @given(case=array_cases(max_ndim=2), split=st.integers(1, 3))
 def test_random_round_trips_on_split_communicators(case, split):
     """The same on `split` groups of COMM_WORLD at once, each with its own grid."""

@@ -1,7 +1,7 @@
 """Redistribution: the seed's schedule theorems on every (P, K) up to 32, round
 trips A -> layout L -> back on random shapes, distributions, grids and element
-types at 1-8 ranks (Hypothesis), every method, and bad input failing the same
-way on every rank."""
+types at 1-8, 13 and 16 ranks (Hypothesis), every method, and bad input failing
+the same way on every rank."""
 
 import os
 import tempfile
@@ -16,12 +16,12 @@ import datamotion as dm
 from datamotion import _core, redist
 from datamotion._exchange import EXECUTORS
 from dmtest import (
-    ALL, DTYPES, MAIN, ORDERS, WORLD, bcast_case, check_all, dist_for, factorizations, raises_everywhere, sample,
+    ALL, DTYPES, LARGE, MAIN, ORDERS, WORLD, bcast_case, check_all, dist_for, factorizations, raises_everywhere, sample,
 )
 
 SIZE = WORLD.size
 PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if SIZE == 1 else [])
-EXAMPLES = 60 if SIZE <= 4 else 30
+EXAMPLES = 60 if SIZE <= 4 else 30 if SIZE <= 8 else 4
 
 
 def _is_permutation(row, n):
@@ -101,7 +101,7 @@ def _array(layout, x):
     return dm.DistArray.from_global(grid, x, dist=layout["dist"], ghost=layout["ghost"])
 
 
-@pytest.mark.parallel(nprocs=ALL)
+@pytest.mark.parallel(nprocs=ALL + LARGE)
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, phases=PHASES, database=None)
 @given(case=cases())
 def test_round_trips_through_random_layouts(case):
@@ -275,7 +275,7 @@ def _on_group(group, x):
     return dm.DistArray.from_global(grid, x, dist=group["dist"])
 
 
-@pytest.mark.parallel(nprocs=ALL)
+@pytest.mark.parallel(nprocs=ALL + LARGE)
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, phases=PHASES, database=None)
 @given(case=group_cases())
 def test_round_trips_between_process_groups(case):

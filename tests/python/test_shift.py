@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import datamotion as dm
 from datamotion._plans import CAPACITY
 from dmtest import (
-    DTYPES, DTYPE_IDS, MAIN, WITH_8, WORLD, bcast_case, check_all, check_same_array, factorizations,
+    DTYPES, DTYPE_IDS, LARGE, MAIN, WITH_8, WORLD, bcast_case, check_all, check_same_array, factorizations,
     raises_everywhere, safely, same_array, sample,
 )
 
@@ -166,8 +166,9 @@ def make_shift(kind, axis, s, shape, dtype, k):
     return dm.EOShift(axis, s, boundary), boundary
 
 
-@pytest.mark.parallel(nprocs=WITH_8 + [5, 6, 7])
-@settings(max_examples=40 if SIZE <= 4 else 20, deadline=None, derandomize=True, phases=PHASES, database=None)
+@pytest.mark.parallel(nprocs=WITH_8 + [5, 6, 7] + LARGE)
+@settings(max_examples=40 if SIZE <= 4 else 20 if SIZE <= 8 else 4, deadline=None, derandomize=True, phases=PHASES,
+          database=None)
 @given(cases())
 def test_random_polyshifts_match_numpy(case):
     dims, shape, ghost, dtype, shifts = bcast_case(WORLD, case)
