@@ -288,6 +288,9 @@ Context &space_of(MPI_Comm comm) {
     int found = 0;
     dm::check_mpi(MPI_Comm_get_attr(comm, keyval, &value, &found), "MPI_Comm_get_attr");
     if (found) return *static_cast<Context *>(value);
+    // An agreement first: a rank alone in its first vector call on comm learns it there
+    // (named, with its deadline) instead of waiting in the context's MPI_Comm_dup.
+    dm::agree(comm, nullptr);
     auto space = std::make_unique<Context>(comm, std::make_unique<Table>());
     dm::check_mpi(MPI_Comm_set_attr(comm, keyval, space.get()), "MPI_Comm_set_attr");
     return *space.release();
