@@ -74,6 +74,18 @@ void max_over_ranks(MPI_Comm comm, const std::int64_t *in, std::int64_t *out, in
     }
 }
 
+// Collective on comm: the lowest rank whose n words differ from rank 0's (the size of
+// comm if none does). Messages show rank 0 and that rank.
+int first_other(MPI_Comm comm, const std::int64_t *mine, int n) {
+    std::int64_t first[kWords];
+    std::copy(mine, mine + n, first);
+    check_mpi(MPI_Bcast(first, n, MPI_INT64_T, 0, comm), "MPI_Bcast");
+    const int size = size_of(comm);
+    int candidate = std::equal(first, first + n, mine) ? size : rank_in(comm), lowest = size;
+    check_mpi(MPI_Allreduce(&candidate, &lowest, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+    return lowest;
+}
+
 // Digest of the values: length and two independent 64-bit hashes (non-negative).
 void digest(const std::int64_t *values, std::size_t count, std::int64_t *out) {
     std::uint64_t h1 = 1469598103934665603ull, h2 = 0x9E3779B97F4A7C15ull;
@@ -152,12 +164,10 @@ StepOutcome agreement_step(MPI_Comm comm, const char *what, bool failed, const s
     }
     max_over_ranks(comm, both, out, 2 * kWords, call);
     auto differs = [&](int w) { return out[2 * w] != -out[2 * w + 1]; };
-    auto who = [&](int w) { return ranks_holding(comm, mine[w], -out[2 * w + 1], out[2 * w]); };
 
     if (differs(kCall) || differs(kCheck)) {
         const bool calls = differs(kCall);
-        auto [low, high] = who(calls ? kCall : kCheck);
-        if (low > high) std::swap(low, high);
+        const int low = 0, high = first_other(comm, mine + (calls ? kCall : kCheck), 1);
         auto [a, b] = names_of(comm, low, high, calls ? call_label(call) : what);
         if (calls)
             throw AgreedError(DM_ERR_MISMATCH, "the ranks are in different collective calls: rank " + std::to_string(low) +
@@ -170,12 +180,8 @@ StepOutcome agreement_step(MPI_Comm comm, const char *what, bool failed, const s
                                                "; every rank must pass the same arguments");
     }
     StepOutcome outcome{static_cast<int>(-out[2 * kFailing]), false, -1, -1};
-    for (int w : {kLength, kHash1, kHash2})
-        if (differs(w)) {
-            outcome.values_differ = true;
-            std::tie(outcome.low_rank, outcome.high_rank) = who(w);
-            break;
-        }
+    if (differs(kLength) || differs(kHash1) || differs(kHash2))
+        outcome = {outcome.failing_rank, true, 0, first_other(comm, mine + kLength, 3)};
     return outcome;
 }
 

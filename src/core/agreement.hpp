@@ -47,8 +47,8 @@ double agreement_timeout();
 struct StepOutcome {
     int failing_rank;    // the lowest rank that failed, or the communicator's size
     bool values_differ;  // whether the values differ on some ranks
-    int low_rank;        // where they differ: the lowest rank holding the smallest digest,
-    int high_rank;       // and the lowest holding the largest (both -1 when they agree)
+    int low_rank;        // where they differ: rank 0,
+    int high_rank;       // and the lowest rank whose values differ from rank 0's (-1, -1 when they agree)
 };
 
 // Collective on comm: the fixed-size step that every agreement starts with (see
