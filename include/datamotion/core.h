@@ -5,7 +5,12 @@
  * success. On failure dm_last_error_message() returns a message describing it.
  * Functions marked "Collective on comm" fail on every rank of the call with the
  * same status and the same message, so an error never leaves some ranks waiting.
- * Arguments that must agree across ranks and differ fail with DM_ERR_MISMATCH.
+ * Arguments that must agree across ranks and differ fail with DM_ERR_MISMATCH,
+ * whose message shows the value on two ranks; so do ranks that are in different
+ * datamotion calls on one communicator (the message names both calls). With
+ * DATAMOTION_TIMEOUT=S in the environment (default 300 s when DATAMOTION_CHECK=1,
+ * none otherwise) a rank whose partners do not reach a call's agreement within S
+ * seconds ends the job, naming itself, the call and the wait.
  * Two exceptions end the job instead, printing "datamotion: error on rank R of P:
  * CALL: MISTAKE" and calling MPI_Abort, because the other ranks cannot be told:
  *  - a NULL, freed or never created handle that names a collective call's
