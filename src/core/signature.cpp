@@ -88,6 +88,8 @@ void CallSignature::require_same_rows(MPI_Comm comm, const std::int64_t *rows, s
     });
 }
 
+const char *CallSignature::name() const { return *current_call() ? current_call() : call_; }
+
 void CallSignature::raise_if_different(MPI_Comm comm, const std::int64_t *lo, const std::int64_t *hi,
                                        const Holders &holders) {
     deferred_ = 0;  // compared: start again
@@ -99,7 +101,7 @@ void CallSignature::raise_if_different(MPI_Comm comm, const std::int64_t *lo, co
     if (lo[1] != hi[1]) {
         calls_ = hi[1];  // agree again from here on
         const auto [low, high] = holders(1);
-        const auto [a, b] = names_of(comm, low, high, call_);
+        const auto [a, b] = names_of(comm, low, high, name());
         if (low < high)
             mismatch("the ranks have made different numbers of calls: ", lo[1], " on rank ", low, " (the last ", a, "), ",
                      hi[1], " on rank ", high, " (the last ", b, "): a call was made on some ranks only");
@@ -108,7 +110,7 @@ void CallSignature::raise_if_different(MPI_Comm comm, const std::int64_t *lo, co
     }
     if (lo[0] != hi[0]) {
         const auto [low, high] = two_ranks(0);
-        const auto [a, b] = names_of(comm, low, high, call_);
+        const auto [a, b] = names_of(comm, low, high, name());
         mismatch("the ranks are in different collective calls: rank ", low, " is in ", a, ", rank ", high, " in ", b,
                  "; every rank must make every call, in the same order");
     }

@@ -63,6 +63,8 @@ private:
     // lo/hi: every word's minimum and maximum over the ranks; holders(w): the lowest
     // ranks holding word w's minimum and maximum.
     using Holders = std::function<std::pair<int, int>(int)>;
+    // The call as messages name it: the outermost CallScope's (a Python method), else call_.
+    const char *name() const;
     void raise_if_different(MPI_Comm comm, const std::int64_t *lo, const std::int64_t *hi, const Holders &holders);
 
     const char *call_ = "";
