@@ -7,11 +7,13 @@
 
 #include "core/agreement.hpp"
 
+#include <charconv>
 #include <cstdint>
 #include <exception>
 #include <type_traits>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace dm {
@@ -39,9 +41,17 @@ namespace detail {
 inline void append(std::string &out, const std::string &s) { out += s; }
 inline void append(std::string &out, const char *s) { out += s ? s : "(null)"; }
 inline void append(std::string &out, char c) { out += c; }
+// Numbers as C++ writes them in any locale: integers in full, floating point in
+// the shortest text that reads back the same (0.1, 3, 1e+300).
 template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
 void append(std::string &out, T value) {
-    out += std::to_string(value);
+    if constexpr (std::is_floating_point_v<T>) {
+        char buf[64];
+        const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, value);
+        out.append(buf, r.ec == std::errc() ? r.ptr : buf);
+    } else {
+        out += std::to_string(value);
+    }
 }
 }  // namespace detail
 

@@ -1,6 +1,7 @@
 #include "core/provenance.hpp"
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -58,11 +59,7 @@ double steady_clock_resolution() {
     return best;
 }
 
-std::string number(double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.6g", x);
-    return buf;
-}
+std::string number(double x) { return general_text(x, 6); }
 
 }  // namespace
 

@@ -1,13 +1,20 @@
 #include "exchange/cost.hpp"
 
+#include "core/text.hpp"
+
 #include <mpi.h>
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
+#include <string_view>
+#include <system_error>
+#include <vector>
 
 namespace dm::exchange {
 namespace {
@@ -65,6 +72,60 @@ Line *line_of(CostModel &m, const std::string &key) {
     return nullptr;
 }
 
+// Model files are read without iostreams or locales (see core/text.hpp): the
+// whitespace-separated fields of a line, each number one whole field.
+std::vector<std::string_view> fields_of(std::string_view line) {
+    constexpr std::string_view space = " \t\r\f\v";
+    std::vector<std::string_view> fields;
+    for (std::size_t at = line.find_first_not_of(space); at != std::string_view::npos;) {
+        const std::size_t end = std::min(line.find_first_of(space, at), line.size());
+        fields.push_back(line.substr(at, end - at));
+        at = line.find_first_not_of(space, end);
+    }
+    return fields;
+}
+
+// A leading '+' is accepted, as an istream reads a number; from_chars takes none.
+std::string_view unsigned_part(std::string_view field) {
+    if (field.size() > 1 && field[0] == '+' && field[1] != '-' && field[1] != '+') field.remove_prefix(1);
+    return field;
+}
+
+bool read_number(std::string_view field, std::int64_t &value) {
+    field = unsigned_part(field);
+    const char *end = field.data() + field.size();
+    const std::from_chars_result r = std::from_chars(field.data(), end, value);
+    return r.ec == std::errc() && r.ptr == end;
+}
+
+bool read_number(std::string_view field, double &value) {
+    field = unsigned_part(field);
+#if defined(__cpp_lib_to_chars)
+    const char *end = field.data() + field.size();
+    const std::from_chars_result r = std::from_chars(field.data(), end, value);
+    return r.ec == std::errc() && r.ptr == end && std::isfinite(value);
+#else
+    // A C++ library without from_chars for doubles (libc++ before 20): strtod,
+    // which reads '.' as the decimal point unless the program set LC_NUMERIC.
+    const std::string text(field);
+    char *end = nullptr;
+    value = std::strtod(text.c_str(), &end);
+    return !text.empty() && end == text.c_str() + text.size() && std::isfinite(value);
+#endif
+}
+
+// The whole file at `path`; false if it cannot be opened or read.
+bool read_file(const std::string &path, std::string &text) {
+    std::FILE *file = std::fopen(path.c_str(), "rb");
+    if (!file) return false;
+    char buf[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, file)) > 0) text.append(buf, n);
+    const bool ok = !std::ferror(file);
+    std::fclose(file);
+    return ok;
+}
+
 }  // namespace
 
 std::string library_version() {
@@ -100,34 +161,41 @@ std::string model_path() {
 }
 
 std::string model_text(const CostModel &m, const std::string &version) {
-    std::ostringstream s;
-    s.precision(6);
-    s << "library " << version << "\n";
+    std::string s = "library " + version + "\n";
     CostModel copy = m;
     for (const char *key : kKeys) {
         const Line *l = line_of(copy, key);
-        s << key << " " << l->a << " " << l->b << " " << l->c << "\n";
+        s += key;
+        for (double x : {l->a, l->b, l->c}) s += " " + general_text(x, 6);
+        s += "\n";
     }
-    s << "split_runs " << m.split_runs << "\nsplit_min_bytes " << m.split_min_bytes << "\nchunk_bytes "
-      << m.chunk_bytes << "\n";
-    return s.str();
+    s += "split_runs " + std::to_string(m.split_runs) + "\nsplit_min_bytes " + std::to_string(m.split_min_bytes) +
+         "\nchunk_bytes " + std::to_string(m.chunk_bytes) + "\n";
+    return s;
 }
 
 bool parse_model(const std::string &text, const std::string &version, CostModel &model) {
-    std::istringstream in(text);
-    std::string line;
-    if (!std::getline(in, line) || line != "library " + version) return false;
+    // Lines end at '\n'; the first names the library the model was measured on.
+    std::vector<std::string_view> lines;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        lines.emplace_back(text.data() + at, end - at);
+        at = end + 1;
+    }
+    if (lines.empty() || lines[0] != "library " + version) return false;
     CostModel m = builtin_model(version);
     std::map<std::string, bool> seen;
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        std::string key;
-        if (!(fields >> key)) continue;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+        const std::vector<std::string_view> fields = fields_of(lines[i]);
+        if (fields.empty()) continue;
+        const std::string key(fields[0]);
         if (Line *l = line_of(m, key)) {
-            if (!(fields >> l->a >> l->b >> l->c) || l->a < 0 || l->b < 0 || l->c < 0) return false;
+            if (fields.size() < 4 || !read_number(fields[1], l->a) || !read_number(fields[2], l->b) ||
+                !read_number(fields[3], l->c) || l->a < 0 || l->b < 0 || l->c < 0)
+                return false;
         } else if (key == "split_runs" || key == "split_min_bytes" || key == "chunk_bytes") {
             std::int64_t value = -1;
-            if (!(fields >> value) || value < 0) return false;
+            if (fields.size() < 2 || !read_number(fields[1], value) || value < 0) return false;
             (key == "split_runs" ? m.split_runs : key == "split_min_bytes" ? m.split_min_bytes : m.chunk_bytes) = value;
         } else {
             return false;
@@ -152,12 +220,10 @@ const CostModel &cost_model() {
     if (!slot) {
         const std::string version = library_version();
         slot = std::make_unique<CostModel>(builtin_model(version));
-        std::ifstream file(path);
-        if (!path.empty() && file) {
-            std::ostringstream text;
-            text << file.rdbuf();
+        std::string text;
+        if (!path.empty() && read_file(path, text)) {
             CostModel read;
-            if (parse_model(text.str(), version, read)) {
+            if (parse_model(text, version, read)) {
                 read.source = path;
                 *slot = read;
             }

@@ -1,13 +1,14 @@
 #include "exchange/plan.hpp"
 
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
 #include <tuple>
+#include <type_traits>
 
 namespace dm::exchange {
 namespace {
@@ -102,13 +103,22 @@ bool fits_int(const Block &b) {
 }
 
 std::string human_bytes(std::int64_t n) {
-    std::ostringstream s;
-    s.precision(3);
-    if (n < 1024) s << n << " B";
-    else if (n < (1 << 20)) s << static_cast<double>(n) / 1024 << " KiB";
-    else s << static_cast<double>(n) / (1 << 20) << " MiB";
-    return s.str();
+    if (n < 1024) return std::to_string(n) + " B";
+    if (n < (1 << 20)) return general_text(static_cast<double>(n) / 1024, 3) + " KiB";
+    return general_text(static_cast<double>(n) / (1 << 20), 3) + " MiB";
 }
+
+// Appends its parts (strings, integers, and doubles written to 3 significant digits)
+// to out: describe()'s text, built without iostreams (see core/text.hpp).
+struct Text {
+    std::string out;
+    template <class T>
+    Text &operator<<(const T &part) {
+        if constexpr (std::is_floating_point_v<T>) out += general_text(part, 3);
+        else detail::append(out, part);
+        return *this;
+    }
+};
 
 }  // namespace
 
@@ -663,8 +673,7 @@ std::string Plan::describe() const {
     int me = 0, size = 1;
     MPI_Comm_rank(comm_, &me);
     MPI_Comm_size(comm_, &size);
-    std::ostringstream s;
-    s.precision(3);
+    Text s;
     const Volume v = volume();
     const char *ways[3] = {"direct", "packed", "datatype"};
     s << name_ << " on rank " << me << " of " << size << ": executor " << executor_name(options_.executor);
@@ -709,7 +718,7 @@ std::string Plan::describe() const {
           << model_->split_min_bytes << " B) that " << model_->family << " copies once";
     s << "; packed sends leave in pieces of about " << human_bytes(model_ ? model_->chunk_bytes : 0);
     if (options_.read_before_write) s << "\n  aliased buffers are staged: every byte is read before any is written";
-    return s.str();
+    return s.out;
 }
 
 }  // namespace dm::exchange
