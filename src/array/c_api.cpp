@@ -25,7 +25,9 @@ extern "C" {
 
 namespace {
 // dm_array_create and its variants: one path, differing in where the storage comes from.
-int create(const char *call, dm_grid grid, dm_dtype dtype, int ndims, const int64_t shape[], const dm_dist dists[],
+// dtype is bound, not copied: copying loads it as an enum, undefined for a code outside
+// the enum that a C caller may pass (dm::enum_value reads its bytes).
+int create(const char *call, dm_grid grid, const dm_dtype &dtype, int ndims, const int64_t shape[], const dm_dist dists[],
            const int ghost[], const dm::array::Storage &storage, dm_array *array) {
     return c_boundary(__func__, [&] {
         auto &g = dm::communicator_handle(call, [&]() -> auto & { return dm::layout::grid_of(grid); });

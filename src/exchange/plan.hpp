@@ -161,7 +161,6 @@ private:
     MPI_Request collective_ = MPI_REQUEST_NULL;
 
     bool in_flight_ = false, staged_ = false;
-    const void *const *slots_now_ = nullptr;
     std::vector<const void *> slot_values_;
 };
 

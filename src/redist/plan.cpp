@@ -22,7 +22,6 @@ namespace {
          tuple_text(dst));
 }
 
-constexpr int kTag = 0;                                // the grid's communicator is datamotion's own
 constexpr std::uint64_t kRandomSeed = 0x5eed1996;      // DM_REDIST_RANDOM: the same order on every rank
 // A factor K beyond this is scheduled like any other change of distribution.
 constexpr std::int64_t kMaxBlockFactor = 1 << 16;
