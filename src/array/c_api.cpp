@@ -29,7 +29,7 @@ namespace {
 // the enum that a C caller may pass (dm::enum_value reads its bytes).
 int create(const char *call, dm_grid grid, const dm_dtype &dtype, int ndims, const int64_t shape[], const dm_dist dists[],
            const int ghost[], const dm::array::Storage &storage, dm_array *array) {
-    return c_boundary(__func__, [&] {
+    return c_boundary(call, [&] {
         auto &g = dm::communicator_handle(call, [&]() -> auto & { return dm::layout::grid_of(grid); });
         // Nothing is read from the arrays before ndims is known to be valid everywhere.
         dm::collective(g.comm(), [&] {

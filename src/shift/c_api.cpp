@@ -60,7 +60,7 @@ void write_volume(const dm::shift::Volume &v, int64_t *messages_sent, int64_t *m
 // dm_pshift_execute or dm_pshift_begin: the handles checked, then `run(plan, dsts, srcs)`.
 template <class Run>
 int with_pshift_arrays(const char *call, dm_pshift plan, dm_array const dsts[], dm_array const srcs[], Run &&run) {
-    return c_boundary(__func__, [&] {
+    return c_boundary(call, [&] {
         auto &p = collective_plan(call, plan);
         const int n = p.nshifts();
         // Handles to arrays, on the stack for the common small counts.
@@ -90,7 +90,7 @@ int with_pshift_arrays(const char *call, dm_pshift plan, dm_array const dsts[], 
 // dm_halo_exchange or dm_halo_begin: the handles checked (hot path), then run(plan, array).
 template <class Run>
 int with_halo_array(const char *call, dm_halo plan, dm_array array, Run &&run) {
-    return c_boundary(__func__, [&] {
+    return c_boundary(call, [&] {
         auto &p = collective_plan(call, plan);
         dm::array::DistArray *a = nullptr;
         dm::hot_path(p.comm(), call, [&] { a = &dm::array::array_of(array); });

@@ -208,7 +208,7 @@ void reduce_into(int op, int t, vec_p s, int n, void *result) {
 // dm_vector_create and dm_vector_wrap: one path, differing in where the block comes from.
 // dtype is bound, not copied (see dm::enum_value).
 int create(const char *call, MPI_Comm comm, const dm_dtype &dtype, int64_t n, void *local, bool borrowed, dm_vector *out) {
-    return dm::c_boundary(__func__, [&] {
+    return dm::c_boundary(call, [&] {
         dm::require_mpi_initialized();
         Context &space = dm::vector::space_of(comm);
         const int type = dm::enum_value(dtype);

@@ -199,10 +199,10 @@ DM_TEST(bad_arrays_fail_everywhere) {
     if (size > 1) {
         std::int64_t mine[2] = {5, rank == 1 ? 7 : 6};
         CHECK_EQ(dm_array_create(grid, DM_INT32, 2, mine, nullptr, nullptr, &array), DM_ERR_MISMATCH);
-        expect(DM_ERR_MISMATCH, "global shape differs across ranks");
+        expect(DM_ERR_MISMATCH, "global shape differs across ranks: (5, 6) on rank 0, (5, 7) on rank 1");
         dm_dtype type = rank == 0 ? DM_INT32 : DM_INT64;
         CHECK_EQ(dm_array_create(grid, type, 2, shape, nullptr, nullptr, &array), DM_ERR_MISMATCH);
-        expect(DM_ERR_MISMATCH, "element type differs across ranks");
+        expect(DM_ERR_MISMATCH, "element type differs across ranks: int32 on rank 0, int64 on rank 1");
     }
     CHECK_EQ(dm_array_create(grid, DM_INT32, 2, shape, nullptr, nullptr, &array), DM_OK);
     std::vector<int> global(30, 1);
@@ -210,6 +210,14 @@ DM_TEST(bad_arrays_fail_everywhere) {
     CHECK_EQ(dm_array_scatter(array, rank == 0 ? nullptr : global.data(), 0), DM_ERR_ARG);
     CHECK(std::string(dm_last_error_message()) == "scatter: global array is NULL on rank 0");
     if (size > 1) CHECK_EQ(dm_array_gather(array, global.data(), rank == 0 ? 0 : 1), DM_ERR_MISMATCH);
+    if (size > 1) {  // ranks in different calls: both named, by their C names
+        const int status = rank == 0 ? dm_array_gather(array, global.data(), 0) : dm_array_scatter(array, global.data(), 0);
+        CHECK_EQ(status, DM_ERR_MISMATCH);
+        CHECK_TEXT(dm_last_error_message(),
+                   "the ranks are in different collective calls: rank 0 is in dm_array_gather, rank 1 in "
+                   "dm_array_scatter; every rank of the communicator must make the same collective calls in the same "
+                   "order");
+    }
     dm_array_free(&array);
     dm_grid_free(&grid);
     if (dmtest::bad_handles_return()) CHECK_EQ(dm_array_scatter(nullptr, nullptr, 0), DM_ERR_STATE);
