@@ -1,6 +1,8 @@
 #include "core/signature.hpp"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 namespace dm {
 namespace {
@@ -102,11 +104,13 @@ void CallSignature::raise_if_different(MPI_Comm comm, const std::int64_t *lo, co
         calls_ = hi[1];  // agree again from here on
         const auto [low, high] = holders(1);
         const auto [a, b] = names_of(comm, low, high, name());
-        if (low < high)
-            mismatch("the ranks have made different numbers of calls: ", lo[1], " on rank ", low, " (the last ", a, "), ",
-                     hi[1], " on rank ", high, " (the last ", b, "): a call was made on some ranks only");
-        mismatch("the ranks have made different numbers of calls: ", hi[1], " on rank ", high, " (the last ", b, "), ",
-                 lo[1], " on rank ", low, " (the last ", a, "): a call was made on some ranks only");
+        const auto side = [](std::int64_t calls, int rank, const std::string &last) {
+            return std::to_string(calls) + " on rank " + std::to_string(rank) + " (the last " + last + ")";
+        };
+        std::string first = side(lo[1], low, a), second = side(hi[1], high, b);
+        if (low > high) std::swap(first, second);  // in rank order
+        mismatch("the ranks have made different numbers of calls: ", first, ", ", second,
+                 ": a call was made on some ranks only");
     }
     if (lo[0] != hi[0]) {
         const auto [low, high] = two_ranks(0);
