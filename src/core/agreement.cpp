@@ -154,7 +154,7 @@ StepOutcome agreement_step(MPI_Comm comm, const char *what, bool failed, const s
                            std::size_t count, const char *call) {
     if (*current_call()) call = current_call();
     const int rank = rank_in(comm), size = size_of(comm);
-    if (size == 1) return {failed ? 0 : 1, false, -1, -1};
+    if (size == 1) return {failed ? 0 : 1, -1};
     std::int64_t mine[kWords] = {failed ? -rank : -size, text_hash(call), text_hash(what)};
     digest(values, count, mine + kLength);
     std::int64_t both[2 * kWords], out[2 * kWords];
@@ -179,17 +179,15 @@ StepOutcome agreement_step(MPI_Comm comm, const char *what, bool failed, const s
                                                std::to_string(high) + " checks " + b +
                                                "; every rank must pass the same arguments");
     }
-    StepOutcome outcome{static_cast<int>(-out[2 * kFailing]), false, -1, -1};
-    if (differs(kLength) || differs(kHash1) || differs(kHash2))
-        outcome = {outcome.failing_rank, true, 0, first_other(comm, mine + kLength, 3)};
-    return outcome;
+    const bool values_differ = differs(kLength) || differs(kHash1) || differs(kHash2);
+    return {static_cast<int>(-out[2 * kFailing]), values_differ ? first_other(comm, mine + kLength, 3) : -1};
 }
 
 std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> values_of(MPI_Comm comm, const StepOutcome &outcome,
                                                                           const std::vector<std::int64_t> &mine) {
     const int rank = rank_in(comm);
     std::vector<std::int64_t> found[2];
-    const int roots[2] = {outcome.low_rank, outcome.high_rank};
+    const int roots[2] = {0, outcome.differing_rank};
     for (int side = 0; side < 2; ++side) {
         std::int64_t count = static_cast<std::int64_t>(mine.size());
         check_mpi(MPI_Bcast(&count, 1, MPI_INT64_T, roots[side], comm), "MPI_Bcast");
@@ -229,9 +227,9 @@ void raise_agreed(MPI_Comm comm, int root, int code, const std::string &message)
 
 void require_same(MPI_Comm comm, const std::vector<std::int64_t> &values, const std::string &what, ValuesText show) {
     const StepOutcome step = agreement_step(comm, what.c_str(), false, values.data(), values.size());
-    if (!step.values_differ) return;
+    if (!step.values_differ()) return;
     const auto [low, high] = values_of(comm, step, values);
-    throw AgreedError(DM_ERR_MISMATCH, differs_text(what, show(low), step.low_rank, show(high), step.high_rank));
+    throw AgreedError(DM_ERR_MISMATCH, differs_text(what, show(low), 0, show(high), step.differing_rank));
 }
 
 }  // namespace dm

@@ -46,9 +46,8 @@ double agreement_timeout();
 // The outcome of an agreement step, the same on every rank.
 struct StepOutcome {
     int failing_rank;    // the lowest rank that failed, or the communicator's size
-    bool values_differ;  // whether the values differ on some ranks
-    int low_rank;        // where they differ: rank 0,
-    int high_rank;       // and the lowest rank whose values differ from rank 0's (-1, -1 when they agree)
+    int differing_rank;  // the lowest rank whose values differ from rank 0's, or -1
+    bool values_differ() const { return differing_rank > 0; }
 };
 
 // Collective on comm: the fixed-size step that every agreement starts with (see
@@ -67,8 +66,8 @@ std::pair<int, int> ranks_holding(MPI_Comm comm, std::int64_t mine, std::int64_t
 // characters each), for messages naming what two ranks are doing. One MPI_Allreduce.
 std::pair<std::string, std::string> names_of(MPI_Comm comm, int low_rank, int high_rank, const char *mine);
 
-// Collective on comm, after a step found the values differ: the values of the ranks
-// `outcome` names (low first). Two MPI_Bcast each.
+// Collective on comm, after a step found the values differ: the values of rank 0 and
+// of outcome.differing_rank. Two MPI_Bcast each.
 std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> values_of(MPI_Comm comm, const StepOutcome &outcome,
                                                                           const std::vector<std::int64_t> &mine);
 

@@ -58,7 +58,7 @@ std::int64_t CallSignature::hash() const {
 void CallSignature::require_same(MPI_Comm comm) {
     std::int64_t words[kWords];
     write(words);
-    if (!agreement_step(comm, "the call's arguments", false, words, kWords, call_).values_differ) {
+    if (!agreement_step(comm, "the call's arguments", false, words, kWords, call_).values_differ()) {
         deferred_ = 0;  // compared: start again
         compare_due_ = false;
         return;
