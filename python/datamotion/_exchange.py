@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional
 
 from ._errors import DM_ERR_ARG, Error
 
-EXECUTORS = ("auto", "pack", "datatype", "hybrid")
+EXECUTORS = ("auto", "pack", "datatype", "hybrid", "onnode")
 
 
 def executor_name(executor: Any) -> str:

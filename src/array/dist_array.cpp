@@ -3,6 +3,7 @@
 #include "core/checked.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/node_memory.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
@@ -170,7 +171,17 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
     require_same(comm, std::vector<std::int64_t>(ghost_.begin(), ghost_.end()), "ghost width", tuple_text<std::int64_t>);
 
     for (int a = 0; a < n; ++a) maps_.emplace_back(dists[a], shape_[a], grid_->dims()[a]);
-    collective(comm, [&] { allocate_storage(storage); });
+    // Node memory is decided (collectively, once per communicator) before the checks,
+    // and taken (collectively) after them, so that no rank waits in a pool's
+    // collective for a rank whose checks failed.
+    const bool node_memory = !storage.adopt && node::available(comm);
+    collective(comm, [&] { allocate_storage(storage, node_memory); });
+    if (node_memory) {
+        const std::int64_t bytes = product(storage_shape_) * static_cast<std::int64_t>(elsize_);
+        owned_.reset(node::allocate(comm, bytes));
+        if (storage.fill == Storage::Zero) std::memset(owned_.get(), 0, static_cast<std::size_t>(bytes));
+        data_ = owned_.get();
+    }
     const auto strides = row_major_strides(storage_shape_);
     std::int64_t offset = 0;
     for (int a = 0; a < n; ++a) offset += ghost_[a] * strides[a];
@@ -182,7 +193,11 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
     }
 }
 
-void DistArray::allocate_storage(const Storage &storage) {
+void DistArray::free_storage(void *p) noexcept {
+    if (!node::release(p)) std::free(p);
+}
+
+void DistArray::allocate_storage(const Storage &storage, bool node_memory) {
     const int n = ndims(), me = grid_->rank();
     std::optional<std::int64_t> elements = 1;
     for (int a = 0; a < n; ++a) {
@@ -214,6 +229,7 @@ void DistArray::allocate_storage(const Storage &storage) {
         data_ = static_cast<std::byte *>(storage.memory);
         return;
     }
+    if (node_memory) return;  // taken after every rank's checks passed (constructor)
     // calloc takes fresh zero pages from the system for large sizes, as NumPy's zeros
     // does; uninitialised storage is scratch memory (huge pages where they help).
     owned_.reset(storage.fill == Storage::Zero

@@ -112,7 +112,7 @@ private:
     // for more than this process can address or this machine holds (or when the
     // allocation fails), then DM_ERR_ARG for a storage axis longer than an MPI
     // datatype can describe, or adopted memory too small or misaligned.
-    void allocate_storage(const Storage &storage);
+    void allocate_storage(const Storage &storage, bool node_memory);
 
     std::shared_ptr<const layout::ProcessGrid> grid_;
     dm_dtype dtype_ = DM_FLOAT64;
@@ -122,7 +122,10 @@ private:
     std::vector<int> ghost_;
     std::vector<std::int64_t> local_shape_, storage_shape_;
     std::byte *data_ = nullptr;
-    std::unique_ptr<std::byte, void (*)(void *)> owned_{nullptr, std::free};  // null for adopted storage
+    // Owned storage is node memory where the node has other ranks of the grid (so that
+    // exchanges read it in place, core/node_memory.hpp), else the heap's.
+    static void free_storage(void *p) noexcept;
+    std::unique_ptr<std::byte, void (*)(void *)> owned_{nullptr, free_storage};  // null for adopted storage
     std::size_t interior_offset_ = 0;
     LayoutKey key_;
     mutable int held_ = 0;

@@ -29,6 +29,11 @@ struct CostModel {
     // send_split prices pieces that meet both. 0: no such path (send_split unused).
     std::int64_t split_runs = 0, split_min_bytes = 0;
     std::int64_t chunk_bytes = std::int64_t{1} << 20;
+    // Messages between ranks of one node of at least this many bytes are read in
+    // place by the receiver (on_node.hpp) under the auto executor: below it, the
+    // control message and answer that each execution adds cost more than the two
+    // copies saved.
+    std::int64_t on_node_min_bytes = std::int64_t{16} << 10;
 };
 
 // The model of the MPI library this process runs on: a calibration file when one

@@ -1,6 +1,7 @@
 #include "exchange/plan.hpp"
 
 #include "core/error.hpp"
+#include "core/node_memory.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
@@ -123,9 +124,10 @@ struct Text {
 }  // namespace
 
 Executor executor_named(const std::string &name) {
-    for (Executor e : {Executor::Auto, Executor::Pack, Executor::Datatype, Executor::Hybrid, Executor::Alltoallw})
+    for (Executor e : {Executor::Auto, Executor::Pack, Executor::Datatype, Executor::Hybrid, Executor::Alltoallw,
+                       Executor::OnNode})
         if (name == executor_name(e)) return e;
-    fail(DM_ERR_ARG, "exchange: unknown executor '", name, "' (auto, pack, datatype, hybrid or alltoallw)");
+    fail(DM_ERR_ARG, "exchange: unknown executor '", name, "' (auto, pack, datatype, hybrid, alltoallw or onnode)");
 }
 
 const char *executor_name(Executor e) {
@@ -135,6 +137,7 @@ const char *executor_name(Executor e) {
         case Executor::Datatype: return "datatype";
         case Executor::Hybrid: return "hybrid";
         case Executor::Alltoallw: return "alltoallw";
+        case Executor::OnNode: return "onnode";
     }
     return "?";
 }
@@ -305,7 +308,7 @@ void Plan::finish(const Options &options) {
     options_ = options;
     if (options_.executor == Executor::Auto) options_.executor = executor_from_environment(Executor::Auto);
     model_ = &cost_model();
-    tag_ = next_tag(comm_);
+    tag_ = next_tag(comm_), control_tag_ = next_tag(comm_), done_tag_ = next_tag(comm_);
     group(send_pieces_, sends_);
     group(recv_pieces_, recvs_);
 
@@ -345,6 +348,7 @@ void Plan::finish(const Options &options) {
         for (Message &m : recvs_) m.cuts = {0, m.bytes};
     else
         exchange_cuts();
+    place_on_node();
     for (const Copy &c : copies_) {
         staged += c.to.bytes();
         read_slot_[static_cast<std::size_t>(c.from.slot)] = true;
@@ -552,29 +556,70 @@ std::pair<std::size_t, std::size_t> Plan::requests(const std::vector<Message> &l
 
 void Plan::start_round(std::size_t r, bool staged) {
     const Round &round = rounds_[r];
-    const auto [first_recv, end_recv] = requests(recvs_, round.first_recv, round.end_recv);
-    if (end_recv > first_recv)
-        check_mpi(MPI_Startall(static_cast<int>(end_recv - first_recv), &recv_requests_[first_recv]), "MPI_Startall");
-    for (std::size_t k = round.first_send; k < round.end_send; ++k) {
-        const Message &m = sends_[k];
-        if (staged || m.way != Way::Packed) {
-            check_mpi(MPI_Startall(static_cast<int>(m.count()), &send_requests_[m.request]), "MPI_Startall");
+    for (std::size_t k = round.first_recv; k < round.end_recv; ++k) {
+        const Message &m = recvs_[k];
+        if (!m.on_node())  // an on-node receive starts only if its sender falls back (end)
+            check_mpi(MPI_Startall(static_cast<int>(m.count()), &recv_requests_[m.request]), "MPI_Startall");
+    }
+    for (std::size_t k = round.first_send; k < round.end_send; ++k)
+        if (!sends_[k].on_node()) start_send(r, sends_[k], staged);
+}
+
+void Plan::start_send(std::size_t r, const Message &m, bool staged) {
+    if (staged || m.way != Way::Packed) {
+        check_mpi(MPI_Startall(static_cast<int>(m.count()), &send_requests_[m.request]), "MPI_Startall");
+        return;
+    }
+    // Pipelined: each piece leaves as soon as it is packed, and arrivals are
+    // unpacked while later pieces are packed.
+    for (std::size_t i = 0; i < m.count(); ++i) {
+        std::byte *out = send_buffer_.get() + m.at + m.cuts[i];
+        if (m.whole(i)) {  // sent in place
+            check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
             continue;
         }
-        // Pipelined: each piece leaves as soon as it is packed, and arrivals are
-        // unpacked while later pieces are packed.
-        for (std::size_t i = 0; i < m.count(); ++i) {
-            std::byte *out = send_buffer_.get() + m.at + m.cuts[i];
-            if (m.whole(i)) {  // sent in place
-                check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
-                continue;
-            }
-            for (std::size_t b = m.first[i]; b < m.first[i + 1]; ++b)
-                out = pack(out, static_cast<const std::byte *>(slot_values_[m.pieces[b].slot]), m.pieces[b]);
-            check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
-            if (m.count() > 1) progress(r, false);
-        }
+        for (std::size_t b = m.first[i]; b < m.first[i + 1]; ++b)
+            out = pack(out, static_cast<const std::byte *>(slot_values_[m.pieces[b].slot]), m.pieces[b]);
+        check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
+        if (m.count() > 1) progress(r, false);
     }
+}
+
+void Plan::place_on_node() {
+    // A message goes on-node when both ends share this node, it is the only one
+    // between the pair (so that its fallback message cannot be confused with
+    // another) and the executor (or, for auto, its size) asks for it. Both sides
+    // decide alike from what both know.
+    const char *same = node::same_node(comm_);  // collective on the first plan of comm_
+    const int *world = node::world_ranks(comm_);
+    int size = 1;
+    MPI_Comm_size(comm_, &size);
+    std::vector<int> sends_to(static_cast<std::size_t>(size)), recvs_from(static_cast<std::size_t>(size));
+    for (const Message &m : sends_) ++sends_to[static_cast<std::size_t>(m.peer)];
+    for (const Message &m : recvs_) ++recvs_from[static_cast<std::size_t>(m.peer)];
+    const Executor e = options_.executor;
+    auto place = [&](Message &m, int messages) {
+        const std::size_t p = static_cast<std::size_t>(m.peer);
+        if (!same[p] || world[p] < 0) m.locality = Locality::OtherNode;
+        else if (e != Executor::Auto && e != Executor::OnNode) m.locality = Locality::Forced;
+        else if (!node::enabled()) m.locality = Locality::Unavailable;
+        else if (messages > 1) m.locality = Locality::Several;
+        else if (e == Executor::Auto && m.bytes < model_->on_node_min_bytes) m.locality = Locality::Small;
+        else m.locality = Locality::OnNode;
+    };
+    for (Message &m : sends_) place(m, sends_to[static_cast<std::size_t>(m.peer)]);
+    for (Message &m : recvs_) place(m, recvs_from[static_cast<std::size_t>(m.peer)]);
+    on_node_ = std::make_unique<OnNode>(comm_, slots_, control_tag_, done_tag_);
+    on_node_sends_.clear();
+    for (std::size_t k = 0; k < sends_.size(); ++k)
+        if (sends_[k].on_node()) {
+            on_node_->add_send(sends_[k].peer, world[sends_[k].peer], k, sends_[k].blocks);
+            on_node_sends_.push_back(k);
+        }
+    for (std::size_t k = 0; k < recvs_.size(); ++k)
+        if (recvs_[k].on_node()) on_node_->add_recv(recvs_[k].peer, world[recvs_[k].peer], k, recvs_[k].blocks);
+    on_node_->finish(tag_);
+    if (on_node_->empty()) on_node_.reset();
 }
 
 bool Plan::progress(std::size_t r, bool wait) {
@@ -642,6 +687,14 @@ void Plan::begin(const void *const *slots) {
     } else {
         for (const Copy &c : copies_) exchange::copy(to(c.to), c.to, from(c.from), c.from);
     }
+    if (on_node_) {
+        // Readers are told where the buffers are; a message they cannot read leaves
+        // now, whatever its round.
+        on_node_->expect();
+        on_node_->publish(slots, !staged_, by_message_);
+        for (std::size_t k = 0; k < on_node_sends_.size(); ++k)
+            if (by_message_[k]) start_send(0, sends_[on_node_sends_[k]], staged_);
+    }
     in_flight_ = true;
 }
 
@@ -652,10 +705,30 @@ void Plan::end() {
         check_mpi(MPI_Wait(&collective_, MPI_STATUS_IGNORE), "MPI_Wait");
         return;
     }
+    // On-node messages first: their senders are waiting for the answer, and a
+    // fallback receive must be started before its round is completed.
+    if (on_node_)
+        on_node_->receive(slot_values_.data(), [&](std::size_t k) {
+            const Message &m = recvs_[k];
+            check_mpi(MPI_Startall(static_cast<int>(m.count()), &recv_requests_[m.request]), "MPI_Startall");
+        });
     for (std::size_t r = 0; r < rounds_.size(); ++r) {
         if (r > 0) start_round(r, staged_);
         finish_round(r);
     }
+    if (on_node_) on_node_->complete();
+}
+
+const char *Plan::locality_text(Locality locality) {
+    switch (locality) {
+        case Locality::OtherNode: return "";
+        case Locality::OnNode: return "; on-node: the receiver reads it in place from the sender's node memory";
+        case Locality::Small: return "; same node, but small: by message (control and answer would cost more)";
+        case Locality::Forced: return "; same node, by message (the executor is forced)";
+        case Locality::Several: return "; same node, by message (one of several messages between the pair)";
+        case Locality::Unavailable: return "; same node, by message (node memory is off: DATAMOTION_NODE_MEMORY=0)";
+    }
+    return "";
 }
 
 Volume Plan::volume() const {
@@ -705,6 +778,13 @@ std::string Plan::describe() const {
                 case Why::Model:
                     s << " (model: packed " << m.cost[1] << " us, datatype " << m.cost[2] << " us)";
                     break;
+            }
+            s << locality_text(m.locality);
+            if (m.on_node() && &list == &sends_ && on_node_) {
+                const std::size_t k = static_cast<std::size_t>(
+                    std::find(on_node_sends_.begin(), on_node_sends_.end(), static_cast<std::size_t>(&m - sends_.data())) -
+                    on_node_sends_.begin());
+                if (const char *why = on_node_->fallback_reason(k)) s << "; the last execution sent it by MPI: " << why;
             }
             s << "\n";
         }

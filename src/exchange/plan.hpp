@@ -7,6 +7,7 @@
 
 #include "exchange/block.hpp"
 #include "exchange/cost.hpp"
+#include "exchange/on_node.hpp"
 
 #include <mpi.h>
 
@@ -26,10 +27,11 @@ enum class Executor {
     Pack,      // copied into one contiguous buffer per peer (and out of it on arrival)
     Datatype,  // an MPI derived datatype over the blocks, no copy by datamotion
     Hybrid,    // the sender packs (pipelined), the receiver takes a datatype
-    Alltoallw  // every message through one MPI_Ialltoallw of derived datatypes (a collective)
+    Alltoallw, // every message through one MPI_Ialltoallw of derived datatypes (a collective)
+    OnNode     // every message between ranks of one node read in place (on_node.hpp); others as auto
 };
 
-// Executor from its name ("auto", "pack", "datatype", "hybrid", "alltoallw"); throws DM_ERR_ARG.
+// Executor from its name ("auto", "pack", "datatype", "hybrid", "alltoallw", "onnode"); throws DM_ERR_ARG.
 Executor executor_named(const std::string &name);
 const char *executor_name(Executor e);
 // The executor the environment asks for (DM_EXCHANGE), else `fallback`.
@@ -88,6 +90,9 @@ public:
 private:
     enum class Way { Direct, Packed, Datatype };  // how one side of one message travels
     enum class Why { Contiguous, Option, Model, Limits };  // what chose the way
+    // Why a message between ranks of one node does or does not go on-node.
+    enum class Locality { OtherNode, OnNode, Small, Forced, Several, Unavailable };
+    static const char *locality_text(Locality locality);
     struct Message {
         int peer = 0, round = 0;
         std::vector<Block> blocks;
@@ -109,6 +114,8 @@ private:
         bool whole(std::size_t i) const { return in_place[i] != 0; }
         std::vector<MPI_Datatype> types;  // Datatype: one per piece
         std::size_t request = 0;  // its first piece's request
+        Locality locality = Locality::OtherNode;
+        bool on_node() const { return locality == Locality::OnNode; }
         std::size_t count() const { return cuts.size() - 1; }
     };
     struct Round {
@@ -123,6 +130,8 @@ private:
     void make_types(Message &m, const void *const *slots) const;
     void bind(const void *const *slots, bool staged);
     void start_round(std::size_t r, bool staged);
+    void start_send(std::size_t r, const Message &m, bool staged);
+    void place_on_node();
     bool progress(std::size_t r, bool wait);
     void finish_round(std::size_t r);
     bool aliased(const void *const *slots) const;
@@ -134,7 +143,7 @@ private:
     MPI_Comm comm_;
     int slots_;
     std::string name_;
-    int tag_ = 0;
+    int tag_ = 0, control_tag_ = 0, done_tag_ = 0;
     Options options_;
     const CostModel *model_ = nullptr;
     bool finished_ = false;
@@ -159,6 +168,11 @@ private:
     std::vector<int> counts_out_, counts_in_, displs_;
     std::vector<MPI_Datatype> types_out_, types_in_;
     MPI_Request collective_ = MPI_REQUEST_NULL;
+
+    // Messages between ranks of this node that the receiver reads in place.
+    std::unique_ptr<OnNode> on_node_;
+    std::vector<std::size_t> on_node_sends_;  // sends_ index of each on-node send
+    std::vector<char> by_message_;            // per on-node send: fell back this execution
 
     bool in_flight_ = false, staged_ = false;
     std::vector<const void *> slot_values_;

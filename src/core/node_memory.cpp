@@ -1,0 +1,299 @@
+#include "core/node_memory.hpp"
+
+#include "core/error.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace dm::node {
+namespace {
+
+constexpr std::int64_t kAlign = 64;
+constexpr std::int64_t kMinWindow = std::int64_t{32} << 20;  // a rank's part of a new window, at least
+
+// One window: this process's part, carved into allocations, and every member's part.
+struct Window {
+    std::int64_t id = -1;
+    MPI_Win win = MPI_WIN_NULL;
+    std::byte *mine = nullptr;
+    std::int64_t size = 0;
+    std::map<std::int64_t, std::int64_t> free;  // offset -> bytes, disjoint, coalesced
+    std::map<std::int64_t, std::int64_t> used;  // offset -> bytes
+    std::map<int, const std::byte *> parts;     // world rank -> its part, as mapped here
+
+    std::byte *take(std::int64_t bytes) {
+        for (auto it = free.begin(); it != free.end(); ++it) {
+            if (it->second < bytes) continue;
+            const std::int64_t at = it->first, left = it->second - bytes;
+            free.erase(it);
+            if (left > 0) free[at + bytes] = left;
+            used[at] = bytes;
+            return mine + at;
+        }
+        return nullptr;
+    }
+    void give_back(std::int64_t at) {
+        auto u = used.find(at);
+        if (u == used.end()) return;
+        std::int64_t bytes = u->second;
+        used.erase(u);
+        auto next = free.lower_bound(at);
+        if (next != free.end() && at + bytes == next->first) bytes += next->second, next = free.erase(next);
+        if (next != free.begin()) {
+            auto prev = std::prev(next);
+            if (prev->first + prev->second == at) {
+                prev->second += bytes;
+                return;
+            }
+        }
+        free[at] = bytes;
+    }
+};
+
+// The ranks of one node that a communicator spans: their own communicator (on
+// which windows are made) and the windows made so far.
+struct Pool {
+    MPI_Comm comm = MPI_COMM_NULL;
+    std::vector<int> members;  // world ranks, in the pool communicator's order
+    std::vector<Window *> windows;
+};
+
+struct Registry {
+    std::vector<std::unique_ptr<Window>> windows;  // in creation order (freed in it)
+    std::map<std::vector<int>, std::unique_ptr<Pool>> pools;  // by sorted member world ranks
+    std::int64_t led = 0;  // windows this process numbered (as rank 0 of a pool)
+    bool finalized = false;
+};
+
+Registry &registry() {
+    static Registry r;
+    return r;
+}
+
+// At MPI_Finalize (the attribute on MPI_COMM_SELF is deleted first): every window
+// is freed in creation order, which is the same on every member, then the pools.
+int free_all(MPI_Comm, int, void *, void *) {
+    Registry &r = registry();
+    for (auto &w : r.windows)
+        if (w->win != MPI_WIN_NULL) MPI_Win_free(&w->win);
+    for (auto &[key, pool] : r.pools)
+        if (pool->comm != MPI_COMM_NULL) MPI_Comm_free(&pool->comm);
+    r.finalized = true;
+    return MPI_SUCCESS;
+}
+
+void free_at_finalize() {
+    static bool set = false;
+    if (set) return;
+    int keyval = MPI_KEYVAL_INVALID;
+    check_mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_all, &keyval, nullptr), "MPI_Comm_create_keyval");
+    check_mpi(MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr), "MPI_Comm_set_attr");
+    set = true;
+}
+
+// What is known about a communicator, kept on it as an attribute.
+struct CommInfo {
+    std::vector<int> world;   // world rank of each rank (-1: none)
+    std::vector<char> same;   // on this node
+    Pool *pool = nullptr;     // null: no node memory for this rank
+    bool split = false;       // same and pool are known (after the collective split)
+};
+
+int delete_info(MPI_Comm, int, void *value, void *) {
+    delete static_cast<CommInfo *>(value);
+    return MPI_SUCCESS;
+}
+
+CommInfo &info_of(MPI_Comm comm) {
+    static int keyval = MPI_KEYVAL_INVALID;
+    if (keyval == MPI_KEYVAL_INVALID)
+        check_mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_info, &keyval, nullptr), "MPI_Comm_create_keyval");
+    CommInfo *info = nullptr;
+    int found = 0;
+    check_mpi(MPI_Comm_get_attr(comm, keyval, &info, &found), "MPI_Comm_get_attr");
+    if (found && info) return *info;
+    auto made = std::make_unique<CommInfo>();
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    MPI_Group group, world;
+    check_mpi(MPI_Comm_group(comm, &group), "MPI_Comm_group");
+    check_mpi(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
+    std::vector<int> ranks(static_cast<std::size_t>(size));
+    for (int r = 0; r < size; ++r) ranks[static_cast<std::size_t>(r)] = r;
+    made->world.assign(static_cast<std::size_t>(size), -1);
+    check_mpi(MPI_Group_translate_ranks(group, size, ranks.data(), world, made->world.data()),
+              "MPI_Group_translate_ranks");
+    for (int &w : made->world)
+        if (w == MPI_UNDEFINED) w = -1;
+    MPI_Group_free(&group), MPI_Group_free(&world);
+    check_mpi(MPI_Comm_set_attr(comm, keyval, made.get()), "MPI_Comm_set_attr");
+    return *made.release();
+}
+
+// Collective on comm the first time: which ranks share this node, and the pool of
+// this node's ranks of comm.
+CommInfo &split_info(MPI_Comm comm) {
+    CommInfo &info = info_of(comm);
+    if (info.split) return info;
+    MPI_Comm node;
+    check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+    int n = 1;
+    MPI_Comm_size(node, &n);
+    MPI_Group node_group, group;
+    check_mpi(MPI_Comm_group(node, &node_group), "MPI_Comm_group");
+    check_mpi(MPI_Comm_group(comm, &group), "MPI_Comm_group");
+    std::vector<int> local(static_cast<std::size_t>(n)), in_comm(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) local[static_cast<std::size_t>(r)] = r;
+    check_mpi(MPI_Group_translate_ranks(node_group, n, local.data(), group, in_comm.data()), "MPI_Group_translate_ranks");
+    MPI_Group_free(&node_group), MPI_Group_free(&group);
+    info.same.assign(info.world.size(), 0);
+    std::vector<int> members;
+    bool all_in_world = true;
+    for (int r : in_comm) {
+        info.same[static_cast<std::size_t>(r)] = 1;
+        members.push_back(info.world[static_cast<std::size_t>(r)]);
+        all_in_world = all_in_world && members.back() >= 0;
+    }
+    info.split = true;
+    // Every member computes the same key and the same answer, so the pool's
+    // communicator is made (or found) by all of them or by none.
+    if (n == 1 || !all_in_world || !enabled()) {
+        MPI_Comm_free(&node);
+        return info;
+    }
+    std::vector<int> key = members;
+    std::sort(key.begin(), key.end());
+    Registry &reg = registry();
+    auto found = reg.pools.find(key);
+    if (found == reg.pools.end()) {
+        auto pool = std::make_unique<Pool>();
+        pool->comm = node;
+        pool->members = members;
+        free_at_finalize();
+        found = reg.pools.emplace(key, std::move(pool)).first;
+    } else {
+        MPI_Comm_free(&node);
+    }
+    info.pool = found->second.get();
+    return info;
+}
+
+Window *window_with(const void *p) {
+    const auto *b = static_cast<const std::byte *>(p);
+    for (auto &w : registry().windows)
+        if (w->mine && b >= w->mine && b < w->mine + w->size) return w.get();
+    return nullptr;
+}
+
+Window *window_numbered(std::int64_t id) {
+    for (auto &w : registry().windows)
+        if (w->id == id) return w.get();
+    return nullptr;
+}
+
+// Collective on the pool: a new window in which this rank's part holds `bytes`
+// (0 for ranks that asked for nothing).
+Window *grow(Pool &pool, std::int64_t bytes) {
+    Registry &reg = registry();
+    auto w = std::make_unique<Window>();
+    int me = 0, n = 1;
+    MPI_Comm_rank(pool.comm, &me);
+    MPI_Comm_size(pool.comm, &n);
+    std::int64_t id = me == 0 ? (std::int64_t{pool.members[0]} << 32) | reg.led++ : 0;
+    check_mpi(MPI_Bcast(&id, 1, MPI_INT64_T, 0, pool.comm), "MPI_Bcast");
+    w->id = id;
+    w->size = bytes;
+    MPI_Info info;
+    check_mpi(MPI_Info_create(&info), "MPI_Info_create");
+    // Each part on its own pages: first touched, and so placed, by its owner.
+    check_mpi(MPI_Info_set(info, "alloc_shared_noncontig", "true"), "MPI_Info_set");
+    void *base = nullptr;
+    check_mpi(MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, pool.comm, &base, &w->win),
+              "MPI_Win_allocate_shared");
+    MPI_Info_free(&info);
+    w->mine = bytes > 0 ? static_cast<std::byte *>(base) : nullptr;
+    if (bytes > 0) w->free[0] = bytes;
+    for (int r = 0; r < n; ++r) {
+        MPI_Aint size = 0;
+        int unit = 1;
+        void *part = nullptr;
+        check_mpi(MPI_Win_shared_query(w->win, r, &size, &unit, &part), "MPI_Win_shared_query");
+        if (size > 0) w->parts[pool.members[static_cast<std::size_t>(r)]] = static_cast<const std::byte *>(part);
+    }
+    pool.windows.push_back(w.get());
+    reg.windows.push_back(std::move(w));
+    return reg.windows.back().get();
+}
+
+}  // namespace
+
+bool enabled() {
+    static const bool on = [] {
+        // MPIR_CVAR_NOLOCAL=1 asks MPICH to treat every peer as on another host
+        // (the network path); node memory would bypass that, so it is off too.
+        const char *v = std::getenv("DATAMOTION_NODE_MEMORY"), *remote = std::getenv("MPIR_CVAR_NOLOCAL");
+        return !(v && std::strcmp(v, "0") == 0) && !(remote && std::strcmp(remote, "1") == 0);
+    }();
+    return on;
+}
+
+const int *world_ranks(MPI_Comm comm) { return info_of(comm).world.data(); }
+
+const char *same_node(MPI_Comm comm) { return split_info(comm).same.data(); }
+
+bool available(MPI_Comm comm) { return split_info(comm).pool != nullptr; }
+
+std::byte *allocate(MPI_Comm comm, std::int64_t bytes) {
+    CommInfo &info = split_info(comm);
+    if (!info.pool) return nullptr;
+    Pool &pool = *info.pool;
+    const std::int64_t want = std::max<std::int64_t>(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
+    std::byte *p = nullptr;
+    for (Window *w : pool.windows)
+        if (w->mine && (p = w->take(want))) break;
+    // A new window only when some member needs one: one small reduction otherwise.
+    std::int64_t need = p ? 0 : want, any = 0;
+    check_mpi(MPI_Allreduce(&need, &any, 1, MPI_INT64_T, MPI_MAX, pool.comm), "MPI_Allreduce");
+    if (any == 0) return p;
+    constexpr std::int64_t kPage = std::int64_t{2} << 20;
+    const std::int64_t part = need ? std::max(kMinWindow, (need + kPage - 1) / kPage * kPage) : 0;
+    Window *w = grow(pool, part);
+    return p ? p : w->take(want);
+}
+
+bool release(void *p) noexcept {
+    if (!p) return false;
+    Window *w = window_with(p);
+    if (!w) return false;
+    if (!registry().finalized) w->give_back(static_cast<std::byte *>(p) - w->mine);
+    return true;
+}
+
+Location locate(const void *p) {
+    Window *w = window_with(p);
+    if (!w) return {};
+    return {w->id, static_cast<const std::byte *>(p) - w->mine};
+}
+
+const std::byte *address(std::int64_t window, int world_rank, std::int64_t offset) {
+    Window *w = window_numbered(window);
+    if (!w || registry().finalized) return nullptr;
+    auto part = w->parts.find(world_rank);
+    return part == w->parts.end() ? nullptr : part->second + offset;
+}
+
+bool maps(std::int64_t window, int world_rank) {
+    Window *w = window_numbered(window);
+    if (!w) return false;
+    // Every member maps the whole window; parts of 0 bytes are not listed, so ask the pool.
+    for (auto &[key, pool] : registry().pools)
+        if (std::find(pool->windows.begin(), pool->windows.end(), w) != pool->windows.end())
+            return std::find(pool->members.begin(), pool->members.end(), world_rank) != pool->members.end();
+    return false;
+}
+
+}  // namespace dm::node

@@ -1,0 +1,230 @@
+#include "exchange/on_node.hpp"
+
+#include "core/error.hpp"
+#include "core/node_memory.hpp"
+
+#include <algorithm>
+
+namespace dm::exchange {
+namespace {
+
+// One contiguous run: (slot, offset, bytes).
+struct Run {
+    int slot;
+    std::int64_t offset, bytes;
+};
+
+void runs_of(const Block &b, std::vector<Run> &out) {
+    if (b.levels == 0) {
+        out.push_back({b.slot, b.offset, b.run});
+        return;
+    }
+    std::int64_t index[kMaxLevels] = {};
+    while (true) {
+        std::int64_t at = b.offset;
+        for (int l = 0; l < b.levels; ++l) at += index[l] * b.stride[l];
+        out.push_back({b.slot, at, b.run});
+        int l = b.levels - 1;
+        for (; l >= 0; --l) {
+            if (++index[l] < b.count[l]) break;
+            index[l] = 0;
+        }
+        if (l < 0) return;
+    }
+}
+
+// Appends the copy of `bytes` bytes from (fs, f) to (ts, t), joining it to the last
+// copy where both sides continue it: contiguously (a longer run), or as one more run
+// at the same steps (a strided copy of one level).
+void append(std::vector<Copy> &out, int fs, std::int64_t f, int ts, std::int64_t t, std::int64_t bytes) {
+    if (!out.empty()) {
+        Copy &c = out.back();
+        if (c.from.slot == fs && c.to.slot == ts) {
+            if (c.from.levels == 0 && c.from.offset + c.from.run == f && c.to.offset + c.to.run == t) {
+                c.from.run += bytes, c.to.run += bytes;
+                return;
+            }
+            if (c.from.run == bytes) {
+                if (c.from.levels == 0) {
+                    c.from.levels = c.to.levels = 1;
+                    c.from.count[0] = c.to.count[0] = 2;
+                    c.from.stride[0] = f - c.from.offset, c.to.stride[0] = t - c.to.offset;
+                    return;
+                }
+                if (c.from.levels == 1 && f == c.from.offset + c.from.count[0] * c.from.stride[0] &&
+                    t == c.to.offset + c.to.count[0] * c.to.stride[0]) {
+                    ++c.from.count[0], ++c.to.count[0];
+                    return;
+                }
+            }
+        }
+    }
+    Copy c;
+    c.from.slot = fs, c.from.offset = f, c.from.run = bytes;
+    c.to.slot = ts, c.to.offset = t, c.to.run = bytes;
+    out.push_back(c);
+}
+
+// The copies that move the byte sequence of `from` (the sender's blocks) onto that
+// of `to` (this rank's): the two lists of runs cut at every end of either.
+std::vector<Copy> pair_up(const std::vector<Block> &from, const std::vector<Block> &to) {
+    std::vector<Run> a, b;
+    for (const Block &x : from) runs_of(x, a);
+    for (const Block &x : to) runs_of(x, b);
+    std::vector<Copy> out;
+    std::size_t i = 0, j = 0;
+    std::int64_t done_a = 0, done_b = 0;  // bytes of run i / j already copied
+    while (i < a.size() && j < b.size()) {
+        const std::int64_t n = std::min(a[i].bytes - done_a, b[j].bytes - done_b);
+        append(out, a[i].slot, a[i].offset + done_a, b[j].slot, b[j].offset + done_b, n);
+        done_a += n, done_b += n;
+        if (done_a == a[i].bytes) ++i, done_a = 0;
+        if (done_b == b[j].bytes) ++j, done_b = 0;
+    }
+    if (i < a.size() || j < b.size())
+        fail(DM_ERR_ARG, "exchange: internal error: the two sides of an on-node message differ in length");
+    return out;
+}
+
+}  // namespace
+
+OnNode::OnNode(MPI_Comm comm, int slots, int control_tag, int done_tag)
+    : comm_(comm), slots_(slots), control_tag_(control_tag), done_tag_(done_tag),
+      remote_(static_cast<std::size_t>(slots)) {}
+
+OnNode::~OnNode() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    for (Send &s : sends_)
+        for (MPI_Request *r : {&s.control_request, &s.done_request})
+            if (*r != MPI_REQUEST_NULL) MPI_Request_free(r);
+    for (Recv &r : recvs_)
+        for (MPI_Request *q : {&r.control_request, &r.done_request})
+            if (*q != MPI_REQUEST_NULL) MPI_Request_free(q);
+}
+
+void OnNode::add_send(int peer, int world_rank, std::size_t message, const std::vector<Block> &blocks) {
+    Send s{peer, world_rank, message, blocks, std::vector<char>(static_cast<std::size_t>(slots_), 0), {}};
+    for (const Block &b : blocks) s.reads[static_cast<std::size_t>(b.slot)] = 1;
+    s.control.assign(1 + 2 * static_cast<std::size_t>(slots_), 0);
+    sends_.push_back(std::move(s));
+}
+
+void OnNode::add_recv(int peer, int world_rank, std::size_t message, const std::vector<Block> &blocks) {
+    Recv r{peer, world_rank, message, blocks, {}, {}};
+    r.control.assign(1 + 2 * static_cast<std::size_t>(slots_), 0);
+    recvs_.push_back(std::move(r));
+}
+
+void OnNode::finish(int tag) {
+    std::vector<MPI_Request> requests(sends_.size(), MPI_REQUEST_NULL);
+    const int block_bytes = static_cast<int>(sizeof(Block));
+    for (std::size_t k = 0; k < sends_.size(); ++k)
+        check_mpi(MPI_Isend(sends_[k].blocks.data(), static_cast<int>(sends_[k].blocks.size()) * block_bytes, MPI_BYTE,
+                            sends_[k].peer, tag, comm_, &requests[k]),
+                  "MPI_Isend");
+    std::vector<Block> theirs;
+    for (Recv &r : recvs_) {
+        MPI_Status status;
+        check_mpi(MPI_Probe(r.peer, tag, comm_, &status), "MPI_Probe");
+        int bytes = 0;
+        check_mpi(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
+        theirs.resize(static_cast<std::size_t>(bytes / block_bytes));
+        check_mpi(MPI_Recv(theirs.data(), bytes, MPI_BYTE, r.peer, tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+        r.copies = pair_up(theirs, r.blocks);
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    const int words = 1 + 2 * slots_;
+    for (Send &s : sends_) {
+        check_mpi(MPI_Send_init(s.control.data(), words, MPI_INT64_T, s.peer, control_tag_, comm_, &s.control_request),
+                  "MPI_Send_init");
+        check_mpi(MPI_Recv_init(nullptr, 0, MPI_BYTE, s.peer, done_tag_, comm_, &s.done_request), "MPI_Recv_init");
+    }
+    for (Recv &r : recvs_) {
+        check_mpi(MPI_Recv_init(r.control.data(), words, MPI_INT64_T, r.peer, control_tag_, comm_, &r.control_request),
+                  "MPI_Recv_init");
+        check_mpi(MPI_Send_init(nullptr, 0, MPI_BYTE, r.peer, done_tag_, comm_, &r.done_request), "MPI_Send_init");
+    }
+    arrived_.assign(recvs_.size(), 0);
+    pending_.assign(recvs_.size(), MPI_REQUEST_NULL);
+}
+
+void OnNode::publish(const void *const *slots, bool allowed, std::vector<char> &by_message) {
+    by_message.assign(sends_.size(), 0);
+    for (std::size_t k = 0; k < sends_.size(); ++k) {
+        Send &s = sends_[k];
+        s.why = allowed ? nullptr : "buffers that alias are staged";
+        for (int slot = 0; slot < slots_ && !s.why; ++slot) {
+            if (!s.reads[static_cast<std::size_t>(slot)]) continue;
+            const node::Location at = node::locate(slots[slot]);
+            if (at.window < 0) s.why = "the sender's buffer is not node memory (adopted or private)";
+            else if (!node::maps(at.window, s.world)) s.why = "the receiver does not map the sender's node memory";
+            s.control[1 + 2 * static_cast<std::size_t>(slot)] = at.window;
+            s.control[2 + 2 * static_cast<std::size_t>(slot)] = at.offset;
+        }
+        s.control[0] = s.why ? 1 : 0;
+        by_message[k] = s.why ? 1 : 0;
+        s.waiting = !s.why;
+        if (s.waiting) check_mpi(MPI_Start(&s.done_request), "MPI_Start");
+        check_mpi(MPI_Start(&s.control_request), "MPI_Start");
+    }
+}
+
+void OnNode::expect() {
+    for (std::size_t k = 0; k < recvs_.size(); ++k) {
+        check_mpi(MPI_Start(&recvs_[k].control_request), "MPI_Start");
+        pending_[k] = recvs_[k].control_request;
+    }
+}
+
+void OnNode::receive_all(const void *const *slots, void *context, Callback callback) {
+    // Copies as control messages arrive; the requests stay owned by recvs_ (the
+    // pending list is a copy of the handles that MPI_Waitsome may set to null).
+    read_in_place_ = 0;
+    std::size_t left = recvs_.size();
+    while (left > 0) {
+        int n = 0;
+        check_mpi(MPI_Waitsome(static_cast<int>(pending_.size()), pending_.data(), &n, arrived_.data(),
+                               MPI_STATUSES_IGNORE),
+                  "MPI_Waitsome");
+        if (n == MPI_UNDEFINED) fail(DM_ERR_STATE, "exchange: internal error: on-node control messages lost");
+        for (int i = 0; i < n; ++i) {
+            Recv &r = recvs_[static_cast<std::size_t>(arrived_[static_cast<std::size_t>(i)])];
+            --left;
+            if (r.control[0]) {
+                callback(context, r.message);
+                continue;
+            }
+            for (int slot = 0; slot < slots_; ++slot)
+                remote_[static_cast<std::size_t>(slot)] =
+                    node::address(r.control[1 + 2 * static_cast<std::size_t>(slot)], r.world,
+                                  r.control[2 + 2 * static_cast<std::size_t>(slot)]);
+            for (const Copy &c : r.copies) {
+                const std::byte *from = remote_[static_cast<std::size_t>(c.from.slot)];
+                if (!from) fail(DM_ERR_ARG, "exchange: internal error: rank ", r.peer, "'s node memory is not mapped here");
+                copy(const_cast<std::byte *>(static_cast<const std::byte *>(slots[c.to.slot])), c.to, from, c.from);
+            }
+            ++read_in_place_;
+            check_mpi(MPI_Start(&r.done_request), "MPI_Start");
+        }
+    }
+    for (Recv &r : recvs_)
+        if (!r.control[0]) check_mpi(MPI_Wait(&r.done_request, MPI_STATUS_IGNORE), "MPI_Wait");
+}
+
+void OnNode::complete() {
+    for (Send &s : sends_) {
+        check_mpi(MPI_Wait(&s.control_request, MPI_STATUS_IGNORE), "MPI_Wait");
+        if (s.waiting) check_mpi(MPI_Wait(&s.done_request, MPI_STATUS_IGNORE), "MPI_Wait");
+        s.waiting = false;
+    }
+}
+
+std::int64_t OnNode::copies() const {
+    std::int64_t n = 0;
+    for (const Recv &r : recvs_) n += static_cast<std::int64_t>(r.copies.size());
+    return n;
+}
+
+}  // namespace dm::exchange
