@@ -135,8 +135,9 @@ DM_API int dm_halo_exchange(dm_halo plan, dm_array array);
 
 /** Collective on the plan's grid: dm_halo_exchange in two halves. dm_halo_begin starts
  *  the messages and fills the ghosts that come from this rank itself; dm_halo_end
- *  completes them. In between the program may read and write the array's interior
- *  but not its ghosts, and may not free it. Hot paths; begin twice, or end without
+ *  completes them. In between the program may read the array's interior but not
+ *  write it (ranks on this node read it in place until dm_halo_end, see
+ *  docs/exchange.md), must not touch its ghosts, and may not free it. Hot paths; begin twice, or end without
  *  begin, is DM_ERR_STATE under the same rule. */
 DM_API int dm_halo_begin(dm_halo plan, dm_array array);
 /** Collective (as dm_halo_begin): completes the exchange dm_halo_begin started. */

@@ -254,8 +254,8 @@ class Halo:
 
     def start(self, a: DistArray) -> Exchange:
         """Collective. Starts filling the ghosts of ``a`` and returns; ``wait()`` on the
-        result completes it. Meanwhile read and write ``a.local`` freely, but not its
-        ghosts."""
+        result completes it. Meanwhile read ``a.local`` freely, but do not write it
+        (ranks on this node read it in place until ``wait()``) nor touch its ghosts."""
         plan = self._plan
         if not (self._unchecked and plan is not None and isinstance(a, DistArray)):
             plan = self._checked(a, "Halo.start")

@@ -22,7 +22,10 @@ from dmtest import (
 SIZE = WORLD.size
 PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if SIZE == 1 else [])
 EXAMPLES = 40 if SIZE <= 4 else 20 if SIZE <= 8 else 4
-EXECUTORS = ["auto", "pack", "datatype"]
+EXECUTORS = ["auto", "pack", "datatype", "onnode"]
+# Executors that send every byte by MPI, so that a source written in flight is not
+# read again (the on-node transport reads it in place at wait()).
+MESSAGE_EXECUTORS = ["pack", "datatype"]
 MODES = ["blocking", "start-wait", "with"]
 UNTOUCHED = 99
 # A mistake in a hot-path call comes back as an error on every rank in checked mode
@@ -148,7 +151,7 @@ def test_halo_interior_written_while_in_flight():
     periods = [True, True]
     grid = dm.ProcessGrid(dims=2, periods=periods)
     x = sample((8, 6), np.float64, seed=5)
-    for executor in EXECUTORS:
+    for executor in MESSAGE_EXECUTORS:
         a = ghosted(grid, x, 1)
         halo = dm.Halo(a, corners=True, executor=executor)
         with halo.start(a):
@@ -450,3 +453,56 @@ def test_wrong_array_in_start_fails_everywhere():
     raises_everywhere(WORLD, lambda: halo.start(other if WORLD.rank == SIZE - 1 else a), "DM_ERR_ARG",
                       r"differs from the prototype")
     halo.start(a).wait()
+
+
+# The on-node transport: arrays datamotion allocates are node memory, read in place by
+# the ranks of this node; memory a user adopted travels by message.
+
+
+def _adopted_copy(a):
+    """An array of a's layout over memory this process allocated (not node memory)."""
+    memory = np.array(a.local_with_ghosts, copy=True)
+    return dm.DistArray.adopt(a.grid, memory, a.shape, dist=a.dist, ghost=a.ghost)
+
+
+@pytest.mark.parallel(nprocs=WITH_8)
+@pytest.mark.parametrize("executor", ["auto", "onnode"])
+def test_on_node_reads_node_memory_and_falls_back_for_adopted_memory(executor):
+    """A redistribution large enough for the on-node transport: its messages are read
+    in place while the source is node memory; bound to an adopted source, the same
+    plan sends them by MPI, saying why; both move every element right."""
+    x = sample((384, 512), np.float64, seed=9)  # >= 16 KiB between every pair at 8 ranks
+    grid = dm.ProcessGrid(dims=[1, SIZE])
+    a = dm.DistArray.from_global(grid, x, dist=dm.BlockCyclic(3))
+    b = dm.DistArray.from_global(dm.ProcessGrid(dims=[SIZE, 1]), np.zeros_like(x), dist=dm.Block())
+    plan = dm.RedistPlan(a, b, "nonblocking", executor=executor)
+    text = plan.describe()
+    check_all(WORLD, SIZE == 1 or "on-node: the receiver reads it in place" in text, text)
+    plan.execute(a, b)
+    check_same_array(WORLD, b.to_global(), x, "node memory")
+    adopted = _adopted_copy(a)
+    b.local[...] = 0
+    plan.execute(adopted, b)
+    check_same_array(WORLD, b.to_global(), x, "adopted source")
+    text = plan.describe()
+    check_all(WORLD, SIZE == 1 or "the sender's buffer is not node memory" in text, text)
+    b.local[...] = 0
+    plan.execute(a, b)  # back to node memory: read in place again
+    check_same_array(WORLD, b.to_global(), x, "node memory again")
+    check_all(WORLD, "by MPI" not in plan.describe(), plan.describe())
+
+
+@pytest.mark.parallel(nprocs=WITH_8)
+def test_on_node_halo_of_a_large_box_matches_the_oracle():
+    """Ghost faces above the on-node size, read in place from the neighbours, with
+    corners; exchanged twice (the second reuses everything)."""
+    periods = [True, True]
+    grid = dm.ProcessGrid(dims=2, periods=periods)
+    x = sample((160, 3000), np.float64, seed=11)
+    for executor in ("auto", "onnode"):
+        a = ghosted(grid, x, 2)
+        halo = dm.Halo(a, corners=True, executor=executor)
+        for repeat in range(2):
+            halo.exchange(a)
+            check_same_array(WORLD, a.local_with_ghosts, safely(lambda: halo_oracle(a, x, periods, True)),
+                             f"executor {executor}, exchange {repeat}")
