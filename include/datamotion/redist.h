@@ -83,6 +83,13 @@ DM_API int dm_redist_execute(dm_redist plan, dm_array src, dm_array dst);
 DM_API int dm_redist_begin(dm_redist plan, dm_array src, dm_array dst);
 /** Collective (as dm_redist_begin): completes the exchange dm_redist_begin started. */
 DM_API int dm_redist_end(dm_redist plan);
+/** Local, a hot path: advances the execution that dm_redist_begin started without waiting:
+ *  copies what ranks on this node have made ready, unpacks the messages that have
+ *  arrived, starts the next round once one has left. `*done` is 1 once only
+ *  dm_redist_end's bookkeeping is left. Call it between pieces of computation so that
+ *  the exchange advances without an MPI progress thread; dm_redist_end is still
+ *  required. DM_ERR_STATE when nothing is in flight. */
+DM_API int dm_redist_test(dm_redist plan, int *done);
 
 /** Local. Frees the plan and sets *plan to NULL (a NULL *plan is fine). A plan with
  *  an execution in flight is not freed: DM_ERR_STATE. */

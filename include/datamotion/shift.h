@@ -87,6 +87,13 @@ DM_API int dm_pshift_begin(dm_pshift plan, dm_array const dsts[], dm_array const
                            const void *const boundaries[]);
 /** Collective (as dm_pshift_begin): completes the exchange dm_pshift_begin started. */
 DM_API int dm_pshift_end(dm_pshift plan);
+/** Local, a hot path: advances the execution that dm_pshift_begin started without waiting:
+ *  copies what ranks on this node have made ready, unpacks the messages that have
+ *  arrived, starts the next round once one has left. `*done` is 1 once only
+ *  dm_pshift_end's bookkeeping is left. Call it between pieces of computation so that
+ *  the exchange advances without an MPI progress thread; dm_pshift_end is still
+ *  required. DM_ERR_STATE when nothing is in flight. */
+DM_API int dm_pshift_test(dm_pshift plan, int *done);
 
 /** Collective on the plan's grid. Frees the plan and sets *plan to NULL; NULL is a no-op.
  *  A plan with an execution in flight (begin without end) is not freed: DM_ERR_STATE. */
@@ -142,6 +149,13 @@ DM_API int dm_halo_exchange(dm_halo plan, dm_array array);
 DM_API int dm_halo_begin(dm_halo plan, dm_array array);
 /** Collective (as dm_halo_begin): completes the exchange dm_halo_begin started. */
 DM_API int dm_halo_end(dm_halo plan);
+/** Local, a hot path: advances the exchange that dm_halo_begin started without waiting:
+ *  copies what ranks on this node have made ready, unpacks the messages that have
+ *  arrived, starts the next round once one has left. `*done` is 1 once only
+ *  dm_halo_end's bookkeeping is left. Call it between pieces of computation so that
+ *  the exchange advances without an MPI progress thread; dm_halo_end is still
+ *  required. DM_ERR_STATE when nothing is in flight. */
+DM_API int dm_halo_test(dm_halo plan, int *done);
 
 /** Collective on the plan's grid. Frees the plan and sets *plan to NULL; NULL is a no-op.
  *  A plan with an exchange in flight is not freed: DM_ERR_STATE. */

@@ -61,6 +61,7 @@ void bind_redist(nb::module_ &m) {
                  nb::gil_scoped_release release;
                  p.end();
              })
+        .def("test", &RedistPlan::test)
         .def("describe", &RedistPlan::describe)
         .def_prop_ro("method", [](const RedistPlan &p) { return static_cast<int>(p.method()); })
         .def("volume", [](const RedistPlan &p) {

@@ -69,6 +69,7 @@ void bind_shift(nb::module_ &m) {
                  nb::gil_scoped_release release;
                  p.end();
              })
+        .def("test", &PShiftPlan::test)
         .def("describe", &PShiftPlan::describe)
         .def_prop_ro("in_flight", &PShiftPlan::in_flight)
         .def_prop_ro("nshifts", &PShiftPlan::nshifts)
@@ -100,6 +101,7 @@ void bind_shift(nb::module_ &m) {
                  nb::gil_scoped_release release;
                  h.end();
              })
+        .def("test", &shift::HaloPlan::test)
         .def("describe", &shift::HaloPlan::describe)
         .def_prop_ro("in_flight", &shift::HaloPlan::in_flight)
         .def_prop_ro("corners", &shift::HaloPlan::corners)

@@ -26,16 +26,34 @@ class Exchange:
             interior = update(u.local[1:-1, 1:-1])   # while the ghosts travel
     """
 
-    __slots__ = ("_end", "_keep")  # made on every start(): kept small
+    __slots__ = ("_end", "_keep", "_test")  # made on every start(): kept small
 
-    def __init__(self, end: Callable[[], None], keep: Any):
+    def __init__(self, end: Callable[[], None], keep: Any, test: Optional[Callable[[], bool]] = None):
         self._end: Optional[Callable[[], None]] = end
         self._keep = keep  # the plan and arrays, alive until the exchange completes
+        self._test = test
 
     @property
     def done(self) -> bool:
         """Whether :meth:`wait` has completed the exchange."""
         return self._end is None
+
+    def test(self) -> bool:
+        """Local. Advances the exchange without waiting: copies what ranks on this
+        node have made ready and unpacks the messages that have arrived. True once
+        only :meth:`wait`'s bookkeeping is left (``wait()`` is still required). Call
+        it between pieces of computation, so that the exchange advances while the
+        program computes, without an MPI progress thread::
+
+            ex = halo.start(u)
+            for rows in slabs:
+                update(rows)
+                ex.test()
+            ex.wait()
+        """
+        if self._end is None:
+            return True
+        return bool(self._test()) if self._test is not None else False
 
     def wait(self) -> None:
         """Collective. Completes the exchange; waiting again does nothing."""

@@ -161,7 +161,7 @@ class RedistPlan:
         _core.hot_path(self._comm, "RedistPlan.execute", DM_ERR_ARG, problem)
         plan = self._plan
         plan.begin(src._a if src is not None else None, dst._a if dst is not None else None)
-        return Exchange(plan.end, (plan, src, dst))
+        return Exchange(plan.end, (plan, src, dst), plan.test)
 
     def describe(self) -> str:
         """Local. The method, and how this rank's messages travel (executor per

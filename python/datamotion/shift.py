@@ -160,7 +160,7 @@ class PShift:
             for k in self._with_boundary:
                 boundaries[k] = self._boundary(k, self._shifts[k], dsts)
         plan.begin([d._a for d in dsts], [s._a for s in srcs], boundaries)
-        return Exchange(plan.end, (plan, dsts, srcs, boundaries))
+        return Exchange(plan.end, (plan, dsts, srcs, boundaries), plan.test)
 
     @collective("PShift.__call__")
     def __call__(self, srcs: Sequence[DistArray]) -> List[DistArray]:
@@ -260,7 +260,7 @@ class Halo:
         if not (self._unchecked and plan is not None and isinstance(a, DistArray)):
             plan = self._checked(a, "Halo.start")
         plan.begin(a._a)
-        return Exchange(plan.end, (plan, a))
+        return Exchange(plan.end, (plan, a), plan.test)
 
     def _checked(self, a, call: str):
         """The plan, after the hot-path rule for the arguments of `call`. Outside checked

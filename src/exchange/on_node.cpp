@@ -172,26 +172,31 @@ void OnNode::publish(const void *const *slots, bool allowed, std::vector<char> &
 }
 
 void OnNode::expect() {
+    left_ = recvs_.size();
+    read_in_place_ = 0;
     for (std::size_t k = 0; k < recvs_.size(); ++k) {
         check_mpi(MPI_Start(&recvs_[k].control_request), "MPI_Start");
         pending_[k] = recvs_[k].control_request;
     }
 }
 
-void OnNode::receive_all(const void *const *slots, void *context, Callback callback) {
-    // Copies as control messages arrive; the requests stay owned by recvs_ (the
-    // pending list is a copy of the handles that MPI_Waitsome may set to null).
-    read_in_place_ = 0;
-    std::size_t left = recvs_.size();
-    while (left > 0) {
+bool OnNode::receive_some(const void *const *slots, bool wait, void *context, Callback callback) {
+    // The requests stay owned by recvs_: pending_ holds copies of their handles,
+    // which MPI_Waitsome / MPI_Testsome only mark inactive.
+    while (left_ > 0) {
         int n = 0;
-        check_mpi(MPI_Waitsome(static_cast<int>(pending_.size()), pending_.data(), &n, arrived_.data(),
-                               MPI_STATUSES_IGNORE),
-                  "MPI_Waitsome");
+        if (wait)
+            check_mpi(MPI_Waitsome(static_cast<int>(pending_.size()), pending_.data(), &n, arrived_.data(),
+                                   MPI_STATUSES_IGNORE),
+                      "MPI_Waitsome");
+        else
+            check_mpi(MPI_Testsome(static_cast<int>(pending_.size()), pending_.data(), &n, arrived_.data(),
+                                   MPI_STATUSES_IGNORE),
+                      "MPI_Testsome");
         if (n == MPI_UNDEFINED) fail(DM_ERR_STATE, "exchange: internal error: on-node control messages lost");
         for (int i = 0; i < n; ++i) {
             Recv &r = recvs_[static_cast<std::size_t>(arrived_[static_cast<std::size_t>(i)])];
-            --left;
+            --left_;
             if (r.control[0]) {
                 callback(context, r.message);
                 continue;
@@ -208,12 +213,14 @@ void OnNode::receive_all(const void *const *slots, void *context, Callback callb
             ++read_in_place_;
             check_mpi(MPI_Start(&r.done_request), "MPI_Start");
         }
+        if (!wait) break;
     }
-    for (Recv &r : recvs_)
-        if (!r.control[0]) check_mpi(MPI_Wait(&r.done_request, MPI_STATUS_IGNORE), "MPI_Wait");
+    return left_ == 0;
 }
 
 void OnNode::complete() {
+    for (Recv &r : recvs_)
+        if (!r.control[0]) check_mpi(MPI_Wait(&r.done_request, MPI_STATUS_IGNORE), "MPI_Wait");
     for (Send &s : sends_) {
         check_mpi(MPI_Wait(&s.control_request, MPI_STATUS_IGNORE), "MPI_Wait");
         if (s.waiting) check_mpi(MPI_Wait(&s.done_request, MPI_STATUS_IGNORE), "MPI_Wait");

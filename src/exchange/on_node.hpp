@@ -50,13 +50,16 @@ public:
     void publish(const void *const *slots, bool allowed, std::vector<char> &by_message);
     // Receiver, at begin: posts the control receives.
     void expect();
-    // Receiver, at end: completes every control message: copies the readable ones
-    // into `slots` and answers them; calls fallback(message) for the others.
+    // Receiver: handles the control messages that have arrived (waits for all of
+    // them when `wait`): copies the readable ones into `slots` and answers them;
+    // calls fallback(message) for the others. True once none is left.
     template <class F>
-    void receive(const void *const *slots, F &&fallback) {
-        receive_all(slots, &fallback, [](void *f, std::size_t message) { (*static_cast<F *>(f))(message); });
+    bool receive(const void *const *slots, bool wait, F &&fallback) {
+        return receive_some(slots, wait, &fallback,
+                            [](void *f, std::size_t message) { (*static_cast<F *>(f))(message); });
     }
-    // Sender, at end: waits until every reader is done with its buffers.
+    // At end, after receive(): waits until every reader is done with this rank's
+    // buffers, and for this rank's answers to leave.
     void complete();
 
     // What the last execution did: messages read in place, and sent by MPI.
@@ -67,7 +70,7 @@ public:
 
 private:
     using Callback = void (*)(void *, std::size_t);
-    void receive_all(const void *const *slots, void *context, Callback callback);
+    bool receive_some(const void *const *slots, bool wait, void *context, Callback callback);
 
     struct Send {
         int peer, world;
@@ -96,6 +99,7 @@ private:
     std::vector<int> arrived_;
     std::vector<const std::byte *> remote_;
     std::int64_t read_in_place_ = 0;
+    std::size_t left_ = 0;  // control messages still to handle in this execution
 };
 
 }  // namespace dm::exchange

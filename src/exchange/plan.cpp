@@ -678,6 +678,7 @@ void Plan::begin(const void *const *slots) {
                                  counts_in_.data(), displs_.data(), types_in_.data(), comm_, &collective_),
                   "MPI_Ialltoallw");
     } else {
+        round_ = 0;
         start_round(0, staged_);
     }
     if (staged_) {
@@ -698,6 +699,49 @@ void Plan::begin(const void *const *slots) {
     in_flight_ = true;
 }
 
+bool Plan::advance(bool wait) {
+    // On-node messages first: their senders wait for the answer, and a fallback
+    // receive must be started before its round is completed.
+    if (on_node_) {
+        const bool all = on_node_->receive(slot_values_.data(), wait, [&](std::size_t k) {
+            const Message &m = recvs_[k];
+            check_mpi(MPI_Startall(static_cast<int>(m.count()), &recv_requests_[m.request]), "MPI_Startall");
+        });
+        if (!all) {  // unpack what has arrived, but start no round before every fallback receive
+            if (round_ < rounds_.size()) progress(round_, false);
+            return false;
+        }
+    }
+    for (; round_ < rounds_.size(); ++round_) {
+        if (wait) {
+            finish_round(round_);
+        } else {
+            // Receives that have arrived are unpacked; the next round starts only
+            // once this one's sends have left too.
+            if (!progress(round_, false)) return false;
+            const Round &round = rounds_[round_];
+            const auto [first, end] = requests(sends_, round.first_send, round.end_send);
+            int sent = 1;
+            if (end > first)
+                check_mpi(MPI_Testall(static_cast<int>(end - first), &send_requests_[first], &sent, MPI_STATUSES_IGNORE),
+                          "MPI_Testall");
+            if (!sent) return false;
+        }
+        if (round_ + 1 < rounds_.size()) start_round(round_ + 1, staged_);
+    }
+    return true;
+}
+
+bool Plan::test() {
+    if (!in_flight_) fail(DM_ERR_STATE, name_, ": test without begin");
+    if (options_.executor == Executor::Alltoallw) {
+        int done = 0;
+        check_mpi(MPI_Test(&collective_, &done, MPI_STATUS_IGNORE), "MPI_Test");
+        return done != 0 || collective_ == MPI_REQUEST_NULL;
+    }
+    return advance(false);
+}
+
 void Plan::end() {
     if (!in_flight_) fail(DM_ERR_STATE, name_, ": end without begin");
     in_flight_ = false;
@@ -705,17 +749,7 @@ void Plan::end() {
         check_mpi(MPI_Wait(&collective_, MPI_STATUS_IGNORE), "MPI_Wait");
         return;
     }
-    // On-node messages first: their senders are waiting for the answer, and a
-    // fallback receive must be started before its round is completed.
-    if (on_node_)
-        on_node_->receive(slot_values_.data(), [&](std::size_t k) {
-            const Message &m = recvs_[k];
-            check_mpi(MPI_Startall(static_cast<int>(m.count()), &recv_requests_[m.request]), "MPI_Startall");
-        });
-    for (std::size_t r = 0; r < rounds_.size(); ++r) {
-        if (r > 0) start_round(r, staged_);
-        finish_round(r);
-    }
+    advance(true);
     if (on_node_) on_node_->complete();
 }
 

@@ -80,6 +80,12 @@ public:
     // Repeated use with the same buffers allocates nothing and creates no MPI object.
     void begin(const void *const *slots);
     void end();
+    // A hot path, local: advances what begin() started without waiting (copies the
+    // on-node messages whose senders are ready, unpacks arrived messages, starts
+    // the next round once the last one has left); true once only end()'s
+    // bookkeeping is left. Call it between pieces of computation to overlap them
+    // with the exchange without an MPI progress thread.
+    bool test();
     bool in_flight() const { return in_flight_; }
 
     MPI_Comm comm() const { return comm_; }
@@ -133,6 +139,7 @@ private:
     void start_send(std::size_t r, const Message &m, bool staged);
     void place_on_node();
     bool progress(std::size_t r, bool wait);
+    bool advance(bool wait);
     void finish_round(std::size_t r);
     bool aliased(const void *const *slots) const;
     void release_requests();
@@ -175,6 +182,7 @@ private:
     std::vector<char> by_message_;            // per on-node send: fell back this execution
 
     bool in_flight_ = false, staged_ = false;
+    std::size_t round_ = 0;  // the round in progress
     std::vector<const void *> slot_values_;
 };
 

@@ -93,6 +93,13 @@ int dm_redist_end(dm_redist plan) {
     });
 }
 
+int dm_redist_test(dm_redist plan, int *done) {
+    return c_boundary(__func__, [&] {
+        if (!done) fail(DM_ERR_ARG, "dm_redist_test: done is NULL");
+        *done = plan_of(plan).test() ? 1 : 0;
+    });
+}
+
 int dm_redist_describe(dm_redist plan, char *text, size_t size, size_t *length) {
     return c_boundary(__func__, [&] { dm::write_text(plan_of(plan).describe(), text, size, length); });
 }

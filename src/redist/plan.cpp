@@ -516,6 +516,11 @@ void RedistPlan::begin(const array::DistArray *src, array::DistArray *dst) const
     exchange_->begin(slots);
 }
 
+bool RedistPlan::test() const {
+    if (!in_flight()) fail(DM_ERR_STATE, "redist: test without begin");
+    return exchange_ ? exchange_->test() : stages_.back()->test();  // per axis: only the last stage is in flight
+}
+
 void RedistPlan::end() const {
     hot_path(comm_, "redist execute", [&] {
         if (!in_flight()) fail(DM_ERR_STATE, "redist: end without begin");

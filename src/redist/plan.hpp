@@ -76,6 +76,7 @@ public:
     }
     void begin(const array::DistArray *src, array::DistArray *dst) const;
     void end() const;
+    bool test() const;  // local: advances the execution (exchange::Plan::test)
     bool in_flight() const;
     // Collective. Moves from the storage `from` to the storage `to` (the sides' buffers).
     void execute(const void *from, void *to) const;

@@ -132,6 +132,13 @@ int dm_pshift_end(dm_pshift plan) {
     return c_boundary(__func__, [&] { collective_plan("dm_pshift_end", plan).end(); });
 }
 
+int dm_pshift_test(dm_pshift plan, int *done) {
+    return c_boundary(__func__, [&] {
+        if (!done) fail(DM_ERR_ARG, "dm_pshift_test: done is NULL");
+        *done = plan_of(plan).test() ? 1 : 0;
+    });
+}
+
 int dm_pshift_describe(dm_pshift plan, char *text, size_t size, size_t *length) {
     return c_boundary(__func__, [&] { dm::write_text(plan_of(plan).describe(), text, size, length); });
 }
@@ -174,6 +181,13 @@ int dm_halo_begin(dm_halo plan, dm_array array) {
 
 int dm_halo_end(dm_halo plan) {
     return c_boundary(__func__, [&] { collective_plan("dm_halo_end", plan).end(); });
+}
+
+int dm_halo_test(dm_halo plan, int *done) {
+    return c_boundary(__func__, [&] {
+        if (!done) fail(DM_ERR_ARG, "dm_halo_test: done is NULL");
+        *done = plan_of(plan).test() ? 1 : 0;
+    });
 }
 
 int dm_halo_describe(dm_halo plan, char *text, size_t size, size_t *length) {

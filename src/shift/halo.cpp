@@ -139,6 +139,11 @@ void HaloPlan::begin(array::DistArray &a) {
     a.hold();
 }
 
+bool HaloPlan::test() {
+    if (!plan_.in_flight()) fail(DM_ERR_STATE, "halo: test without begin");
+    return plan_.test();
+}
+
 void HaloPlan::end() {
     hot_path(comm(), "halo exchange", [&] {
         if (!plan_.in_flight()) fail(DM_ERR_STATE, "halo: end without begin");

@@ -32,6 +32,7 @@ public:
     }
     void begin(array::DistArray &a);
     void end();
+    bool test();  // local: advances the exchange (exchange::Plan::test)
     bool in_flight() const { return plan_.in_flight(); }
     MPI_Comm comm() const { return grid_->comm(); }
     Volume volume() const { return Volume::of(plan_.volume(), elsize_); }

@@ -204,6 +204,11 @@ void PShiftPlan::begin(array::DistArray *const *dsts, const array::DistArray *co
     }
 }
 
+bool PShiftPlan::test() {
+    if (!plan_.in_flight()) fail(DM_ERR_STATE, "pshift: test without begin");
+    return plan_.test();
+}
+
 void PShiftPlan::end() {
     hot_path(comm(), "pshift execute", [&] {
         if (!plan_.in_flight()) fail(DM_ERR_STATE, "pshift: end without begin");

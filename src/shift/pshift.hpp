@@ -36,6 +36,7 @@ public:
     }
     void begin(array::DistArray *const *dsts, const array::DistArray *const *srcs, const void *const *boundaries);
     void end();
+    bool test();  // local: advances the execution (exchange::Plan::test)
     bool in_flight() const { return plan_.in_flight(); }
     std::string describe() const { return plan_.describe(); }
 

@@ -506,3 +506,38 @@ def test_on_node_halo_of_a_large_box_matches_the_oracle():
             halo.exchange(a)
             check_same_array(WORLD, a.local_with_ghosts, safely(lambda: halo_oracle(a, x, periods, True)),
                              f"executor {executor}, exchange {repeat}")
+
+
+@pytest.mark.parallel(nprocs=WITH_8)
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_test_advances_an_exchange_until_it_is_done(executor):
+    """Exchange.test() between pieces of computation: it reports done at last (the
+    messages cannot stay in flight for ever while it is called), wait() completes,
+    and the results are the oracle's: halo, redistribution of several rounds, PShift."""
+    periods = [True, True]
+    grid = dm.ProcessGrid(dims=2, periods=periods)
+    x = sample((200, 120), np.float64, seed=13)
+
+    def drive(ex):
+        polls = 0
+        while not ex.test():
+            polls += 1
+            check_all(WORLD, polls < 10**6, "test() never reported done")
+        ex.wait()
+        check_all(WORLD, ex.test(), "test() after wait()")
+
+    a = ghosted(grid, x, 2)
+    halo = dm.Halo(a, corners=True, executor=executor)
+    drive(halo.start(a))
+    check_same_array(WORLD, a.local_with_ghosts, safely(lambda: halo_oracle(a, x, periods, True)), "halo")
+    src = dm.DistArray.from_global(dm.ProcessGrid(dims=[1, SIZE]), x, dist=dm.BlockCyclic(4))
+    dst = dm.DistArray.from_global(dm.ProcessGrid(dims=[SIZE, 1]), np.zeros_like(x), dist=dm.BlockCyclic(3))
+    for method in ("nonblocking", "sendrecv"):
+        plan = dm.RedistPlan(src, dst, method, executor=executor)
+        dst.local[...] = 0
+        drive(plan.start(src, dst))
+        check_same_array(WORLD, dst.to_global(), x, f"redistribution, {method}")
+    b = dm.DistArray.from_global(grid, np.zeros_like(x), ghost=2)
+    shift = dm.PShift(a, [dm.CShift(0, 3)], executor=executor)
+    drive(shift.start([b], [a]))
+    check_same_array(WORLD, b.to_global(), np.roll(x, -3, axis=0), "pshift")
