@@ -3,33 +3,20 @@
 #include "core/error.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
-#include <string>
 
 namespace dm::exchange {
 
-namespace {
-
-// Throws DM_ERR_MPI naming the call. (Not dm::check_mpi: libcvl links no compiled
-// part of the core.)
-void check(int rc, const char *call) {
-    if (rc == MPI_SUCCESS) return;
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = 0;
-    fail(DM_ERR_MPI, call, " failed: ", std::string(text, static_cast<std::size_t>(len)));
-}
-
-}  // namespace
-
-VariableExchange::VariableExchange(MPI_Comm comm, int tag, std::size_t record_bytes, std::int64_t max_message)
-    : comm_(comm), tag_(tag), record_(static_cast<std::int64_t>(record_bytes)), max_message_(max_message) {
+VariableExchange::VariableExchange(MPI_Comm comm, Lane lane, std::size_t record_bytes, std::int64_t max_message)
+    : comm_(comm), tag_(lane_tag(lane)), record_(static_cast<std::int64_t>(record_bytes)), max_message_(max_message) {
+    if (tag_ < 0 || tag_ >= kLanes) fail(DM_ERR_ARG, "variable exchange: lane ", tag_, " does not exist");
     if (record_ < 1) fail(DM_ERR_ARG, "variable exchange: a record has at least one byte");
     // Chunks hold whole records, so that a peer's records never straddle a message.
-    max_message_ = std::min<std::int64_t>(max_message_, INT32_MAX) / record_ * record_;
+    max_message_ = std::min<std::int64_t>(max_message_, INT_MAX) / record_ * record_;
     if (max_message_ < 1) fail(DM_ERR_ARG, "variable exchange: the largest message is smaller than a record");
-    check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
-    check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+    check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+    check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
 }
 
 VariableExchange::~VariableExchange() {
@@ -54,9 +41,9 @@ void VariableExchange::post(bool sending, int peer, std::byte *at, std::int64_t 
         const int part = static_cast<int>(std::min(max_message_, bytes - done));
         requests.push_back(MPI_REQUEST_NULL);
         if (sending)
-            check(MPI_Isend(at + done, part, MPI_BYTE, peer, tag_, comm_, &requests.back()), "MPI_Isend");
+            check_mpi(MPI_Isend(at + done, part, MPI_BYTE, peer, tag_, comm_, &requests.back()), "MPI_Isend");
         else
-            check(MPI_Irecv(at + done, part, MPI_BYTE, peer, tag_, comm_, &requests.back()), "MPI_Irecv");
+            check_mpi(MPI_Irecv(at + done, part, MPI_BYTE, peer, tag_, comm_, &requests.back()), "MPI_Irecv");
     }
     const auto posted = static_cast<std::int64_t>(requests.size() - first);
     if (sending) {
@@ -113,7 +100,7 @@ void VariableExchange::send(const void *send, const std::int64_t *scount, const 
 
 void VariableExchange::wait_all(std::vector<MPI_Request> &requests) {
     if (!requests.empty())
-        check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+        check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
 void VariableExchange::finish() {
@@ -142,7 +129,7 @@ void VariableExchange::complete(ArrivalOrder order, void *context, Callback call
                 deliver_self();
                 self_done = true;
             }
-            check(MPI_Waitall(static_cast<int>(in.chunks), &recv_requests_[in.first], MPI_STATUSES_IGNORE),
+            check_mpi(MPI_Waitall(static_cast<int>(in.chunks), &recv_requests_[in.first], MPI_STATUSES_IGNORE),
                   "MPI_Waitall");
             callback(context, Arrival{in.peer, in.records, in.count});
         }
@@ -153,7 +140,7 @@ void VariableExchange::complete(ArrivalOrder order, void *context, Callback call
         for (std::size_t i = 0; i < incoming_.size(); ++i) left[i] = incoming_[i].chunks;
         for (std::size_t pending = recv_requests_.size(); pending > 0; --pending) {
             int which = MPI_UNDEFINED;
-            check(MPI_Waitany(static_cast<int>(recv_requests_.size()), recv_requests_.data(), &which,
+            check_mpi(MPI_Waitany(static_cast<int>(recv_requests_.size()), recv_requests_.data(), &which,
                               MPI_STATUS_IGNORE),
                   "MPI_Waitany");
             if (which == MPI_UNDEFINED) break;
@@ -164,10 +151,10 @@ void VariableExchange::complete(ArrivalOrder order, void *context, Callback call
     wait_all(send_requests_);
 }
 
-void exchange_variable(MPI_Comm comm, int tag, const void *send, const std::int64_t *scount,
+void exchange_variable(MPI_Comm comm, Lane lane, const void *send, const std::int64_t *scount,
                        const std::int64_t *sdispl, void *recv, const std::int64_t *rcount, const std::int64_t *rdispl,
                        std::size_t record_bytes) {
-    VariableExchange x(comm, tag, record_bytes);
+    VariableExchange x(comm, lane, record_bytes);
     x.receive(recv, rcount, rdispl);
     x.send(send, scount, sdispl);
     x.finish();

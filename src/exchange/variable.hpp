@@ -5,12 +5,15 @@
 // pattern costs nothing for the silent peers; the part for this rank itself never
 // touches MPI and is copied (or handed to the caller) while the messages travel.
 // Counts and displacements are 64-bit; a message above `max_message` bytes travels
-// as several (MPI's int counts), which the receiver reassembles in place.
+// as several (MPI's int counts), which the receiver reassembles in place. Messages
+// carry the tag of the exchange's lane (tags.hpp).
 //
 // Both sides of every pair must agree on the count (the callers exchange counts
 // first, in a collective that also agrees on faults); nothing here checks it.
-// Depends on MPI and header-only parts of src/core only, so that libcvl can link it.
 #pragma once
+
+#include "exchange/mpi_bytes.hpp"
+#include "exchange/tags.hpp"
 
 #include <mpi.h>
 
@@ -36,12 +39,11 @@ enum class ArrivalOrder {
 
 class VariableExchange {
 public:
-    static constexpr std::int64_t kMaxMessage = std::int64_t(1) << 30;
-
-    // Local. `tag` must not be used by other messages in flight on comm between
-    // these ranks. `record_bytes` >= 1; `max_message` (bytes, >= record_bytes) is the
-    // largest single message, smaller only to test the splitting.
-    VariableExchange(MPI_Comm comm, int tag, std::size_t record_bytes, std::int64_t max_message = kMaxMessage);
+    // Local. No other one-shot exchange may be in flight on comm on the same `lane`.
+    // `record_bytes` >= 1; `max_message` (bytes, >= record_bytes) is the largest
+    // single message, smaller only to test the splitting.
+    VariableExchange(MPI_Comm comm, Lane lane, std::size_t record_bytes,
+                     std::int64_t max_message = kLargestMessage);
     // Pending receives are cancelled and pending requests freed (only after an
     // error: callers that stop halfway end the job).
     ~VariableExchange();
@@ -110,8 +112,8 @@ private:
 
 // Collective over the ranks that exchange: the whole exchange in one call, like
 // MPI_Alltoallv of `record_bytes`-byte records with 64-bit counts and displacements
-// (in records). Throws dm::Error(DM_ERR_MPI) naming the MPI call that failed.
-void exchange_variable(MPI_Comm comm, int tag, const void *send, const std::int64_t *scount,
+// (in records), on `lane`. Throws dm::Error(DM_ERR_MPI) naming the MPI call that failed.
+void exchange_variable(MPI_Comm comm, Lane lane, const void *send, const std::int64_t *scount,
                        const std::int64_t *sdispl, void *recv, const std::int64_t *rcount, const std::int64_t *rdispl,
                        std::size_t record_bytes);
 

@@ -4,9 +4,8 @@
 
 namespace dm::vector {
 
-void start_count_exchange(Context &c, const LocalFault *fault, MPI_Request *request) {
-    *request = MPI_REQUEST_NULL;
-    if (c.nranks == 1) return;
+dm::exchange::RowExchange start_count_exchange(Context &c, const LocalFault *fault) {
+    if (c.nranks == 1) return {};
     // Per peer: the count (-1 for a fault), then the call's signature, so that ranks
     // which passed different arguments fail here, before any data moves.
     constexpr std::size_t stride = 1 + CallSignature::kWords;
@@ -16,19 +15,17 @@ void start_count_exchange(Context &c, const LocalFault *fault, MPI_Request *requ
         h[0] = bad ? -1 : c.scount[r];
         c.sig.write(h + 1);
     }
-    dm::check_mpi(MPI_Ialltoall(c.hdr_send.data(), static_cast<int>(stride), MPI_INT64_T, c.hdr_recv.data(),
-                            static_cast<int>(stride), MPI_INT64_T, c.comm, request),
-              "MPI_Ialltoall");
+    return dm::exchange::RowExchange(c.comm, c.hdr_send.data(), c.hdr_recv.data(), static_cast<int>(stride));
 }
 
-void finish_count_exchange(Context &c, const LocalFault *fault, MPI_Request *request) {
+void finish_count_exchange(Context &c, const LocalFault *fault, dm::exchange::RowExchange &counts) {
     const bool bad = fault && fault->bad;
     if (c.nranks == 1) {
         if (bad) throw dm::Error(DM_ERR_ARG, fault->message);
         c.rcount[0] = c.scount[0];
         return;
     }
-    dm::check_mpi(MPI_Wait(request, MPI_STATUS_IGNORE), "MPI_Wait");
+    counts.wait();
     constexpr std::size_t stride = 1 + CallSignature::kWords;
     c.sig.require_same_rows(c.comm, c.hdr_recv.data() + 1, stride, c.nranks);
     // Every failing rank sent -1 to every rank, so all ranks see the same failing set.
@@ -38,9 +35,8 @@ void finish_count_exchange(Context &c, const LocalFault *fault, MPI_Request *req
 }
 
 void exchange_counts(Context &c, const LocalFault *fault) {
-    MPI_Request request;
-    start_count_exchange(c, fault, &request);
-    finish_count_exchange(c, fault, &request);
+    dm::exchange::RowExchange counts = start_count_exchange(c, fault);
+    finish_count_exchange(c, fault, counts);
 }
 
 const int64_t *gather_checked(Context &c, const int64_t *payload, int words, const LocalFault &fault) {
@@ -56,9 +52,7 @@ const int64_t *gather_checked(Context &c, const int64_t *payload, int words, con
     mine[0] = fault.bad;
     c.sig.write(mine + 1);
     std::copy(payload, payload + w, mine + 1 + CallSignature::kWords);
-    dm::check_mpi(MPI_Allgather(mine, static_cast<int>(stride), MPI_INT64_T, rows, static_cast<int>(stride), MPI_INT64_T,
-                            c.comm),
-              "MPI_Allgather");
+    dm::exchange::gather_rows(c.comm, mine, rows, static_cast<int>(stride));
     c.sig.require_same_rows(c.comm, rows + 1, stride, c.nranks);
     for (int r = 0; r < c.nranks; ++r)
         if (rows[static_cast<std::size_t>(r) * stride]) raise_fault(c, r, fault);
@@ -77,7 +71,7 @@ void exchange(Context &c, const void *send, const std::vector<int64_t> &scount, 
     prefix_sums(scount, c.sdispl);
     prefix_sums(rcount, c.rdispl);
     run_exchange(c, [&] {
-        dm::exchange::exchange_variable(c.comm, kTagData, send, scount.data(), c.sdispl.data(), recv, rcount.data(),
+        dm::exchange::exchange_variable(c.comm, dm::exchange::Lane::first, send, scount.data(), c.sdispl.data(), recv, rcount.data(),
                                         c.rdispl.data(), bytes);
     });
 }

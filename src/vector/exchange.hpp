@@ -2,10 +2,13 @@
 // exchange of the engine (src/exchange/variable.hpp): fixed-size records aggregated
 // per destination rank, one Isend/Irecv per peer with a nonzero count, the part for
 // this rank copied without MPI. It is preceded (when the receivers cannot compute
-// their counts) by one MPI_Alltoall of counts that also carries the agreement on
-// faults and the call's signature.
+// their counts) by one all-to-all of counts (the engine's RowExchange) that also
+// carries the agreement on faults and the call's signature. Gathers of whole vectors
+// and of per-rank words are the engine's too (src/exchange/collective.hpp); the layer
+// itself calls MPI only for reductions and scans.
 #pragma once
 
+#include "exchange/collective.hpp"
 #include "exchange/variable.hpp"
 #include "vector/state.hpp"
 
@@ -14,10 +17,6 @@
 #include <vector>
 
 namespace dm::vector {
-
-// Message tags on the library's own communicator. An exchange completes inside its
-// call, so tags only tell apart exchanges that are in flight together.
-enum Tag : int { kTagData = 1, kTagRequest = 2, kTagReply = 3 };
 
 // Exclusive prefix sums of the first n counts into displs; returns the total.
 inline int64_t prefix_sums_of(const int64_t *counts, std::vector<int64_t> &displs, std::size_t n) {
@@ -36,20 +35,21 @@ inline int64_t prefix_sums(const std::vector<int64_t> &counts, std::vector<int64
 // with the call's signature, and fills c.rcount with what every rank sends here. If
 // the signatures differ (ranks passed different arguments), every rank throws
 // DM_ERR_MISMATCH naming the argument; else if any rank has a fault, every rank
-// throws the agreed error (of the lowest failing rank). One MPI_Ialltoall, waited for.
+// throws the agreed error (of the lowest failing rank). One row exchange, waited for.
 void exchange_counts(Context &c, const LocalFault *fault);
 
 // exchange_counts in two halves, so that local work (sorting records into a send
-// buffer) overlaps the collective: start posts it (MPI_Ialltoall), finish waits and
-// then throws or fills c.rcount exactly as exchange_counts. `fault` must not change
-// in between, and no data may move before finish returns.
-void start_count_exchange(Context &c, const LocalFault *fault, MPI_Request *request);
-void finish_count_exchange(Context &c, const LocalFault *fault, MPI_Request *request);
+// buffer) overlaps the collective: start posts it, finish waits and then throws or
+// fills c.rcount exactly as exchange_counts. `fault` must not change in between, and
+// no data may move before finish returns.
+dm::exchange::RowExchange start_count_exchange(Context &c, const LocalFault *fault);
+void finish_count_exchange(Context &c, const LocalFault *fault, dm::exchange::RowExchange &counts);
 
 // Collective. Sends scount[r] records of `bytes` bytes from `send` (grouped by
 // destination rank, in rank order) to every rank r and receives rcount[r] records from
 // every rank r into `recv` (in rank order). One message per peer with a nonzero count;
-// the part to this rank is copied. Uses c.sdispl and c.rdispl.
+// the part to this rank is copied. Uses c.sdispl and c.rdispl, and the engine's
+// first lane.
 void exchange(Context &c, const void *send, const std::vector<int64_t> &scount, void *recv,
               const std::vector<int64_t> &rcount, std::size_t bytes);
 
@@ -67,7 +67,7 @@ void run_exchange(Context &c, F &&body) {
 // Collective. Gathers every rank's `words` payload words with its call signature and
 // `fault`: throws DM_ERR_MISMATCH on every rank when the signatures differ (ranks
 // passed different arguments), else the agreed fault. Returns the payloads, rank r's
-// at r * words (workspace slot kMisc). One MPI_Allgather (none on one rank).
+// at r * words (workspace slot kMisc). One row gather (none on one rank).
 const int64_t *gather_checked(Context &c, const int64_t *payload, int words, const LocalFault &fault);
 
 // Sets every entry of counts to 0.

@@ -25,7 +25,7 @@ inline int index_value(int init, int64_t k, int stride) {
 // ------------------------------------------------------------------- pack
 
 // Collective. Keeps the flagged elements of src (this rank's ns elements) in order as
-// the dest_len elements of dst. One MPI_Allgather of counts (so every rank knows where
+// the dest_len elements of dst. One gather of counts (so every rank knows where
 // every other rank's kept elements go, and both sides compute the message sizes) and
 // one variable exchange straight into the destination block.
 template <class T>
@@ -124,9 +124,8 @@ void sort_positions(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *p
     using Item = Keyed<Key>;
     const Block nb = c.block(n);
     const int64_t e0 = nb.begin(c.rank);
-    const MPI_Datatype item_type = c.bytes_type(sizeof(Item));
-    int *counts = c.ws.get<int>(kMisc, static_cast<std::size_t>(2 * c.nranks));
-    int *displs = counts + c.nranks;
+    int64_t *counts = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(2 * c.nranks));
+    int64_t *displs = counts + c.nranks;
 
     if (c.nranks == 1 || n <= sort_gather_max()) {
         // Every rank sorts all items.
@@ -134,11 +133,10 @@ void sort_positions(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *p
         if (c.nranks > 1) {
             all = c.ws.get<Item>(kSortA, static_cast<std::size_t>(n));
             for (int r = 0; r < c.nranks; ++r) {
-                counts[r] = static_cast<int>(nb.count(r));
-                displs[r] = static_cast<int>(nb.begin(r));
+                counts[r] = nb.count(r);
+                displs[r] = nb.begin(r);
             }
-            dm::check_mpi(MPI_Allgatherv(mine, counts[c.rank], item_type, all, counts, displs, item_type, c.comm),
-                      "MPI_Allgatherv");
+            dm::exchange::gather_variable(c.comm, mine, all, counts, displs, sizeof(Item));
         }
         const Item *sorted = radix_sort(all, c.ws.get<Item>(kSortB, static_cast<std::size_t>(n)),
                                         static_cast<std::size_t>(n));
@@ -154,17 +152,15 @@ void sort_positions(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *p
                                     static_cast<std::size_t>(cnt));
     int64_t nsamples = 0;
     for (int r = 0; r < c.nranks; ++r) {
-        counts[r] = static_cast<int>(std::min<int64_t>(nb.count(r), c.nranks));
-        displs[r] = static_cast<int>(nsamples);
+        counts[r] = std::min<int64_t>(nb.count(r), c.nranks);
+        displs[r] = nsamples;
         nsamples += counts[r];
     }
     const int64_t my_samples = counts[c.rank];
     Item *samples = c.ws.get<Item>(kSortB, static_cast<std::size_t>(nsamples + my_samples));
     Item *picked = samples + nsamples;
     for (int64_t t = 0; t < my_samples; ++t) picked[t] = sorted[(2 * t + 1) * cnt / (2 * my_samples)];
-    dm::check_mpi(MPI_Allgatherv(picked, static_cast<int>(my_samples), item_type, samples, counts, displs, item_type,
-                             c.comm),
-              "MPI_Allgatherv");
+    dm::exchange::gather_variable(c.comm, picked, samples, counts, displs, sizeof(Item));
     std::sort(samples, samples + nsamples, keyed_less<Key>);
     std::vector<Item> splitters;
     for (int q = 1; q < c.nranks; ++q) splitters.push_back(samples[q * nsamples / c.nranks]);
@@ -310,7 +306,7 @@ int pk1_luv(vec_p f, int len, vec_p) {
             const cvl_b *flags = c.local<cvl_b>(f);
             for (int64_t k = 0, n = c.block(len).count(c.rank); k < n; ++k) mine += flags[k] != 0;
         }
-        // The counts travel with the call's signature: one MPI_Allgather.
+        // The counts travel with the call's signature: one row gather.
         const int64_t *all = gather_checked(c, &mine, 1, fault);
         int64_t total = 0;
         for (int r = 0; r < c.nranks; ++r) total += all[r];

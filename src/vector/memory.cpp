@@ -1,5 +1,6 @@
 // Facilities: vector memory, sizes, handle arithmetic, copies between vectors and C
 // arrays, timers, the random seed.
+#include "exchange/collective.hpp"
 #include "vector/ops.hpp"
 #include "vector/state.hpp"
 
@@ -19,13 +20,6 @@ int64_t bytes_hash(const void *p, std::size_t n) {
     const auto *b = static_cast<const unsigned char *>(p);
     for (std::size_t k = 0; k < n; ++k) h = (h ^ b[k]) * 1099511628211ull;
     return static_cast<int64_t>(h >> 1);
-}
-
-template <class T>
-MPI_Datatype mpi_type() {
-    if constexpr (std::is_same_v<T, int>) return MPI_INT;
-    else if constexpr (std::is_same_v<T, double>) return MPI_DOUBLE;
-    else return MPI_SIGNED_CHAR;
 }
 
 template <class T>
@@ -52,15 +46,13 @@ void vector_to_c(const char *name, T *d, vec_p s, int len) {
             std::memcpy(out, c.local<T>(s), static_cast<std::size_t>(len) * sizeof(T));
         } else {
             const Block b = c.block(len);
-            int *counts = c.ws.get<int>(kMisc, static_cast<std::size_t>(2 * c.nranks));
-            int *displs = counts + c.nranks;
+            int64_t *counts = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(2 * c.nranks));
+            int64_t *displs = counts + c.nranks;
             for (int r = 0; r < c.nranks; ++r) {
-                counts[r] = static_cast<int>(b.count(r));
-                displs[r] = static_cast<int>(b.begin(r));
+                counts[r] = b.count(r);
+                displs[r] = b.begin(r);
             }
-            dm::check_mpi(MPI_Allgatherv(c.local<T>(s), counts[c.rank], mpi_type<T>(), out, counts, displs,
-                                     mpi_type<T>(), c.comm),
-                      "MPI_Allgatherv");
+            dm::exchange::gather_variable(c.comm, c.local<T>(s), out, counts, displs, sizeof(T));
         }
         if (null) dm::fail(DM_ERR_ARG, "destination array d is NULL");
     });

@@ -8,7 +8,7 @@
 //
 // scatter: every local source element k with a target t(k) >= 0 is written to global
 //   position t(k) of the destination. One pass counts the elements per bucket (and
-//   checks the targets); one MPI_Ialltoall of the per-rank counts agrees on faults, so
+//   checks the targets); one all-to-all of the per-rank counts agrees on faults, so
 //   a bad index fails every rank before anything moves; while it travels, a second
 //   pass places each element's (16-bit offset, value) record in its bucket of the send
 //   buffer (this rank's own work only, so a rank that waits for a slower peer's counts
@@ -187,8 +187,7 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     const detail::Buckets buckets(dst_block, p, begin);
     detail::count_buckets(target, nsrc, buckets, c.ws.get<int64_t>(kOwner, static_cast<std::size_t>(4 * nb)), count);
     for (int r = 0; r < p; ++r) c.scount[r] = std::accumulate(count + r * w, count + (r + 1) * w, int64_t(0));
-    MPI_Request agreement;
-    start_count_exchange(c, &fault, &agreement);
+    dm::exchange::RowExchange agreement = start_count_exchange(c, &fault);
 
     // The records are sorted into the send buffer while the counts travel: that needs
     // only this rank's counts, and nothing leaves this rank before the agreement.
@@ -200,14 +199,14 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     for (int r = 0; r < p; ++r)
         if (sbytes[r] > 0) detail::start_segment(send + c.sdispl[r], r, buckets, count, record, cursor);
     detail::place_records<sizeof(T)>(target, reinterpret_cast<const std::byte *>(values), nsrc, buckets, cursor);
-    finish_count_exchange(c, &fault, &agreement);
+    finish_count_exchange(c, &fault, agreement);
 
     for (int r = 0; r < p; ++r)  // the own segment stays in `send`
         rbytes[r] = r == self ? 0 : detail::segment_bytes(w, c.rcount[r], record);
     const int64_t nrecv = prefix_sums_of(rbytes, c.rdispl, np);
     auto *recv = c.ws.get<std::byte>(kRecv, static_cast<std::size_t>(nrecv));
     run_exchange(c, [&] {
-        dm::exchange::VariableExchange x(c.comm, kTagData, 1);
+        dm::exchange::VariableExchange x(c.comm, dm::exchange::Lane::first, 1);
         x.receive(recv, rbytes, c.rdispl.data());
         x.send(send, sbytes, c.sdispl.data());
         prepare();
@@ -255,8 +254,7 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
     const detail::Buckets buckets(src_block, p, begin);
     detail::count_buckets(target, ndst, buckets, c.ws.get<int64_t>(kOwner, static_cast<std::size_t>(4 * nb)), count);
     for (int r = 0; r < p; ++r) c.scount[r] = std::accumulate(count + r * w, count + (r + 1) * w, int64_t(0));
-    MPI_Request agreement;
-    start_count_exchange(c, &fault, &agreement);
+    dm::exchange::RowExchange agreement = start_count_exchange(c, &fault);
 
     // Requests: per rank a segment of 16-bit offsets (this rank's own one is answered
     // without MPI), sorted while the counts travel. Answers: scount[r] values from
@@ -273,7 +271,7 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
     for (int r = 0; r < p; ++r)
         if (sbytes[r] > 0) detail::start_segment(request + sdispl[r], r, buckets, count, record, cursor);
     detail::place_records<0>(target, nullptr, ndst, buckets, cursor);
-    finish_count_exchange(c, &fault, &agreement);
+    finish_count_exchange(c, &fault, agreement);
 
     for (int r = 0; r < p; ++r) {
         rbytes[r] = r == self ? 0 : detail::segment_bytes(w, c.rcount[r], record);
@@ -305,8 +303,8 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
         });
     };
     run_exchange(c, [&] {
-        dm::exchange::VariableExchange requests(c.comm, kTagRequest, 1);
-        dm::exchange::VariableExchange replies(c.comm, kTagReply, sizeof(T));
+        dm::exchange::VariableExchange requests(c.comm, dm::exchange::Lane::first, 1);
+        dm::exchange::VariableExchange replies(c.comm, dm::exchange::Lane::second, sizeof(T));
         requests.receive(incoming, rbytes, rdispl);
         replies.receive(answer, asked, adispl.data());
         for (int r = 0; r < p; ++r)

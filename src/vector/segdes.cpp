@@ -115,7 +115,7 @@ void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m
     const int64_t e0 = nb.begin(c.rank), cnt = nb.count(c.rank);
     const int64_t s0 = mb.begin(c.rank), scnt = mb.count(c.rank);
 
-    // Lengths, checked; their prefix sums from one MPI_Allgather of (sum, fault).
+    // Lengths, checked; their prefix sums from one row gather of (sum, fault).
     const int *l = c.local<int>(lengths);
     int64_t *len = c.ws.get<int64_t>(kPartial, static_cast<std::size_t>(scnt));
     int64_t sum = 0;
@@ -128,7 +128,7 @@ void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m
     int64_t mine[2] = {sum, fault.bad ? 1 : 0};
     int64_t *all = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(2 * c.nranks));
     if (c.nranks > 1)
-        dm::check_mpi(MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, c.comm), "MPI_Allgather");
+        dm::exchange::gather_rows(c.comm, mine, all, 2);
     else
         std::memcpy(all, mine, sizeof mine);
     int64_t base = 0, total = 0;

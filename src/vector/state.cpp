@@ -3,6 +3,7 @@
 #define CVL_DEFINES_SELF
 #include "vector/state.hpp"
 
+#include "exchange/mpi_bytes.hpp"
 #include "vector/ops.hpp"
 
 #include <cvl.h>
@@ -218,9 +219,11 @@ Context::Context(MPI_Comm user, std::unique_ptr<Memory> mem) : memory(std::move(
     rdispl.assign(p, 0);
     hdr_send.assign(p * (1 + CallSignature::kWords), 0);
     hdr_recv.assign(p * (1 + CallSignature::kWords), 0);
-    pair_types_[static_cast<int>(ElemKind::int_)] = bytes_type(sizeof(Pair<int>));
-    pair_types_[static_cast<int>(ElemKind::dbl)] = bytes_type(sizeof(Pair<double>));
-    pair_types_[static_cast<int>(ElemKind::bool_)] = bytes_type(sizeof(Pair<cvl_bool_t>));
+    // The engine's shared byte types: committed once per process, freed by MPI_Finalize.
+    using dm::exchange::shared_bytes_type;
+    pair_types_[static_cast<int>(ElemKind::int_)] = shared_bytes_type(sizeof(Pair<int>));
+    pair_types_[static_cast<int>(ElemKind::dbl)] = shared_bytes_type(sizeof(Pair<double>));
+    pair_types_[static_cast<int>(ElemKind::bool_)] = shared_bytes_type(sizeof(Pair<cvl_bool_t>));
     auto set = [&](OpKind k, ElemKind e, MPI_Op op) { pair_ops_[static_cast<int>(k)][static_cast<int>(e)] = op; };
     set(OpKind::add, ElemKind::int_, make_op<OpKind::add, int>());
     set(OpKind::add, ElemKind::dbl, make_op<OpKind::add, double>());
@@ -243,7 +246,6 @@ Context::~Context() {
     for (auto &row : pair_ops_)
         for (auto &op : row)
             if (op != MPI_OP_NULL) MPI_Op_free(&op);
-    for (auto &entry : bytes_types_) MPI_Type_free(&entry.second);
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
 }
 
@@ -251,16 +253,6 @@ Arena &Context::arena() const {
     auto *a = dynamic_cast<Arena *>(memory.get());
     if (!a) fail(DM_ERR_STATE, call(), ": CVL's vector memory functions need CVL_init's context");
     return *a;
-}
-
-MPI_Datatype Context::bytes_type(std::size_t bytes) {
-    auto it = bytes_types_.find(bytes);
-    if (it != bytes_types_.end()) return it->second;
-    MPI_Datatype t = MPI_DATATYPE_NULL;
-    dm::check_mpi(MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &t), "MPI_Type_contiguous");
-    dm::check_mpi(MPI_Type_commit(&t), "MPI_Type_commit");
-    bytes_types_.emplace(bytes, t);
-    return t;
 }
 
 void Context::begin_call(const char *name, Args arguments) {

@@ -226,14 +226,11 @@ public:
     // CVL's vector memory (DM_ERR_STATE in a vector space, which has none).
     Arena &arena() const;
 
-    // MPI datatype of `bytes` contiguous bytes (cached).
-    MPI_Datatype bytes_type(std::size_t bytes);
     // Pair (value, segment flag) datatype and operator for scans and reductions.
     MPI_Datatype pair_type(ElemKind e) const { return pair_types_[static_cast<int>(e)]; }
     MPI_Op pair_op(OpKind o, ElemKind e) const { return pair_ops_[static_cast<int>(o)][static_cast<int>(e)]; }
 
 private:
-    std::map<std::size_t, MPI_Datatype> bytes_types_;
     MPI_Datatype pair_types_[static_cast<int>(ElemKind::count)] = {};
     MPI_Op pair_ops_[static_cast<int>(OpKind::count)][static_cast<int>(ElemKind::count)];
 };

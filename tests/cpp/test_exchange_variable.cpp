@@ -17,6 +17,7 @@ namespace {
 
 using dm::exchange::Arrival;
 using dm::exchange::ArrivalOrder;
+using dm::exchange::Lane;
 using dm::exchange::VariableExchange;
 
 std::byte value_of(int from, int to, std::int64_t at) {
@@ -112,7 +113,7 @@ DM_TEST(variable_exchange_like_alltoallv) {
         for (int pattern = 0; pattern <= 5; ++pattern)
             for (std::int64_t record : {1, 3, 8, 12}) {
                 Case c(comm, count_matrix(p, 17u * pattern + record, pattern), record, pattern % 2 == 0);
-                dm::exchange::exchange_variable(comm, 7, c.send.data(), c.scount.data(), c.sdispl.data(),
+                dm::exchange::exchange_variable(comm, Lane::second, c.send.data(), c.scount.data(), c.sdispl.data(),
                                                 c.recv.data(), c.rcount.data(), c.rdispl.data(),
                                                 static_cast<std::size_t>(record));
                 CHECK(c.all_arrived());
@@ -130,7 +131,7 @@ DM_TEST(variable_exchange_one_message_per_nonzero_peer) {
         MPI_Comm_size(comm, &p);
         for (int pattern : {1, 4, 5}) {
             Case c(comm, count_matrix(p, 5u + pattern, pattern), 8, false);
-            VariableExchange x(comm, 3, 8);
+            VariableExchange x(comm, Lane::first, 8);
             x.receive(c.recv.data(), c.rcount.data(), c.rdispl.data());
             x.send(c.send.data(), c.scount.data(), c.sdispl.data());
             x.finish();
@@ -152,7 +153,7 @@ DM_TEST(variable_exchange_splits_large_messages) {
         for (int pattern : {0, 1, 2}) {
             for (ArrivalOrder order : {ArrivalOrder::Rank, ArrivalOrder::Any}) {
                 Case c(comm, count_matrix(p, 23u + pattern, pattern), 3, true);
-                VariableExchange x(comm, 4, 3, 10);
+                VariableExchange x(comm, Lane::third, 3, 10);
                 x.receive(c.recv.data(), c.rcount.data(), c.rdispl.data());
                 x.send(c.send.data(), c.scount.data(), c.sdispl.data());
                 std::vector<int> seen(static_cast<std::size_t>(p), 0);
@@ -183,7 +184,7 @@ DM_TEST(variable_exchange_arrivals_in_rank_order) {
         MPI_Comm_size(comm, &p);
         for (int pattern : {0, 1, 3}) {
             Case c(comm, count_matrix(p, 41u + pattern, pattern), 12, false);
-            VariableExchange x(comm, 5, 12);
+            VariableExchange x(comm, Lane::fourth, 12);
             x.receive(c.recv.data(), c.rcount.data(), c.rdispl.data());
             x.send(c.send.data(), c.scount.data(), c.sdispl.data());
             std::vector<int> order;
@@ -230,7 +231,7 @@ DM_TEST(variable_exchange_answers_on_arrival) {
         for (int q = 0; q < p; ++q)
             for (std::int64_t t = 0; t < ask[q]; ++t)
                 questions[static_cast<std::size_t>(adispl[q] + t)] = static_cast<std::int32_t>(rank * 1000 + t);
-        VariableExchange requests(comm, 8, sizeof(std::int32_t)), reply(comm, 9, sizeof(double));
+        VariableExchange requests(comm, Lane::first, sizeof(std::int32_t)), reply(comm, Lane::second, sizeof(double));
         requests.receive(incoming.data(), serve.data(), sdispl.data());
         reply.receive(answers.data(), ask.data(), adispl.data());
         requests.send(questions.data(), ask.data(), adispl.data());
@@ -253,7 +254,7 @@ DM_TEST(variable_exchange_answers_on_arrival) {
 DM_TEST(variable_exchange_refuses_bad_use) {
     int code = DM_OK;
     try {
-        VariableExchange x(MPI_COMM_SELF, 1, 0);
+        VariableExchange x(MPI_COMM_SELF, Lane::first, 0);
     } catch (const dm::Error &e) {
         code = e.code();
     }
@@ -263,7 +264,7 @@ DM_TEST(variable_exchange_refuses_bad_use) {
     char buf[4] = {};
     code = DM_OK;
     try {
-        VariableExchange x(MPI_COMM_SELF, 1, 1);
+        VariableExchange x(MPI_COMM_SELF, Lane::first, 1);
         x.receive(buf, &two, &zero);
         x.send(buf, &one, &zero);
         x.finish();
@@ -273,7 +274,7 @@ DM_TEST(variable_exchange_refuses_bad_use) {
     CHECK_EQ(code, DM_ERR_ARG);
     code = DM_OK;
     try {
-        VariableExchange x(MPI_COMM_SELF, 1, 1);
+        VariableExchange x(MPI_COMM_SELF, Lane::first, 1);
         x.finish();
         x.finish();
     } catch (const dm::Error &e) {

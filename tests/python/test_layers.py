@@ -11,8 +11,9 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 LAYERS = ["core", "layout", "array", "exchange"]  # bottom up; then the capabilities
 CAPABILITIES = ["shift", "redist", "vector", "bench"]
 # Calls that move data between ranks point to point or to neighbours, and the
-# variable all-to-all exchanges the engine replaces. Counts and agreements travel
-# by small collectives (Allreduce, Alltoall, Allgather, Exscan, Bcast) anywhere.
+# variable all-to-all exchanges the engine replaces. The array layer, below the
+# engine, gathers and scatters whole arrays by collectives; the capabilities keep
+# the stricter rule of test_mpi_calls.py (no gathers, all-to-alls or broadcasts).
 MOVES = re.compile(r"\bMPI_(I?[BSR]?send|I?recv|Sendrecv(_replace)?|Send_init|Recv_init|Startall|Start|"
                    r"(I)?[Nn]eighbor_\w+|I?[Aa]lltoall[vw]|Put|Get|Accumulate)\s*\(")
 
