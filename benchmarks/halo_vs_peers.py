@@ -503,8 +503,6 @@ def main():
             if r["forced"]:
                 say(f"{head}  " + ", ".join(f"{e} {us * 1e6:.1f} [{how}]" for e, (us, how) in r["forced"].items())
                     + f"; auto / best forced ({r['best_forced']}): {r['auto_forced']:.2f}x")
-            for e, why in r["skipped"].items():
-                say(f"{head}  forced executor {e} skipped: {why}")
         if node is not None:
             lo = min(rows, key=lambda r: r["dm_floor"])
             hi = max(rows, key=lambda r: r["dm_floor"])
