@@ -5,7 +5,7 @@
 With --shared-floor a row "shm-floor" times the on-node alternative to messages:
 every source block in an MPI_Win_allocate_shared window, each rank copying what
 it receives straight out of its owners' windows (NumPy slices, one copy that
-also changes the layout).
+also changes the layout); skipped, with a note, when the ranks span several nodes.
 
 Cases (float64, row-major local storage as DistArray keeps it):
 
@@ -217,6 +217,15 @@ def main():
         print(f"- repetitions: {args.reps} (4000^2 and smaller), {args.reps_large} (larger), after one warm-up; "
               "medians of the slowest rank's time, ms\n")
         sys.stdout.flush()
+    if args.shared_floor:
+        node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+        sizes = sorted(set(comm.allgather(node.size)))
+        node.Free()
+        if sizes != [P]:  # the floor reads other ranks' memory directly
+            args.shared_floor = False
+            if comm.rank == 0:
+                print(f"- shm-floor skipped: the ranks span several nodes (ranks per node: "
+                      f"{', '.join(map(str, sizes))} of {P}); it needs every rank on one node\n")
     rows = []
     versus = []  # per case: auto beside the fastest forced executor (and the floor)
     skipped = []
