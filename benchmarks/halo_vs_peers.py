@@ -262,7 +262,8 @@ def ghex_exchange(comm, grid, u, w, corners):
 
 def executor_of(plan):
     """What describe() says on this rank, short: the executor, then messages sent
-    as direct/packed/datatype, then local copies."""
+    as direct/packed/datatype, to how many peers the on-node transport serves them
+    (the receiver reads them in place from node memory), then local copies."""
     text = plan.describe()
     head = re.search(r"executor (\w+)", text).group(1)
     send = re.search(r"send: (\d+) messages.*?; (\d+) direct, (\d+) packed, (\d+) datatype", text)
@@ -271,6 +272,9 @@ def executor_of(plan):
     if send and int(send.group(1)):
         kinds = [f"{send.group(k)}{name}" for k, name in ((2, "dir"), (3, "pack"), (4, "dt")) if int(send.group(k))]
         parts.append(f"{send.group(1)}msg " + "+".join(kinds))
+        in_place = sum(1 for l in text.splitlines() if l.strip().startswith("to rank") and "on-node:" in l)
+        if in_place:
+            parts.append(f"{in_place}in-place")
     if local and int(local.group(1)):
         parts.append(f"{local.group(1)}cp")
     return f"{head}:" + ",".join(parts)

@@ -182,12 +182,17 @@ class SharedFloor:
 
 
 def ways(text):
-    """How this rank's messages travel, from describe(): 'send ..., recv ...'."""
+    """How this rank's messages travel, from describe(): 'send ..., recv ...', and
+    how many peers the on-node transport serves (the receiver reads in place)."""
     out = []
     for side in ("send", "receive"):
         line = next((l for l in text.splitlines() if l.strip().startswith(side + ":")), "")
         found = [f"{k} {w}" for k, w in re.findall(r"(\d+) (direct|packed|hybrid|datatype|split)", line) if k != "0"]
         out.append(("send " if side == "send" else "recv ") + ("+".join(found) if found else "-"))
+    on_node = [sum(1 for l in text.splitlines() if l.strip().startswith(side) and "on-node:" in l)
+               for side in ("to rank", "from rank")]
+    if any(on_node):
+        out.append(f"on-node in place: to {on_node[0]}, from {on_node[1]} peers")
     return ", ".join(out)
 
 
