@@ -1,6 +1,7 @@
-"""CVL permute and bpermute against two floors: the values floor (a NumPy local
-scatter or gather of the same count plus one MPI_Alltoallv of the same values) and
-the whole permutation written directly with NumPy and mpi4py.
+"""CVL permute and bpermute against three floors: the values floor (a NumPy local
+scatter or gather of the same count plus one MPI_Alltoallv of the same values), the
+on-node one-copy floor (values written straight into shared windows), and the whole
+permutation written directly with NumPy and mpi4py.
 
     mpiexec -n 2 python benchmarks/cvl_permute_vs_alltoallv.py [--n 1000000] [--reps 31]
 
@@ -27,10 +28,27 @@ repetitions:
             offsets (bpermute: of the requests, then of the replies), and the local
             scatter (gather, then the reply order undone).
 
+  one-copy floor
+            every rank's destination block (bpermute: source block) in an
+            MPI_Win_allocate_shared window over the node communicator
+            (MPI_Comm_split_type SHARED); each rank writes each of its values
+            straight into its position in the owner's block, one NumPy fancy-index
+            assignment per destination rank (bpermute: reads them out of the
+            owners' blocks), the grouping made before the timing; MPI_Win_sync and
+            MPI_Barrier before and after. NumPy's fancy indexing on both sides of
+            an assignment goes through a temporary, so grouped, each value is
+            copied twice. Where the windows lie one after another in memory (MPI's
+            default, checked) "one assignment" writes the whole vector in a single
+            ``whole[index] = values`` (``np.take(whole, index, out=...)`` for
+            bpermute): one pass, the tighter floor. Skipped, with a note, when the
+            ranks span several nodes.
+
 Ratios are datamotion / floor: of the medians, and the median (with the 10th-90th
 percentiles) of the per-repetition ratios, whose two times were taken moments apart,
-which is steadier on a shared machine. The target of issue 14 is <= 1.5 to the values
-floor for permute. A permutation must also move where each value goes (datamotion
+which is steadier on a shared machine. The target of issue 14 is <= 1.5 to the
+values floor for permute. A second table gives datamotion / one-copy floor, both
+forms, from the same repetitions; the one-copy floor sends no index and agrees on
+nothing (its result is checked once, before the timing). A permutation must also move where each value goes (datamotion
 sends a 16-bit offset beside each value), agree on bad indices on every rank, and
 permute allocates and zero-fills its result (positions no index names are 0).
 
@@ -63,6 +81,11 @@ PATHS = {
     "floor": "NumPy local scatter/gather + one MPI_Alltoallv (values only)",
     "python": "NumPy + mpi4py: owners, stable argsort by owner, bincount, MPI_Alltoall of counts, "
               "MPI_Alltoallv of values and int32 offsets (bpermute: requests, then replies), local scatter/gather",
+    "one-copy floor": "MPI_Win_allocate_shared windows over the node hold the destination (bpermute: the source) "
+                      "blocks; per owner rank one NumPy fancy-index assignment straight into (out of) its block, "
+                      "grouped before the timing; MPI_Win_sync + MPI_Barrier before and after",
+    "one assignment": "the same windows seen as one vector (contiguous allocation): a single "
+                      "whole[index] = values (np.take(whole, index) for bpermute), no grouping",
 }
 
 
@@ -105,6 +128,117 @@ def python_bpermute(comm, b, index, values, out, mpitype):
     out[order] = alltoallv_of(comm, values[asked], rcounts, scounts, mpitype)
 
 
+def node_of(comm):
+    """Collective. The communicator of the ranks of `comm` on this node (rank r of
+    `comm` is rank r of it), or None and why when `comm` spans several nodes."""
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.rank)
+    if comm.allreduce(node.size == comm.size, op=MPI.LAND):
+        return node, None
+    sizes = sorted(set(comm.allgather(node.size)))
+    node.Free()
+    return None, (f"the ranks span several nodes (ranks per node: {', '.join(map(str, sizes))} of {comm.size}); "
+                  "the one-copy floor writes into other ranks' memory directly and needs every rank on one node")
+
+
+class SharedVector:
+    """A block-distributed vector whose blocks live in one MPI_Win_allocate_shared
+    window over the node: `views[r]` is rank r's block, readable and writable by
+    every rank. `whole` is the vector as one array when the blocks lie one after
+    another in memory (MPI's default, contiguous allocation; checked, None if not)."""
+
+    def __init__(self, comm, node, counts, starts, dtype):
+        self.comm = comm
+        item = np.dtype(dtype).itemsize
+        self.win = MPI.Win.Allocate_shared(int(counts[comm.rank]) * item, item, comm=node)
+        bufs = [self.win.Shared_query(r)[0] for r in range(comm.size)]  # node rank r is comm rank r
+        self.views = [np.frombuffer(b, dtype=dtype, count=int(c)) for b, c in zip(bufs, counts)]
+        base = MPI.Get_address(bufs[0])
+        contiguous = all(MPI.Get_address(b) == base + int(s) * item for b, s, c in zip(bufs, starts, counts) if c)
+        self.whole = None
+        if comm.allreduce(contiguous, op=MPI.LAND):
+            memory = getattr(MPI, "buffer", None) or MPI.memory  # mpi4py 4 / 3
+            self.whole = np.frombuffer(memory.fromaddress(base, int(counts.sum()) * item), dtype=dtype)
+        self.win.Lock_all()  # one passive epoch for the object's life (the unified memory model)
+        self.mine = self.views[comm.rank]
+
+    def sync(self):
+        """Every rank's stores to the window visible to every rank: MPI_Win_sync,
+        MPI_Barrier, MPI_Win_sync (MPI-3's unified model)."""
+        self.win.Sync()
+        self.comm.Barrier()
+        self.win.Sync()
+
+    def free(self):
+        self.views, self.whole, self.mine = [], None, None
+        self.win.Unlock_all()
+        self.win.Free()
+
+
+class OneCopyFloor:
+    """The on-node one-copy floor of permute and bpermute: no message, no
+    agreement, each value moved once, by NumPy, between this rank's block and the
+    owners' blocks in shared windows. The grouping by destination rank is made
+    before the timing, as is everything that depends on the index only.
+
+    permute   every rank's destination block in a window (`dst`); each rank writes
+              its values straight into their positions in the owners' blocks: per
+              destination rank one fancy-index assignment ``views[q][at] = values[k]``
+              (grouped), or, when the blocks are contiguous, one assignment into the
+              whole vector ``whole[index] = values`` (one assignment: no gather of
+              the values per group, a single pass);
+    bpermute  every rank's values in a window (`src`); each rank reads its results
+              straight out of the owners' blocks: ``out[k] = views[q][at]`` per
+              source rank (grouped), or ``np.take(whole, index, out=out)``.
+
+    A barrier (with MPI_Win_sync) before: the blocks read are written, the blocks
+    written are no longer read; and after: every write landed."""
+
+    def __init__(self, comm, node, counts, starts, index, values):
+        self.comm = comm
+        self.index = index.astype(np.intp)
+        owner = np.searchsorted(starts, self.index, side="right") - 1
+        order = np.argsort(owner, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=comm.size))])
+        self.groups = []  # (rank, this rank's positions k, positions in rank's block)
+        for q in range(comm.size):
+            k = order[bounds[q]:bounds[q + 1]]
+            if k.size:
+                self.groups.append((q, k, self.index[k] - starts[q]))
+        self.values = values
+        self.dst = SharedVector(comm, node, counts, starts, values.dtype)
+        self.src = SharedVector(comm, node, counts, starts, values.dtype)
+        self.src.mine[...] = values  # bpermute's source, written once, untimed
+        self.src.sync()
+
+    def permute(self):
+        self.dst.sync()
+        views, values = self.dst.views, self.values
+        for q, k, at in self.groups:
+            views[q][at] = values[k]
+        self.dst.sync()
+
+    def permute_whole(self):
+        self.dst.sync()
+        self.dst.whole[self.index] = self.values
+        self.dst.sync()
+
+    def bpermute(self, out):
+        self.src.sync()
+        views = self.src.views
+        for q, k, at in self.groups:
+            out[k] = views[q][at]
+        self.src.sync()
+
+    def bpermute_whole(self, out):
+        self.src.sync()
+        np.take(self.src.whole, self.index, out=out)
+        self.src.sync()
+
+    def free(self):
+        self.dst.free()
+        self.src.free()
+
+
 def slowest(comm, seconds):
     return comm.allreduce(seconds, op=MPI.MAX)
 
@@ -132,6 +266,8 @@ def main():
                            dtype=np.int64)
     local = np.random.default_rng(args.seed + 1 + rank).permutation(int(counts[rank]))  # intp, NumPy's own
 
+    node, no_floor = node_of(comm)
+    floor_rows = []
     thread_level = {MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled",
                     MPI.THREAD_SERIALIZED: "serialized", MPI.THREAD_MULTIPLE: "multiple"}[MPI.Query_thread()]
     if rank == 0:
@@ -142,6 +278,8 @@ def main():
         print("Times: slowest rank per repetition, median over repetitions (ms); contenders interleaved.\n")
         for name, path in PATHS.items():
             print(f"- {name}: {path}")
+        if no_floor:
+            print(f"\nThe one-copy floor is skipped: {no_floor}")
         print()
         print("| dtype | operation | datamotion (ms) | floor (ms) | floor: NumPy part | floor: Alltoallv part "
               "| ratio of medians | median ratio (p10-p90) | python (ms) | median ratio to python |")
@@ -189,6 +327,25 @@ def main():
         if not np.array_equal(got, whole[perm[mine]]):
             sys.exit("python bpermute: wrong result")
 
+        shm, one_assignment = None, False
+        if node is not None:
+            shm = OneCopyFloor(comm, node, counts, starts, perm[mine], values)
+            floor_out = np.empty_like(values)
+            one_assignment = shm.dst.whole is not None and shm.src.whole is not None
+            ways = [(shm.permute, shm.bpermute)]
+            if one_assignment:
+                ways.append((shm.permute_whole, shm.bpermute_whole))
+            ok = True
+            for pu, bpu in ways:  # correctness first, from blocks that hold no answer
+                shm.dst.mine[...] = -1  # the first sync of pu orders it before the others' writes
+                pu()
+                ok = ok and bool(np.array_equal(shm.dst.mine, expect[mine]))
+                floor_out[...] = -1
+                bpu(floor_out)
+                ok = ok and bool(np.array_equal(floor_out, whole[perm[mine]]))
+            if not comm.allreduce(ok, op=MPI.LAND):
+                sys.exit("one-copy floor: wrong result")
+
         def timed(fn):
             comm.Barrier()
             t0 = MPI.Wtime()
@@ -207,6 +364,10 @@ def main():
             "python_s": lambda: python_permute(comm, b, my_index, values, got, mpitype),
             "python_g": lambda: python_bpermute(comm, b, my_index, values, got, mpitype),
         }
+        if shm is not None:
+            contenders.update({"shm_s": shm.permute, "shm_g": lambda: shm.bpermute(floor_out)})
+            if one_assignment:
+                contenders.update({"shm1_s": shm.permute_whole, "shm1_g": lambda: shm.bpermute_whole(floor_out)})
         for fn in contenders.values():  # warm up: first touch, buffers grown
             fn()
         times = {k: [] for k in contenders}
@@ -225,9 +386,35 @@ def main():
                       f"| {med[part] * 1e3:.2f} | {med['alltoallv'] * 1e3:.2f} | {med[op] / med[floor]:.2f} "
                       f"| **{np.median(ratios):.2f}** ({lo:.2f}-{hi:.2f}) | {med[python] * 1e3:.2f} "
                       f"| {np.median(t[op] / t[python]):.2f} |")
+            if shm is not None:
+                for op, kind in (("permute", "s"), ("smp_pu", "s"), ("bpermute", "g")):
+                    cells = []
+                    for key in ("shm_" + kind, "shm1_" + kind):
+                        if key in t:
+                            ratios = t[op] / t[key]
+                            lo, hi = np.percentile(ratios, [10, 90])
+                            cells.append(f"{med[key] * 1e3:.2f} | **{np.median(ratios):.2f}** ({lo:.2f}-{hi:.2f})")
+                        else:
+                            cells.append("- | -")
+                    floor_rows.append(f"| {np.dtype(dtype).name} | {op} | {med[op] * 1e3:.2f} | " + " | ".join(cells)
+                                      + " |")
+        if shm is not None:
+            shm.free()
         del v, into
     if rank == 0:
         print("\nratio = datamotion / floor (values floor); target for permute <= 1.5")
+    if rank == 0 and floor_rows:
+        print("\nAgainst the one-copy floor (same run, same repetitions): datamotion / floor, median of the "
+              "per-repetition ratios (p10-p90)\n")
+        print("| dtype | operation | datamotion (ms) | one-copy floor, grouped (ms) | dm / floor "
+              "| one assignment (ms) | dm / one assignment |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        for row in floor_rows:
+            print(row)
+        if not one_assignment:
+            print("\nThe windows are not contiguous: no one-assignment floor.")
+    if node is not None:
+        node.Free()
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 With --shared-floor a row "shm-floor" times the on-node alternative to messages:
 every source block in an MPI_Win_allocate_shared window, each rank copying what
 it receives straight out of its owners' windows (NumPy slices, one copy that
-also changes the layout).
+also changes the layout); skipped, with a note, when the ranks span several nodes.
 
 Cases (float64, row-major local storage as DistArray keeps it):
 
@@ -14,7 +14,9 @@ Cases (float64, row-major local storage as DistArray keeps it):
   grid   4000^2, block 64: grid 1 x P -> P x 1;
   split  a 4-d 48^4 array (Block) split along axis 0 -> split along axis 3.
 
-Each case builds one plan per executor (forced with ``executor=``) and times,
+Each case builds one plan per executor (auto and every forced ``executor=``
+name of datamotion._exchange.EXECUTORS; a name that raises datamotion.Error for
+a case is skipped with one line saying why) and times,
 interleaved in every repetition, each plan's execute and an MPI_Alltoallv
 whose count for every rank pair (the pair with itself included) is what the
 redistribution moves between them, in contiguous buffers: the floor a
@@ -23,7 +25,8 @@ a barrier; the table shows medians over repetitions (spread min..max below) and
 the ratio to the Alltoallv of the same repetitions. The executor column says
 how each rank-0 message travelled (from ``describe()``). Every plan's result is
 checked against the global-index oracle after the warm-up and after the last
-repetition.
+repetition. A last table puts auto beside the fastest forced executor of each
+case ("auto / best forced"), and beside the shm-floor row when it ran.
 
 MPI runs at MPI_THREAD_SINGLE (printed), the library the mpi4py in use loads.
 """
@@ -179,12 +182,17 @@ class SharedFloor:
 
 
 def ways(text):
-    """How this rank's messages travel, from describe(): 'send ..., recv ...'."""
+    """How this rank's messages travel, from describe(): 'send ..., recv ...', and
+    how many peers the on-node transport serves (the receiver reads in place)."""
     out = []
     for side in ("send", "receive"):
         line = next((l for l in text.splitlines() if l.strip().startswith(side + ":")), "")
         found = [f"{k} {w}" for k, w in re.findall(r"(\d+) (direct|packed|hybrid|datatype|split)", line) if k != "0"]
         out.append(("send " if side == "send" else "recv ") + ("+".join(found) if found else "-"))
+    on_node = [sum(1 for l in text.splitlines() if l.strip().startswith(side) and "on-node:" in l)
+               for side in ("to rank", "from rank")]
+    if any(on_node):
+        out.append(f"on-node in place: to {on_node[0]}, from {on_node[1]} peers")
     return ", ".join(out)
 
 
@@ -214,7 +222,18 @@ def main():
         print(f"- repetitions: {args.reps} (4000^2 and smaller), {args.reps_large} (larger), after one warm-up; "
               "medians of the slowest rank's time, ms\n")
         sys.stdout.flush()
+    if args.shared_floor:
+        node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+        sizes = sorted(set(comm.allgather(node.size)))
+        node.Free()
+        if sizes != [P]:  # the floor reads other ranks' memory directly
+            args.shared_floor = False
+            if comm.rank == 0:
+                print(f"- shm-floor skipped: the ranks span several nodes (ranks per node: "
+                      f"{', '.join(map(str, sizes))} of {P}); it needs every rank on one node\n")
     rows = []
+    versus = []  # per case: auto beside the fastest forced executor (and the floor)
+    skipped = []
     for label, shape, gs, ds, gd, dd in cases(P, args.quick):
         grid_s, grid_d = dm.ProcessGrid(comm, dims=gs), dm.ProcessGrid(comm, dims=gd)
         src = dm.DistArray.zeros(grid_s, shape, np.float64, dist=ds)
@@ -225,7 +244,15 @@ def main():
             dst = dm.DistArray.zeros(grid_d, shape, np.float64, dist=dd)
             if expected is None:
                 expected = fill(dst)
-            plans[e] = (redist.RedistPlan(src, dst, args.method, executor=e), dst)
+            # An executor that cannot take this case (a name added later, for
+            # one kind of layout or memory) is skipped; the error is collective.
+            try:
+                plan = redist.RedistPlan(src, dst, args.method, executor=e)
+                plan.execute(src, dst)
+            except dm.Error as err:
+                skipped.append((label, e, (str(err).strip().splitlines() or [type(err).__name__])[0]))
+                continue
+            plans[e] = (plan, dst)
         counts = pair_counts(comm, src, dst)
         send_counts, recv_counts = counts[comm.rank], counts[:, comm.rank]
         sendbuf = np.ones(int(send_counts.sum()), np.float64)
@@ -271,6 +298,13 @@ def main():
             rows.append((label, "shm-floor", "-", "NumPy copies from MPI_Win_allocate_shared windows", stats(t), stats(base),
                          float(np.median(t / base))))
             floor.free()
+        forced = [e for e in plans if e != "auto"]
+        if "auto" in plans and forced:
+            auto = np.asarray(times["auto"])
+            best = min(forced, key=lambda e: np.median(times[e]))
+            to_floor = float(np.median(auto / np.asarray(times["shm-floor"]))) if floor else None
+            versus.append((label, stats(auto)[0], best, stats(times[best])[0],
+                           float(np.median(auto / np.asarray(times[best]))), to_floor))
         if comm.rank == 0:
             print(f"  done: {label}", file=sys.stderr)
             sys.stderr.flush()
@@ -285,6 +319,22 @@ def main():
         print("|---|---|---|---|")
         for label, e, method, how, t, b, ratio in rows:
             print(f"| {label} | {e} | {t[1]:.1f} .. {t[2]:.1f} | {b[1]:.1f} .. {b[2]:.1f} |")
+        if versus:
+            floor = args.shared_floor
+            print("\nauto beside the fastest forced executor (by median); ratios are medians of per-repetition "
+                  "ratios" + (", auto / shm-floor likewise" if floor else "") + ":\n")
+            print("| case | auto ms | best forced | best forced ms | auto / best forced |"
+                  + (" auto / shm-floor |" if floor else ""))
+            print("|---|---:|---|---:|---:|" + ("---:|" if floor else ""))
+            for label, auto, best, t_best, ratio, to_floor in versus:
+                print(f"| {label} | {auto:.1f} | {best} | {t_best:.1f} | {ratio:.2f}x |"
+                      + (f" {to_floor:.2f}x |" if floor else ""))
+        elif "auto" not in args.executors:
+            print("\nauto was not run (--executors): no auto / best forced comparison")
+        if skipped:
+            print()
+        for label, e, why in skipped:
+            print(f"- executor {e} skipped for {label}: {why}")
 
 
 if __name__ == "__main__":
