@@ -2,6 +2,8 @@
 
 #include "core/error.hpp"
 #include "core/node_memory.hpp"
+#include "exchange/mpi_bytes.hpp"
+#include "exchange/tags.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
@@ -45,55 +47,6 @@ void slice(const Block &b, std::int64_t from, std::int64_t to, std::vector<Block
         out.push_back(rows);
     }
     if (to % size) slice(row(last), 0, to % size, out);
-}
-
-int tag_upper_bound(MPI_Comm comm) {
-    int *value = nullptr, found = 0;
-    check_mpi(MPI_Comm_get_attr(comm, MPI_TAG_UB, &value, &found), "MPI_Comm_get_attr");
-    return found && value ? *value : 32767;
-}
-
-int delete_counter(MPI_Comm, int, void *value, void *) {
-    delete static_cast<int *>(value);
-    return MPI_SUCCESS;
-}
-
-// A counter kept on the communicator: plans are finished in the same order on every
-// rank, so the n-th plan has the same tag everywhere and concurrent plans never match
-// each other's messages.
-int next_tag(MPI_Comm comm) {
-    static int keyval = MPI_KEYVAL_INVALID;
-    if (keyval == MPI_KEYVAL_INVALID)
-        check_mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_counter, &keyval, nullptr),
-                  "MPI_Comm_create_keyval");
-    int *counter = nullptr, found = 0;
-    check_mpi(MPI_Comm_get_attr(comm, keyval, &counter, &found), "MPI_Comm_get_attr");
-    if (!found) {
-        counter = new int(0);
-        check_mpi(MPI_Comm_set_attr(comm, keyval, counter), "MPI_Comm_set_attr");
-    }
-    const int tag = *counter;
-    *counter = tag == tag_upper_bound(comm) ? 0 : tag + 1;
-    return tag;
-}
-
-// `bytes` bytes as one datatype, also beyond an int count (chunks of 1 GiB).
-MPI_Datatype bytes_type(std::int64_t bytes) {
-    constexpr std::int64_t kChunk = std::int64_t{1} << 30;
-    MPI_Datatype type;
-    if (bytes <= INT_MAX) {
-        check_mpi(MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, &type), "MPI_Type_contiguous");
-        return type;
-    }
-    MPI_Datatype chunk, parts[2];
-    check_mpi(MPI_Type_contiguous(static_cast<int>(kChunk), MPI_BYTE, &chunk), "MPI_Type_contiguous");
-    check_mpi(MPI_Type_contiguous(static_cast<int>(bytes / kChunk), chunk, &parts[0]), "MPI_Type_contiguous");
-    check_mpi(MPI_Type_contiguous(static_cast<int>(bytes % kChunk), MPI_BYTE, &parts[1]), "MPI_Type_contiguous");
-    int lengths[2] = {1, 1};
-    MPI_Aint displs[2] = {0, static_cast<MPI_Aint>(bytes / kChunk * kChunk)};
-    check_mpi(MPI_Type_create_struct(2, lengths, displs, parts, &type), "MPI_Type_create_struct");
-    MPI_Type_free(&chunk), MPI_Type_free(&parts[0]), MPI_Type_free(&parts[1]);
-    return type;
 }
 
 bool fits_int(const Block &b) {
@@ -308,7 +261,7 @@ void Plan::finish(const Options &options) {
     options_ = options;
     if (options_.executor == Executor::Auto) options_.executor = executor_from_environment(Executor::Auto);
     model_ = &cost_model();
-    tag_ = next_tag(comm_), control_tag_ = next_tag(comm_), done_tag_ = next_tag(comm_);
+    tag_ = next_plan_tag(comm_), control_tag_ = next_plan_tag(comm_), done_tag_ = next_plan_tag(comm_);
     group(send_pieces_, sends_);
     group(recv_pieces_, recvs_);
 
