@@ -48,8 +48,9 @@ nothing. It is a floor for the larger arrays, where the copies dominate.
 
 The overlap section times a stencil loop: exchange then compute on the interior,
 against start() / compute on the interior / wait(), with the compute longer than
-the exchange, and prints the fraction of the exchange time hidden; with and
-without the compute calling MPI progress (an Iprobe) between slabs.
+the exchange, and prints the fraction of the exchange time hidden: without MPI
+calls in the compute, with an Iprobe between slabs (MPI progress), and with the
+Exchange's test() between slabs (which also copies on-node messages and unpacks).
 """
 
 import argparse
@@ -408,7 +409,10 @@ def overlap(comm, nd, L, w, corners, reps):
     thick = 1 if nd == 3 else 4
     slabs = list(range(1, x.shape[0] - 1 - thick + 1, thick))
 
-    def slab(i0, progress):
+    def iprobe():
+        comm.Iprobe(MPI.ANY_SOURCE, 32767)  # drives MPI progress; matches nothing
+
+    def slab(i0, poll):
         i1 = i0 + thick
         core = (slice(1, -1),) * (nd - 1)
         acc = x[(slice(i0 - 1, i1 - 1),) + core] + x[(slice(i0 + 1, i1 + 1),) + core]
@@ -417,40 +421,43 @@ def overlap(comm, nd, L, w, corners, reps):
             hi = tuple(slice(i0, i1) if b == 0 else slice(2, None) if b == ax else slice(1, -1) for b in range(nd))
             acc += x[lo] + x[hi]
         out[(slice(i0, i1),) + core] = acc * (1.0 / (2 * nd))
-        if progress:
-            comm.Iprobe(MPI.ANY_SOURCE, 32767)  # drives MPI progress; matches nothing
+        if poll is not None:
+            poll()
 
     t_x = interleaved(comm, {"x": lambda: halo.exchange(a)}, reps, 20)["x"]
-    t_slab = interleaved(comm, {"s": lambda: [slab(i, False) for i in slabs]}, 5, 2)["s"] / len(slabs)
+    t_slab = interleaved(comm, {"s": lambda: [slab(i, None) for i in slabs]}, 5, 2)["s"] / len(slabs)
     count = comm.bcast(max(4, int(np.ceil(2.0 * t_x / t_slab))))  # compute about twice the exchange
-    exposed = {False: [], True: []}  # time in start() and wait() of the overlapped steps
+    exposed = {"": [], "+pr": [], "+test": []}  # time in start() and wait() of the overlapped steps
 
-    def compute(progress=False):
+    def compute(poll=None):
         for k in range(count):
-            slab(slabs[k % len(slabs)], progress)
+            slab(slabs[k % len(slabs)], poll)
 
-    def ovl(progress):
+    def ovl(way):
+        # way "": no MPI call while computing; "+pr": an Iprobe between slabs;
+        # "+test": Exchange.test() between slabs (advances this exchange itself).
         t0 = MPI.Wtime()
         ex = halo.start(a)
         t1 = MPI.Wtime()
-        compute(progress)
+        compute({"": None, "+pr": iprobe, "+test": ex.test}[way])
         t2 = MPI.Wtime()
         ex.wait()
-        exposed[progress].append(t1 - t0 + MPI.Wtime() - t2)
+        exposed[way].append(t1 - t0 + MPI.Wtime() - t2)
 
     t = interleaved(comm, {"exchange": lambda: halo.exchange(a), "compute": compute,
-                           "compute+progress": lambda: compute(True),
+                           "compute+progress": lambda: compute(iprobe),
                            "exchange,compute": lambda: (halo.exchange(a), compute()),
-                           "start,compute,wait": lambda: ovl(False),
-                           "start,compute+progress,wait": lambda: ovl(True)}, reps, 10)
+                           "start,compute,wait": lambda: ovl(""),
+                           "start,compute+progress,wait": lambda: ovl("+pr"),
+                           "start,compute+test,wait": lambda: ovl("+test")}, reps, 10)
     seq = t["exchange,compute"]
     r = dict(case=f"{nd}-d {L}^{nd}", w=",".join(map(str, w)) if isinstance(w, list) else str(w),
              corners="yes" if corners else "no", t=t, executor=executor_of(halo),
              slabs=count)
-    for progress, key in ((False, "start,compute,wait"), (True, "start,compute+progress,wait")):
-        tag = "+pr" if progress else ""
+    for tag, key in (("", "start,compute,wait"), ("+pr", "start,compute+progress,wait"),
+                     ("+test", "start,compute+test,wait")):
         r["hidden" + tag] = (seq - t[key]) / t["exchange"]
-        r["exposed" + tag] = comm.allreduce(float(np.median(exposed[progress])), op=MPI.MAX)
+        r["exposed" + tag] = comm.allreduce(float(np.median(exposed[tag])), op=MPI.MAX)
     return r
 
 
@@ -521,10 +528,11 @@ def main():
     if not args.no_overlap:
         say("\nOverlap: a stencil on slabs of the interior (about twice the exchange) with the exchange; us per step.")
         say("hidden = (exchange,compute - start,compute,wait) / exchange; exposed = time in start() and wait() "
-            "in the overlapped step; '+pr': the compute calls MPI_Iprobe after every slab (MPI progress)")
+            "in the overlapped step; '+pr': the compute calls MPI_Iprobe after every slab (MPI progress); "
+            "'+test': it calls the Exchange's test() after every slab (advances and unpacks this exchange)")
         say(f"{'case':<11} {'w':>5} {'corners':>7} {'slabs':>5} {'exchange':>8} {'compute':>8} {'ex,comp':>8} "
             f"{'overlap':>8} {'exposed':>7} {'hidden':>6} | {'comp+pr':>8} {'ovl+pr':>8} {'exposed':>7} {'hidden':>6}"
-            f"  executor")
+            f" | {'ovl+test':>8} {'exposed':>7} {'hidden':>6}  executor")
         # The last row has ghosts along the split axis only: no local copies, messages alone.
         for nd, L, w, corners in [(2, 512, 1, False), (3, 64, 1, False), (3, 64, 1, True), (3, 128, 1, False),
                                   (3, 128, [1, 0, 0], False)]:
@@ -534,6 +542,7 @@ def main():
                 f"{t['compute'] * 1e6:8.1f} {t['exchange,compute'] * 1e6:8.1f} {t['start,compute,wait'] * 1e6:8.1f} "
                 f"{r['exposed'] * 1e6:7.1f} {r['hidden']:6.0%} | {t['compute+progress'] * 1e6:8.1f} "
                 f"{t['start,compute+progress,wait'] * 1e6:8.1f} {r['exposed+pr'] * 1e6:7.1f} {r['hidden+pr']:6.0%}"
+                f" | {t['start,compute+test,wait'] * 1e6:8.1f} {r['exposed+test'] * 1e6:7.1f} {r['hidden+test']:6.0%}"
                 f"  {r['executor']}")
             sys.stdout.flush()
 
