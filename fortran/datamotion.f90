@@ -233,6 +233,12 @@ module datamotion
       type(c_ptr), value :: plan
       integer(c_int) :: status
     end function
+    function dm_halo_test(plan, done) bind(C, name="dm_halo_test") result(status)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int), intent(out) :: done
+      integer(c_int) :: status
+    end function
     function dm_halo_free(plan) bind(C, name="dm_halo_free") result(status)
       import :: c_int, c_ptr
       type(c_ptr), intent(inout) :: plan
