@@ -88,9 +88,38 @@ std::vector<Copy> pair_up(const std::vector<Block> &from, const std::vector<Bloc
 
 }  // namespace
 
-OnNode::OnNode(MPI_Comm comm, int slots, int control_tag, int done_tag)
-    : comm_(comm), slots_(slots), control_tag_(control_tag), done_tag_(done_tag),
-      remote_(static_cast<std::size_t>(slots)) {}
+std::unique_ptr<Transport> make_on_node(const TransportSetup &setup) { return std::make_unique<OnNode>(setup); }
+
+OnNode::OnNode(const TransportSetup &setup)
+    : comm_(setup.comm), slots_(setup.slots), control_tag_(setup.control_tag), done_tag_(setup.done_tag),
+      model_(setup.model), chosen_(setup.chosen), automatic_(setup.automatic), fallback_(setup.fallback),
+      remote_(static_cast<std::size_t>(setup.slots)) {}
+
+bool OnNode::takes(const Message &m, const Peer &peer, const char *&why) const {
+    why = "";
+    if (!peer.same_node) return false;
+    if (!chosen_ && !automatic_) why = "; same node, by message (the executor is forced)";
+    else if (!node::enabled()) why = "; same node, by message (node memory is off: DATAMOTION_NODE_MEMORY=0)";
+    else if (peer.messages > 1) why = "; same node, by message (one of several messages between the pair)";
+    else if (automatic_ && m.bytes < model_->on_node_min_bytes)
+        why = "; same node, but small: by message (control and answer would cost more)";
+    else {
+        why = "; on-node: the receiver reads it in place from the sender's node memory";
+        return true;
+    }
+    return false;
+}
+
+void OnNode::add(std::size_t index, const Message &m, const Peer &peer, bool sending) {
+    if (sending) add_send(m.peer, peer.world, index, m.blocks);
+    else add_recv(m.peer, peer.world, index, m.blocks);
+}
+
+const char *OnNode::last_execution(std::size_t index) const {
+    for (const Send &s : sends_)
+        if (s.message == index) return s.why;
+    return nullptr;
+}
 
 OnNode::~OnNode() {
     int finalized = 0;
@@ -117,7 +146,7 @@ void OnNode::add_recv(int peer, int world_rank, std::size_t message, const std::
     recvs_.push_back(std::move(r));
 }
 
-void OnNode::finish(int tag) {
+bool OnNode::setup(int tag) {
     std::vector<MPI_Request> requests(sends_.size(), MPI_REQUEST_NULL);
     const int block_bytes = static_cast<int>(sizeof(Block));
     for (std::size_t k = 0; k < sends_.size(); ++k)
@@ -148,10 +177,19 @@ void OnNode::finish(int tag) {
     }
     arrived_.assign(recvs_.size(), 0);
     pending_.assign(recvs_.size(), MPI_REQUEST_NULL);
+    return !sends_.empty() || !recvs_.empty();
 }
 
-void OnNode::publish(const void *const *slots, bool allowed, std::vector<char> &by_message) {
-    by_message.assign(sends_.size(), 0);
+void OnNode::start(const void *const *slots, bool staged) {
+    // Readers are told where the buffers are; a message they cannot read leaves
+    // now, whatever its round.
+    expect();
+    publish(slots, !staged);
+    for (const Send &s : sends_)
+        if (s.why) fallback_->send_by_message(s.message);
+}
+
+void OnNode::publish(const void *const *slots, bool allowed) {
     for (std::size_t k = 0; k < sends_.size(); ++k) {
         Send &s = sends_[k];
         s.why = allowed ? nullptr : "buffers that alias are staged";
@@ -164,7 +202,6 @@ void OnNode::publish(const void *const *slots, bool allowed, std::vector<char> &
             s.control[2 + 2 * static_cast<std::size_t>(slot)] = at.offset;
         }
         s.control[0] = s.why ? 1 : 0;
-        by_message[k] = s.why ? 1 : 0;
         s.waiting = !s.why;
         if (s.waiting) check_mpi(MPI_Start(&s.done_request), "MPI_Start");
         check_mpi(MPI_Start(&s.control_request), "MPI_Start");
@@ -180,7 +217,7 @@ void OnNode::expect() {
     }
 }
 
-bool OnNode::receive_some(const void *const *slots, bool wait, void *context, Callback callback) {
+bool OnNode::progress(const void *const *slots, bool wait) {
     // The requests stay owned by recvs_: pending_ holds copies of their handles,
     // which MPI_Waitsome / MPI_Testsome only mark inactive.
     while (left_ > 0) {
@@ -198,7 +235,7 @@ bool OnNode::receive_some(const void *const *slots, bool wait, void *context, Ca
             Recv &r = recvs_[static_cast<std::size_t>(arrived_[static_cast<std::size_t>(i)])];
             --left_;
             if (r.control[0]) {
-                callback(context, r.message);
+                fallback_->receive_by_message(r.message);
                 continue;
             }
             for (int slot = 0; slot < slots_; ++slot)
@@ -218,7 +255,7 @@ bool OnNode::receive_some(const void *const *slots, bool wait, void *context, Ca
     return left_ == 0;
 }
 
-void OnNode::complete() {
+void OnNode::finish() {
     for (Recv &r : recvs_)
         if (!r.control[0]) check_mpi(MPI_Wait(&r.done_request, MPI_STATUS_IGNORE), "MPI_Wait");
     for (Send &s : sends_) {

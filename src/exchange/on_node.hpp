@@ -14,63 +14,59 @@
 // so adopted memory stays on messages.
 #pragma once
 
-#include "exchange/block.hpp"
-
-#include <mpi.h>
+#include "exchange/transport.hpp"
 
 #include <cstdint>
 #include <vector>
 
 namespace dm::exchange {
 
-class OnNode {
+std::unique_ptr<Transport> make_on_node(const TransportSetup &setup);
+
+class OnNode final : public Transport {
 public:
-    // Local. `slots`: the plan's slot count; the tags: two the plan reserved.
-    OnNode(MPI_Comm comm, int slots, int control_tag, int done_tag);
-    ~OnNode();
+    // Local. The tags: two the plan reserved.
+    explicit OnNode(const TransportSetup &setup);
+    ~OnNode() override;
     OnNode(const OnNode &) = delete;
     OnNode &operator=(const OnNode &) = delete;
 
-    // Building, local: the blocks of one message to / from a peer on this node,
-    // `message` being the plan's index of it (handed back on fallback).
-    void add_send(int peer, int world_rank, std::size_t message, const std::vector<Block> &blocks);
-    void add_recv(int peer, int world_rank, std::size_t message, const std::vector<Block> &blocks);
+    const char *name() const override { return "onnode"; }
+    // Both ends on this node, the only message between the pair (so that its
+    // fallback message cannot be confused with another), and the executor (or, for
+    // auto, the price: its size) asks for it.
+    bool takes(const Message &m, const Peer &peer, const char *&why) const override;
+    void add(std::size_t index, const Message &m, const Peer &peer, bool sending) override;
     // Point to point with the peers added: each sender tells its receiver its blocks
     // (on `tag`), the receiver pairs them with its own into copies; then the
     // persistent control requests are made.
-    void finish(int tag);
-
-    bool empty() const { return sends_.empty() && recvs_.empty(); }
-    std::size_t sends() const { return sends_.size(); }
-    std::size_t recvs() const { return recvs_.size(); }
-
-    // Sender, at begin: publishes where each message's buffers are, or, where the
-    // peer cannot read them (or !allowed), that the message comes by MPI; returns
-    // in by_message[k] (per send added, in order) whether it does.
-    void publish(const void *const *slots, bool allowed, std::vector<char> &by_message);
-    // Receiver, at begin: posts the control receives.
-    void expect();
+    bool setup(int tag) override;
+    void bind(const void *const *, bool) override {}
+    // Receiver: posts the control receives. Sender: publishes where each message's
+    // buffers are, or, where the peer cannot read them (or they are staged), that
+    // the message comes by MPI, and hands it to the fallback.
+    void start(const void *const *slots, bool staged) override;
     // Receiver: handles the control messages that have arrived (waits for all of
     // them when `wait`): copies the readable ones into `slots` and answers them;
-    // calls fallback(message) for the others. True once none is left.
-    template <class F>
-    bool receive(const void *const *slots, bool wait, F &&fallback) {
-        return receive_some(slots, wait, &fallback,
-                            [](void *f, std::size_t message) { (*static_cast<F *>(f))(message); });
-    }
-    // At end, after receive(): waits until every reader is done with this rank's
+    // hands the others to the fallback. True once none is left.
+    bool progress(const void *const *slots, bool wait) override;
+    // After progress(wait): waits until every reader is done with this rank's
     // buffers, and for this rank's answers to leave.
-    void complete();
+    void finish() override;
+    // Why the sender's last execution sent plan send `index` by MPI (nullptr: it did not).
+    const char *last_execution(std::size_t index) const override;
 
+    std::size_t sends() const { return sends_.size(); }
+    std::size_t recvs() const { return recvs_.size(); }
     // What the last execution did: messages read in place, and sent by MPI.
     std::int64_t read_in_place() const { return read_in_place_; }
     std::int64_t copies() const;  // the copies (strided runs) a receiver runs
-    // Why the sender's last publish fell back for send k (nullptr: it did not).
-    const char *fallback_reason(std::size_t k) const { return sends_[k].why; }
 
 private:
-    using Callback = void (*)(void *, std::size_t);
-    bool receive_some(const void *const *slots, bool wait, void *context, Callback callback);
+    void add_send(int peer, int world_rank, std::size_t message, const std::vector<Block> &blocks);
+    void add_recv(int peer, int world_rank, std::size_t message, const std::vector<Block> &blocks);
+    void expect();
+    void publish(const void *const *slots, bool allowed);
 
     struct Send {
         int peer, world;
@@ -93,6 +89,9 @@ private:
 
     MPI_Comm comm_;
     int slots_, control_tag_, done_tag_;
+    const CostModel *model_;
+    bool chosen_, automatic_;
+    Fallback *fallback_;
     std::vector<Send> sends_;
     std::vector<Recv> recvs_;
     std::vector<MPI_Request> pending_;  // the control receives of one execution

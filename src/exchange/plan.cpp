@@ -4,6 +4,7 @@
 #include "core/node_memory.hpp"
 #include "exchange/mpi_bytes.hpp"
 #include "exchange/tags.hpp"
+#include "exchange/transport.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
@@ -77,29 +78,36 @@ struct Text {
 }  // namespace
 
 Executor executor_named(const std::string &name) {
-    for (Executor e : {Executor::Auto, Executor::Pack, Executor::Datatype, Executor::Hybrid, Executor::Alltoallw,
-                       Executor::OnNode})
-        if (name == executor_name(e)) return e;
-    fail(DM_ERR_ARG, "exchange: unknown executor '", name, "' (auto, pack, datatype, hybrid, alltoallw or onnode)");
+    if (name == "auto") return Executor::Auto;
+    for (const Registration &r : transports())
+        if (name == r.name) return Executor(r.name);
+    std::string names;
+    const std::vector<std::string> all = executor_names(false);
+    for (std::size_t i = 0; i < all.size(); ++i) names += (i ? i + 1 == all.size() ? " or " : ", " : "") + all[i];
+    fail(DM_ERR_ARG, "exchange: unknown executor '", name, "' (", names, ")");
 }
 
-const char *executor_name(Executor e) {
-    switch (e) {
-        case Executor::Auto: return "auto";
-        case Executor::Pack: return "pack";
-        case Executor::Datatype: return "datatype";
-        case Executor::Hybrid: return "hybrid";
-        case Executor::Alltoallw: return "alltoallw";
-        case Executor::OnNode: return "onnode";
-    }
-    return "?";
+std::vector<std::string> executor_names(bool selectable) {
+    std::vector<std::string> names{"auto"};
+    for (const Registration &r : transports())
+        if (r.selectable || !selectable) names.push_back(r.name);
+    return names;
 }
+
+Executor::operator int() const {
+    const std::vector<std::string> names = executor_names(false);
+    return static_cast<int>(std::find(names.begin(), names.end(), name_) - names.begin());
+}
+
+bool Executor::operator==(const Executor &other) const { return std::strcmp(name_, other.name_) == 0; }
 
 Executor executor_from_environment(Executor fallback) {
     const char *value = std::getenv("DM_EXCHANGE");
     if (!value || !*value) return fallback;
     const Executor e = executor_named(value);
-    return e == Executor::Alltoallw ? fallback : e;  // a collective only where a capability asks for it
+    for (const Registration &r : transports())  // a collective only where a capability asks for it
+        if (e.name() == std::string(r.name) && !r.selectable) return fallback;
+    return e;
 }
 
 Plan::Plan(MPI_Comm comm, int slots, std::string name)
@@ -196,12 +204,12 @@ void Plan::choose(Message &m, bool sending) const {
         m.cost[1] = model.recv_packed.at(1, bytes, runs);
         m.cost[2] = model.recv_datatype.at(1, bytes, runs);
     }
-    const Executor e = options_.executor;
-    if (e == Executor::Alltoallw) m.way = Way::Datatype, m.why = Why::Option;
+    const Forced e = forced_;
+    if (collective_) m.way = Way::Datatype, m.why = Why::Option;
     else if (contiguous) m.way = Way::Direct, m.why = Why::Contiguous;
     else if (!describable) m.way = Way::Packed, m.why = Why::Limits;
-    else if (e == Executor::Pack || (e == Executor::Hybrid && sending)) m.way = Way::Packed, m.why = Why::Option;
-    else if (e == Executor::Datatype || e == Executor::Hybrid) m.way = Way::Datatype, m.why = Why::Option;
+    else if (e == Forced::Pack || (e == Forced::Hybrid && sending)) m.way = Way::Packed, m.why = Why::Option;
+    else if (e == Forced::Datatype || e == Forced::Hybrid) m.way = Way::Datatype, m.why = Why::Option;
     else m.way = m.cost[2] < m.cost[1] ? Way::Datatype : Way::Packed, m.why = Why::Model;
 }
 
@@ -211,10 +219,10 @@ void Plan::cut_pieces(Message &m) const {
     // choose() found that cheaper; the rest in one piece.
     const CostModel &model = *model_;
     m.cuts.assign(1, 0);
-    if (options_.executor != Executor::Alltoallw && m.way == Way::Packed && m.bytes > model.chunk_bytes) {
+    if (!collective_ && m.way == Way::Packed && m.bytes > model.chunk_bytes) {
         const std::int64_t n = (m.bytes + model.chunk_bytes - 1) / model.chunk_bytes;
         for (std::int64_t i = 1; i < n; ++i) m.cuts.push_back((m.bytes / n * i) & ~std::int64_t{63});
-    } else if (options_.executor != Executor::Alltoallw && m.way == Way::Datatype && m.cut_datatype) {
+    } else if (!collective_ && m.way == Way::Datatype && m.cut_datatype) {
         std::int64_t at = 0, runs_left = model.split_runs;  // runs before the next cut
         for (const Block &b : m.blocks) {
             std::int64_t runs = b.runs();
@@ -264,6 +272,16 @@ void Plan::finish(const Options &options) {
     tag_ = next_plan_tag(comm_), control_tag_ = next_plan_tag(comm_), done_tag_ = next_plan_tag(comm_);
     group(send_pieces_, sends_);
     group(recv_pieces_, recvs_);
+    const std::string executor = options_.executor.name();
+    forced_ = executor == "pack" ? Forced::Pack : executor == "datatype" ? Forced::Datatype
+            : executor == "hybrid" ? Forced::Hybrid : Forced::None;
+    TransportSetup setup{comm_, slots_, control_tag_, done_tag_, model_, false, executor == "auto", this};
+    for (const Registration &r : transports()) {
+        if (!r.make) continue;  // a way of point to point
+        setup.chosen = executor == r.name;
+        transports_.push_back(r.make(setup));
+        collective_ = collective_ || (setup.chosen && transports_.back()->collective());
+    }
 
     // Rounds: the distinct round numbers of either side, in order.
     std::vector<int> numbers;
@@ -272,7 +290,7 @@ void Plan::finish(const Options &options) {
     std::sort(numbers.begin(), numbers.end());
     numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
     if (numbers.empty()) numbers.push_back(0);
-    if (options_.executor == Executor::Alltoallw && numbers.size() > 1)
+    if (collective_ && numbers.size() > 1)
         fail(DM_ERR_ARG, name_, ": the alltoallw executor runs one round");
     std::size_t s = 0, r = 0;
     for (int number : numbers) {
@@ -297,17 +315,17 @@ void Plan::finish(const Options &options) {
         if (m.way == Way::Packed) m.at = recv_bytes_, recv_bytes_ += m.bytes;
         for (const Block &b : m.blocks) written_slot_[static_cast<std::size_t>(b.slot)] = true;
     }
-    if (options_.executor == Executor::Alltoallw)
+    if (collective_)
         for (Message &m : recvs_) m.cuts = {0, m.bytes};
     else
         exchange_cuts();
-    place_on_node();
+    place();
     for (const Copy &c : copies_) {
         staged += c.to.bytes();
         read_slot_[static_cast<std::size_t>(c.from.slot)] = true;
         written_slot_[static_cast<std::size_t>(c.to.slot)] = true;
     }
-    if (options_.read_before_write && options_.executor == Executor::Alltoallw)
+    if (options_.read_before_write && collective_)
         fail(DM_ERR_ARG, name_, ": the alltoallw executor cannot stage aliased buffers");
     if (options_.read_before_write) stage_bytes_ = staged;
     std::size_t max_recv = 0;
@@ -332,10 +350,10 @@ void Plan::finish(const Options &options) {
             m.in_place.assign(m.count(), 0);
             for (std::size_t i = 0; i < m.count(); ++i)
                 m.in_place[i] = m.first[i + 1] - m.first[i] == 1 && m.pieces[m.first[i]].levels == 0 &&
-                                options_.executor != Executor::Alltoallw;
+                                !collective_;
             m.request = request, request += m.count();
             if (m.way != Way::Datatype) continue;
-            m.absolute = options_.executor == Executor::Alltoallw;
+            m.absolute = collective_;
             for (const Block &x : m.blocks) m.absolute = m.absolute || x.slot != m.blocks[0].slot;
             m.types.assign(m.count(), MPI_DATATYPE_NULL);
             if (!m.absolute) make_types(m, nullptr);
@@ -345,13 +363,6 @@ void Plan::finish(const Options &options) {
     completed_.assign(max_recv, 0);
     if (send_bytes_) send_buffer_.reset(new std::byte[static_cast<std::size_t>(send_bytes_)]);
     if (recv_bytes_) recv_buffer_.reset(new std::byte[static_cast<std::size_t>(recv_bytes_)]);
-    if (options_.executor == Executor::Alltoallw) {
-        int size = 1;
-        MPI_Comm_size(comm_, &size);
-        counts_out_.assign(static_cast<std::size_t>(size), 0), counts_in_.assign(static_cast<std::size_t>(size), 0);
-        displs_.assign(static_cast<std::size_t>(size), 0);
-        types_out_.assign(static_cast<std::size_t>(size), MPI_BYTE), types_in_.assign(static_cast<std::size_t>(size), MPI_BYTE);
-    }
     finished_ = true;
 }
 
@@ -449,7 +460,8 @@ void Plan::bind(const void *const *slots, bool staged) {
             if (m.way == Way::Datatype && m.absolute) make_types(m, slots);
     bound_.assign(slots, slots + slots_);
     bound_staged_ = staged;
-    if (options_.executor == Executor::Alltoallw) return;  // no point-to-point requests
+    for (const auto &t : transports_) t->bind(slots, staged);
+    if (collective_) return;  // no point-to-point requests
 
     auto base = [&](const Block &b) { return const_cast<std::byte *>(static_cast<const std::byte *>(slots[b.slot])); };
     // The buffer, count and type of one piece of one side of a message.
@@ -503,7 +515,7 @@ void Plan::bind(const void *const *slots, bool staged) {
 
 std::pair<std::size_t, std::size_t> Plan::requests(const std::vector<Message> &list, std::size_t first,
                                                    std::size_t end) const {
-    if (first == end) return {0, 0};
+    if (first == end || collective_) return {0, 0};  // a collective transport has them all
     return {list[first].request, list[end - 1].request + list[end - 1].count()};
 }
 
@@ -511,11 +523,11 @@ void Plan::start_round(std::size_t r, bool staged) {
     const Round &round = rounds_[r];
     for (std::size_t k = round.first_recv; k < round.end_recv; ++k) {
         const Message &m = recvs_[k];
-        if (!m.on_node())  // an on-node receive starts only if its sender falls back (end)
+        if (!m.transport)  // another transport's receive starts only if its sender falls back
             check_mpi(MPI_Startall(static_cast<int>(m.count()), &recv_requests_[m.request]), "MPI_Startall");
     }
     for (std::size_t k = round.first_send; k < round.end_send; ++k)
-        if (!sends_[k].on_node()) start_send(r, sends_[k], staged);
+        if (!sends_[k].transport) start_send(r, sends_[k], staged);
 }
 
 void Plan::start_send(std::size_t r, const Message &m, bool staged) {
@@ -538,11 +550,9 @@ void Plan::start_send(std::size_t r, const Message &m, bool staged) {
     }
 }
 
-void Plan::place_on_node() {
-    // A message goes on-node when both ends share this node, it is the only one
-    // between the pair (so that its fallback message cannot be confused with
-    // another) and the executor (or, for auto, its size) asks for it. Both sides
-    // decide alike from what both know.
+void Plan::place() {
+    // Each message goes to the first registered transport that takes it, else point
+    // to point. Both sides decide alike from what both know.
     const char *same = node::same_node(comm_);  // collective on the first plan of comm_
     const int *world = node::world_ranks(comm_);
     int size = 1;
@@ -550,29 +560,32 @@ void Plan::place_on_node() {
     std::vector<int> sends_to(static_cast<std::size_t>(size)), recvs_from(static_cast<std::size_t>(size));
     for (const Message &m : sends_) ++sends_to[static_cast<std::size_t>(m.peer)];
     for (const Message &m : recvs_) ++recvs_from[static_cast<std::size_t>(m.peer)];
-    const Executor e = options_.executor;
-    auto place = [&](Message &m, int messages) {
+    auto place = [&](std::size_t k, Message &m, int messages, bool sending) {
         const std::size_t p = static_cast<std::size_t>(m.peer);
-        if (!same[p] || world[p] < 0) m.locality = Locality::OtherNode;
-        else if (e != Executor::Auto && e != Executor::OnNode) m.locality = Locality::Forced;
-        else if (!node::enabled()) m.locality = Locality::Unavailable;
-        else if (messages > 1) m.locality = Locality::Several;
-        else if (e == Executor::Auto && m.bytes < model_->on_node_min_bytes) m.locality = Locality::Small;
-        else m.locality = Locality::OnNode;
-    };
-    for (Message &m : sends_) place(m, sends_to[static_cast<std::size_t>(m.peer)]);
-    for (Message &m : recvs_) place(m, recvs_from[static_cast<std::size_t>(m.peer)]);
-    on_node_ = std::make_unique<OnNode>(comm_, slots_, control_tag_, done_tag_);
-    on_node_sends_.clear();
-    for (std::size_t k = 0; k < sends_.size(); ++k)
-        if (sends_[k].on_node()) {
-            on_node_->add_send(sends_[k].peer, world[sends_[k].peer], k, sends_[k].blocks);
-            on_node_sends_.push_back(k);
+        const Peer peer{same[p] != 0 && world[p] >= 0, world[p], messages};
+        m.place = "";
+        for (const auto &t : transports_) {
+            const char *why = "";
+            const bool taken = !m.transport && t->takes(m, peer, why);
+            if (!*m.place) m.place = why;  // the first reason given
+            if (taken) m.transport = t.get(), t->add(k, m, peer, sending);
         }
+    };
+    for (std::size_t k = 0; k < sends_.size(); ++k)
+        place(k, sends_[k], sends_to[static_cast<std::size_t>(sends_[k].peer)], true);
     for (std::size_t k = 0; k < recvs_.size(); ++k)
-        if (recvs_[k].on_node()) on_node_->add_recv(recvs_[k].peer, world[recvs_[k].peer], k, recvs_[k].blocks);
-    on_node_->finish(tag_);
-    if (on_node_->empty()) on_node_.reset();
+        place(k, recvs_[k], recvs_from[static_cast<std::size_t>(recvs_[k].peer)], false);
+    std::size_t kept = 0;  // those with nothing to run are dropped
+    for (auto &t : transports_)
+        if (t->setup(tag_)) transports_[kept++] = std::move(t);
+    transports_.resize(kept);
+}
+
+void Plan::send_by_message(std::size_t send) { start_send(0, sends_[send], staged_); }
+
+void Plan::receive_by_message(std::size_t recv) {
+    const Message &m = recvs_[recv];
+    check_mpi(MPI_Startall(static_cast<int>(m.count()), &recv_requests_[m.request]), "MPI_Startall");
 }
 
 bool Plan::progress(std::size_t r, bool wait) {
@@ -624,16 +637,8 @@ void Plan::begin(const void *const *slots) {
             for (const Block &b : m.blocks) stage = pack(stage, from(b), b);
         for (const Copy &c : copies_) stage = pack(stage, from(c.from), c.from);
     }
-    if (options_.executor == Executor::Alltoallw) {
-        for (const Message &m : sends_) counts_out_[static_cast<std::size_t>(m.peer)] = 1, types_out_[static_cast<std::size_t>(m.peer)] = m.types[0];
-        for (const Message &m : recvs_) counts_in_[static_cast<std::size_t>(m.peer)] = 1, types_in_[static_cast<std::size_t>(m.peer)] = m.types[0];
-        check_mpi(MPI_Ialltoallw(MPI_BOTTOM, counts_out_.data(), displs_.data(), types_out_.data(), MPI_BOTTOM,
-                                 counts_in_.data(), displs_.data(), types_in_.data(), comm_, &collective_),
-                  "MPI_Ialltoallw");
-    } else {
-        round_ = 0;
-        start_round(0, staged_);
-    }
+    round_ = 0;
+    if (!collective_) start_round(0, staged_);
     if (staged_) {
         const std::byte *in = stage_buffer_.get();
         for (const Message &m : sends_) in += m.bytes;
@@ -641,25 +646,16 @@ void Plan::begin(const void *const *slots) {
     } else {
         for (const Copy &c : copies_) exchange::copy(to(c.to), c.to, from(c.from), c.from);
     }
-    if (on_node_) {
-        // Readers are told where the buffers are; a message they cannot read leaves
-        // now, whatever its round.
-        on_node_->expect();
-        on_node_->publish(slots, !staged_, by_message_);
-        for (std::size_t k = 0; k < on_node_sends_.size(); ++k)
-            if (by_message_[k]) start_send(0, sends_[on_node_sends_[k]], staged_);
-    }
+    for (const auto &t : transports_) t->start(slots, staged_);
     in_flight_ = true;
 }
 
 bool Plan::advance(bool wait) {
-    // On-node messages first: their senders wait for the answer, and a fallback
+    // Other transports first: on-node senders wait for the answer, and a fallback
     // receive must be started before its round is completed.
-    if (on_node_) {
-        const bool all = on_node_->receive(slot_values_.data(), wait, [&](std::size_t k) {
-            const Message &m = recvs_[k];
-            check_mpi(MPI_Startall(static_cast<int>(m.count()), &recv_requests_[m.request]), "MPI_Startall");
-        });
+    if (!transports_.empty()) {
+        bool all = true;
+        for (const auto &t : transports_) all = t->progress(slot_values_.data(), wait) && all;
         if (!all) {  // unpack what has arrived, but start no round before every fallback receive
             if (round_ < rounds_.size()) progress(round_, false);
             return false;
@@ -687,35 +683,14 @@ bool Plan::advance(bool wait) {
 
 bool Plan::test() {
     if (!in_flight_) fail(DM_ERR_STATE, name_, ": test without begin");
-    if (options_.executor == Executor::Alltoallw) {
-        int done = 0;
-        check_mpi(MPI_Test(&collective_, &done, MPI_STATUS_IGNORE), "MPI_Test");
-        return done != 0 || collective_ == MPI_REQUEST_NULL;
-    }
     return advance(false);
 }
 
 void Plan::end() {
     if (!in_flight_) fail(DM_ERR_STATE, name_, ": end without begin");
     in_flight_ = false;
-    if (options_.executor == Executor::Alltoallw) {
-        check_mpi(MPI_Wait(&collective_, MPI_STATUS_IGNORE), "MPI_Wait");
-        return;
-    }
     advance(true);
-    if (on_node_) on_node_->complete();
-}
-
-const char *Plan::locality_text(Locality locality) {
-    switch (locality) {
-        case Locality::OtherNode: return "";
-        case Locality::OnNode: return "; on-node: the receiver reads it in place from the sender's node memory";
-        case Locality::Small: return "; same node, but small: by message (control and answer would cost more)";
-        case Locality::Forced: return "; same node, by message (the executor is forced)";
-        case Locality::Several: return "; same node, by message (one of several messages between the pair)";
-        case Locality::Unavailable: return "; same node, by message (node memory is off: DATAMOTION_NODE_MEMORY=0)";
-    }
-    return "";
+    for (const auto &t : transports_) t->finish();
 }
 
 Volume Plan::volume() const {
@@ -766,13 +741,10 @@ std::string Plan::describe() const {
                     s << " (model: packed " << m.cost[1] << " us, datatype " << m.cost[2] << " us)";
                     break;
             }
-            s << locality_text(m.locality);
-            if (m.on_node() && &list == &sends_ && on_node_) {
-                const std::size_t k = static_cast<std::size_t>(
-                    std::find(on_node_sends_.begin(), on_node_sends_.end(), static_cast<std::size_t>(&m - sends_.data())) -
-                    on_node_sends_.begin());
-                if (const char *why = on_node_->fallback_reason(k)) s << "; the last execution sent it by MPI: " << why;
-            }
+            s << m.place;
+            if (m.transport && &list == &sends_)
+                if (const char *why = m.transport->last_execution(static_cast<std::size_t>(&m - sends_.data())))
+                    s << "; the last execution sent it by MPI: " << why;
             s << "\n";
         }
         if (list.size() > kShown) s << "  ... and " << list.size() - kShown << " more\n";

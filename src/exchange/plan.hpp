@@ -7,7 +7,7 @@
 
 #include "exchange/block.hpp"
 #include "exchange/cost.hpp"
-#include "exchange/on_node.hpp"
+#include "exchange/transport.hpp"
 
 #include <mpi.h>
 
@@ -21,19 +21,35 @@ namespace dm::exchange {
 // How a message's bytes travel. Messages are typed as bytes, so each side chooses
 // for itself: a packed send may meet a datatype receive. A sender may cut a
 // message into pieces (pipelined packing, or datatypes of at most IOV_MAX runs);
-// it tells the receiver where at finish().
-enum class Executor {
-    Auto,      // per side of each message, from the cost model of this MPI (cost.hpp)
-    Pack,      // copied into one contiguous buffer per peer (and out of it on arrival)
-    Datatype,  // an MPI derived datatype over the blocks, no copy by datamotion
-    Hybrid,    // the sender packs (pipelined), the receiver takes a datatype
-    Alltoallw, // every message through one MPI_Ialltoallw of derived datatypes (a collective)
-    OnNode     // every message between ranks of one node read in place (on_node.hpp); others as auto
-};
+// it tells the receiver where at finish(). The executor is "auto" (per side of each
+// message, from locality and the cost model of this MPI, cost.hpp) or a name of the
+// registry (transports.cpp): "pack", "datatype", "hybrid" (point to point with that
+// way forced), "alltoallw" (every message in one collective) or "onnode" (every
+// message between ranks of one node read in place; others as auto).
+class Executor {
+public:
+    static const Executor Auto, Alltoallw;
+    constexpr Executor() = default;
+    const char *name() const { return name_; }
+    // Its index in executor_names(): the same on every rank, for agreement checks.
+    explicit operator int() const;
+    bool operator==(const Executor &other) const;
+    bool operator!=(const Executor &other) const { return !(*this == other); }
 
-// Executor from its name ("auto", "pack", "datatype", "hybrid", "alltoallw", "onnode"); throws DM_ERR_ARG.
+private:
+    constexpr explicit Executor(const char *name) : name_(name) {}
+    const char *name_ = "auto";
+    friend Executor executor_named(const std::string &name);
+};
+inline constexpr Executor Executor::Auto{"auto"};
+inline constexpr Executor Executor::Alltoallw{"alltoallw"};
+
+// Executor from its name ("auto" or a registered one); throws DM_ERR_ARG naming them.
 Executor executor_named(const std::string &name);
-const char *executor_name(Executor e);
+inline const char *executor_name(Executor e) { return e.name(); }
+// "auto" and the registered names; `selectable`: only those executor= and
+// DM_EXCHANGE may name (not the ones a capability asks for itself).
+std::vector<std::string> executor_names(bool selectable);
 // The executor the environment asks for (DM_EXCHANGE), else `fallback`.
 Executor executor_from_environment(Executor fallback);
 
@@ -51,7 +67,7 @@ struct Volume {
     int rounds = 0;
 };
 
-class Plan {
+class Plan final : private Fallback {
 public:
     // Local. `slots`: the number of buffers the blocks address, bound at begin().
     // `name` prefixes error messages and describe().
@@ -94,36 +110,6 @@ public:
     std::string describe() const;
 
 private:
-    enum class Way { Direct, Packed, Datatype };  // how one side of one message travels
-    enum class Why { Contiguous, Option, Model, Limits };  // what chose the way
-    // Why a message between ranks of one node does or does not go on-node.
-    enum class Locality { OtherNode, OnNode, Small, Forced, Several, Unavailable };
-    static const char *locality_text(Locality locality);
-    struct Message {
-        int peer = 0, round = 0;
-        std::vector<Block> blocks;
-        std::int64_t bytes = 0, runs = 0;
-        Way way = Way::Packed;
-        Why why = Why::Model;
-        double cost[3] = {-1, -1, -1};  // the model's microseconds per way (-1: not a choice)
-        bool cut_datatype = false;  // sending: a datatype goes in pieces of <= split_runs runs (choose())
-        std::int64_t at = 0;  // offset in the pack buffer
-        bool absolute = false;  // the types address memory (blocks in several slots)
-        // Pieces: piece i is bytes [cuts[i], cuts[i+1]) of the message, one MPI message
-        // each; its blocks are pieces[first[i]] .. pieces[first[i+1]] (sliced blocks).
-        std::vector<std::int64_t> cuts;
-        std::vector<Block> pieces;
-        std::vector<std::size_t> first;
-        // Whether piece i is one contiguous run on this side: it then travels in
-        // place (pointer and count) whatever the message's way, never packed.
-        std::vector<char> in_place;
-        bool whole(std::size_t i) const { return in_place[i] != 0; }
-        std::vector<MPI_Datatype> types;  // Datatype: one per piece
-        std::size_t request = 0;  // its first piece's request
-        Locality locality = Locality::OtherNode;
-        bool on_node() const { return locality == Locality::OnNode; }
-        std::size_t count() const { return cuts.size() - 1; }
-    };
     struct Round {
         std::size_t first_send, end_send, first_recv, end_recv;
     };
@@ -137,7 +123,9 @@ private:
     void bind(const void *const *slots, bool staged);
     void start_round(std::size_t r, bool staged);
     void start_send(std::size_t r, const Message &m, bool staged);
-    void place_on_node();
+    void place();
+    void send_by_message(std::size_t send) override;
+    void receive_by_message(std::size_t recv) override;
     bool progress(std::size_t r, bool wait);
     bool advance(bool wait);
     void finish_round(std::size_t r);
@@ -171,15 +159,12 @@ private:
     std::vector<int> completed_;  // indices from MPI_Testsome
     std::vector<const void *> bound_;
     bool bound_staged_ = false;
-    // Alltoallw: per rank counts and types.
-    std::vector<int> counts_out_, counts_in_, displs_;
-    std::vector<MPI_Datatype> types_out_, types_in_;
-    MPI_Request collective_ = MPI_REQUEST_NULL;
-
-    // Messages between ranks of this node that the receiver reads in place.
-    std::unique_ptr<OnNode> on_node_;
-    std::vector<std::size_t> on_node_sends_;  // sends_ index of each on-node send
-    std::vector<char> by_message_;            // per on-node send: fell back this execution
+    // Registered transports that took messages (or must run), and whether one of them
+    // is collective (takes every message).
+    std::vector<std::unique_ptr<Transport>> transports_;
+    bool collective_ = false;
+    enum class Forced { None, Pack, Datatype, Hybrid };  // a way of point to point the executor names
+    Forced forced_ = Forced::None;
 
     bool in_flight_ = false, staged_ = false;
     std::size_t round_ = 0;  // the round in progress

@@ -1,0 +1,124 @@
+// Transports: how the messages of a plan travel. The planner (plan.cpp) groups the
+// blocks per peer and round, prices and cuts them, and asks each registered
+// transport (transports.cpp) whether it takes a message; what none takes goes point
+// to point. A transport is one file behind this interface plus one line in the
+// registry.
+#pragma once
+
+#include "exchange/block.hpp"
+#include "exchange/cost.hpp"
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dm::exchange {
+
+class Transport;
+
+// How one side of one message travels point to point, and what chose that way.
+enum class Way { Direct, Packed, Datatype };
+enum class Why { Contiguous, Option, Model, Limits };
+
+// One message of a plan, as one side sees it: to or from one peer in one round.
+struct Message {
+    int peer = 0, round = 0;
+    std::vector<Block> blocks;
+    std::int64_t bytes = 0, runs = 0;
+    Way way = Way::Packed;
+    Why why = Why::Model;
+    double cost[3] = {-1, -1, -1};  // the model's microseconds per way (-1: not a choice)
+    bool cut_datatype = false;  // sending: a datatype goes in pieces of <= split_runs runs
+    std::int64_t at = 0;  // offset in the pack buffer
+    bool absolute = false;  // the types address memory (blocks in several slots)
+    // Pieces: piece i is bytes [cuts[i], cuts[i+1]) of the message, one MPI message
+    // each; its blocks are pieces[first[i]] .. pieces[first[i+1]] (sliced blocks).
+    std::vector<std::int64_t> cuts;
+    std::vector<Block> pieces;
+    std::vector<std::size_t> first;
+    // Whether piece i is one contiguous run on this side: it then travels in
+    // place (pointer and count) whatever the message's way, never packed.
+    std::vector<char> in_place;
+    bool whole(std::size_t i) const { return in_place[i] != 0; }
+    std::vector<MPI_Datatype> types;  // Datatype: one per piece
+    std::size_t request = 0;  // its first piece's point-to-point request
+    Transport *transport = nullptr;  // the transport that took it; nullptr: point to point
+    const char *place = "";  // describe(): why it does or does not take another transport
+    std::size_t count() const { return cuts.size() - 1; }
+};
+
+// The peer of a message, as the planner sees it when transports are asked.
+struct Peer {
+    bool same_node = false;  // shares this node (and the node memory of this comm)
+    int world = -1;          // its rank in MPI_COMM_WORLD
+    int messages = 0;        // messages between the pair on this side (all rounds)
+};
+
+// Where a transport hands a message back to point to point, for one execution.
+class Fallback {
+public:
+    virtual void send_by_message(std::size_t send) = 0;  // index in the plan's sends
+    virtual void receive_by_message(std::size_t recv) = 0;
+protected:
+    ~Fallback() = default;
+};
+
+// What a transport is made with (registry factories).
+struct TransportSetup {
+    MPI_Comm comm = MPI_COMM_NULL;
+    int slots = 0;
+    int control_tag = 0, done_tag = 0;  // two tags the plan reserved for it
+    const CostModel *model = nullptr;
+    bool chosen = false;     // the executor names this transport
+    bool automatic = false;  // the executor is auto
+    Fallback *fallback = nullptr;
+};
+
+class Transport {
+public:
+    virtual ~Transport() = default;
+    virtual const char *name() const = 0;
+
+    // Planning, local; both sides of a message decide alike from what both know.
+    // Whether it takes every message of the plan in one collective call: the planner
+    // then gives each side one datatype over absolute addresses, uncut, one round,
+    // and refuses to stage.
+    virtual bool collective() const { return false; }
+    // The locality test and price: whether it takes message m to or from `peer`;
+    // `why` is a describe() clause ("" or "; ...") saying why or why not.
+    virtual bool takes(const Message &m, const Peer &peer, const char *&why) const = 0;
+    // The messages it took, `index` being the plan's (sends or receives).
+    virtual void add(std::size_t index, const Message &m, const Peer &peer, bool sending) = 0;
+    // Collective on the plan's comm (point to point with its peers): readies it to
+    // run; `tag` the plan's. True when it must run at each execution.
+    virtual bool setup(int tag) = 0;
+
+    // Executions: the hot path, allocation-free with the same slots.
+    // bind: the slot addresses of this execution (after the planner's types).
+    virtual void bind(const void *const *slots, bool staged) = 0;
+    // start: at begin, after the local copies; messages it cannot carry this time
+    // go back through the Fallback.
+    virtual void start(const void *const *slots, bool staged) = 0;
+    // progress: advances (waits for everything when `wait`); true once done.
+    virtual bool progress(const void *const *slots, bool wait) = 0;
+    // finish: at end, after progress(wait): the buffers may change after it.
+    virtual void finish() = 0;
+
+    // describe(): a clause on how the last execution carried send `index`, or nullptr.
+    virtual const char *last_execution(std::size_t) const { return nullptr; }
+};
+
+// The registry (transports.cpp): a name, its factory, and whether executor= and
+// DM_EXCHANGE may name it (else only a capability that asks for it). A factory of
+// nullptr is a way of point to point, forced on every message that allows it.
+struct Registration {
+    const char *name;
+    std::unique_ptr<Transport> (*make)(const TransportSetup &);
+    bool selectable;
+};
+const std::vector<Registration> &transports();
+
+}  // namespace dm::exchange
