@@ -3,8 +3,10 @@
 
 #include "core/error.hpp"
 #include "core/provenance.hpp"
+#include "exchange/plan.hpp"
 
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <mpi4py/mpi4py.h>
 
@@ -65,6 +67,8 @@ NB_MODULE(_core, m) {
         MPI_Get_library_version(text, &len);
         return std::string(text, static_cast<size_t>(len));
     }, "Local. The version string of the MPI library this extension calls.");
+    m.def("exchange_executors", [] { return dm::exchange::executor_names(true); },
+          "Local. The executor names executor= takes: auto, then the registered transports.");
     m.def("comm_c2f", [](nb::handle comm) { return static_cast<long>(MPI_Comm_c2f(comm_from_python(comm))); },
           "Local. Fortran handle of a communicator as this extension's MPI sees it.");
 }

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from . import _core
 from ._errors import DM_ERR_ARG, Error
 
-EXECUTORS = ("auto", "pack", "datatype", "hybrid", "onnode")
+# From the registry of transports (src/exchange/transports.cpp), those executor= may name.
+EXECUTORS = tuple(_core.exchange_executors())
 
 
 def executor_name(executor: Any) -> str:
