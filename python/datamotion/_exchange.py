@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from . import _core
+from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from ._errors import DM_ERR_ARG, Error
 
 # From the registry of transports (src/exchange/transports.cpp), those executor= may name.
