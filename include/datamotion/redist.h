@@ -29,8 +29,11 @@
  *                          scheme): a DM_REDIST_SENDRECV plan per axis whose
  *                          distribution changes, through intermediate arrays
  *                          (both arrays on grids of the same shape and ranks);
- *   DM_REDIST_AUTO         chosen from the message counts and volumes with a
- *                          latency/bandwidth cost model.
+ *   DM_REDIST_AUTO         DM_REDIST_SENDRECV past 64 MiB sent by a rank,
+ *                          else the cheaper of DM_REDIST_NONBLOCKING and
+ *                          DM_REDIST_ALLTOALLW as the exchange layer's cost
+ *                          model of this MPI prices them (the model every
+ *                          executor uses; `datamotion calibrate` measures it).
  */
 #ifndef DATAMOTION_REDIST_H
 #define DATAMOTION_REDIST_H

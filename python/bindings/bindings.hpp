@@ -25,6 +25,7 @@ void bind_bench(nb::module_ &m);
 void bind_bench_paragon(nb::module_ &m);
 void bind_bench_cm5(nb::module_ &m);
 void bind_redist(nb::module_ &m);
+void bind_cost(nb::module_ &m);
 void bind_vector(nb::module_ &m);
 
 }  // namespace dm::python

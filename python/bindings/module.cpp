@@ -57,6 +57,7 @@ NB_MODULE(_core, m) {
     bind_bench_paragon(m);
     bind_bench_cm5(m);
     bind_redist(m);
+    bind_cost(m);
     bind_vector(m);
 
     m.def("provenance_json", [](nb::handle comm) { return dm::provenance_json(comm_from_python(comm)); },

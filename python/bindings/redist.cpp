@@ -21,29 +21,22 @@ void bind_redist(nb::module_ &m) {
     nb::class_<RedistPlan>(m, "Redist", "A redistribution plan (see datamotion.RedistPlan).")
         .def("__init__",
              [](RedistPlan *self, const array::DistArray &src, const array::DistArray &dst, int method,
-                double latency_us, double us_per_byte, const std::string &executor) {
-                 redist::CostModel cost;
-                 cost.executor = exchange::executor_named(executor);
-                 if (latency_us > 0) cost.latency_us = latency_us;
-                 if (us_per_byte > 0) cost.us_per_byte = us_per_byte;
+                const std::string &executor) {
+                 const exchange::Executor e = exchange::executor_named(executor);
                  nb::gil_scoped_release release;
-                 new (self) RedistPlan(src, dst, static_cast<dm_redist_method>(method), cost);
+                 new (self) RedistPlan(src, dst, static_cast<dm_redist_method>(method), e);
              },
-             nb::arg("src"), nb::arg("dst"), nb::arg("method"), nb::arg("latency_us") = 0.0,
-             nb::arg("us_per_byte") = 0.0, nb::arg("executor") = "auto")
+             nb::arg("src"), nb::arg("dst"), nb::arg("method"), nb::arg("executor") = "auto")
         .def("__init__",
              [](RedistPlan *self, nb::handle comm, const array::DistArray *src, const array::DistArray *dst, int method,
-                double latency_us, double us_per_byte, const std::string &executor) {
-                 redist::CostModel cost;
-                 cost.executor = exchange::executor_named(executor);
-                 if (latency_us > 0) cost.latency_us = latency_us;
-                 if (us_per_byte > 0) cost.us_per_byte = us_per_byte;
+                const std::string &executor) {
+                 const exchange::Executor e = exchange::executor_named(executor);
                  MPI_Comm c = comm_from_python(comm);
                  nb::gil_scoped_release release;
-                 new (self) RedistPlan(c, src, dst, static_cast<dm_redist_method>(method), cost);
+                 new (self) RedistPlan(c, src, dst, static_cast<dm_redist_method>(method), e);
              },
              nb::arg("comm"), nb::arg("src").none(), nb::arg("dst").none(), nb::arg("method"),
-             nb::arg("latency_us") = 0.0, nb::arg("us_per_byte") = 0.0, nb::arg("executor") = "auto")
+             nb::arg("executor") = "auto")
         .def("execute",
              [](const RedistPlan &p, const array::DistArray *src, array::DistArray *dst) {
                  nb::gil_scoped_release release;

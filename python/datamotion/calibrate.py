@@ -6,7 +6,9 @@ sender's packed, datatype and split-datatype ways and the receiver's packed and
 datatype ways. This module times plans of the engine itself whose one message
 per rank has a chosen number of runs of a chosen length, with every combination
 of a sender's way and a receiver's way, and fits the five lines (every
-coefficient >= 0) so that their sums reproduce the measured times.
+coefficient >= 0) so that their sums reproduce the measured times. What each way
+is priced at, which ways ``auto`` takes and the model file's text are the engine's
+own (``_core.ExchangeModel``): this module measures and fits, it does not price.
 
 The plan: a float64 array of global shape [R, W * 2] on a 1 x 2 grid of the first
 two ranks, with ghost width 1 on axis 1, shifted circularly by W along axis 1.
@@ -57,7 +59,15 @@ _PRICED_OUT = (1e6, 1.0, 1e3)  # a line no way can win against
 
 
 # ---------------------------------------------------------------------------
-# Model files: the format of cost.cpp's model_text() / parse_model().
+# Models. Their files, the features each way is priced at and the ways the engine
+# chooses are the engine's own (src/exchange/cost.hpp, through _core.ExchangeModel):
+# this module only fits the lines.
+
+def _engine_model():
+    from . import _core
+
+    return _core.ExchangeModel
+
 
 class Model:
     """A cost model: the library line, five lines (a, b, c) and the integer settings."""
@@ -67,31 +77,31 @@ class Model:
         self.library = library
         self.lines = {k: tuple(float(x) for x in v) for k, v in lines.items()}
         self.split_runs, self.split_min_bytes, self.chunk_bytes = split_runs, split_min_bytes, chunk_bytes
+        self._engine = None
+
+    @property
+    def engine(self):
+        """The engine's model of these lines and settings (``_core.ExchangeModel``)."""
+        if self._engine is None:
+            self._engine = _engine_model().of(self.library, self.lines, self.split_runs, self.split_min_bytes,
+                                              self.chunk_bytes)
+        return self._engine
 
     @classmethod
     def parse(cls, text: str) -> "Model":
-        """The model of a model file's text (as ``_core.exchange_model()`` returns it)."""
-        rows = text.splitlines()
-        if not rows or not rows[0].startswith("library "):
-            raise ValueError("a model file starts with 'library <MPI library version>'")
-        lines, ints = {}, {}
-        for row in rows[1:]:
-            fields = row.split()
-            if not fields:
-                continue
-            if fields[0] in LINES:
-                lines[fields[0]] = tuple(float(x) for x in fields[1:4])
-            else:
-                ints[fields[0]] = int(fields[1])
-        return cls(rows[0][len("library "):], lines, ints["split_runs"], ints["split_min_bytes"], ints["chunk_bytes"])
+        """The model of a model file's text (as ``_core.exchange_model()`` returns it),
+        read by the engine's parser: ValueError if the engine would not use it."""
+        try:
+            engine = _engine_model().parse(text)
+        except Exception as e:
+            raise ValueError(str(e)) from None
+        model = cls(engine.library, engine.lines(), engine.split_runs, engine.split_min_bytes, engine.chunk_bytes)
+        model._engine = engine
+        return model
 
     def text(self) -> str:
-        """The text of a model file, as cost.cpp reads it."""
-        out = [f"library {self.library}"]
-        out += [f"{k} {' '.join(f'{x:.6g}' for x in self.lines[k])}" for k in LINES]
-        out += [f"split_runs {self.split_runs}", f"split_min_bytes {self.split_min_bytes}",
-                f"chunk_bytes {self.chunk_bytes}"]
-        return "\n".join(out) + "\n"
+        """The text of a model file, as the engine writes it."""
+        return self.engine.text()
 
     def with_lines(self, **lines) -> "Model":
         merged = dict(self.lines)
@@ -106,36 +116,28 @@ class Model:
 # ---------------------------------------------------------------------------
 # Which ways a message of `runs` runs and `nbytes` bytes can take, and their features.
 
-def _pieces(model: Model, runs: int) -> int:
-    return -(-runs // model.split_runs) if model.split_runs else 0
-
-
-def _single_copy(model: Model, runs: int, nbytes: int) -> bool:
-    return model.split_runs > 0 and nbytes >= model.split_min_bytes * _pieces(model, runs)
+def _one_piece(model: Model, runs: int, nbytes: int) -> bool:
+    """A sender's datatype that MPICH copies once as it is (no cut): priced by send_split alone."""
+    return model.engine.prices(nbytes, runs)["single_copy"] and runs <= model.split_runs
 
 
 def send_ways(model: Model, runs: int, nbytes: int) -> List[str]:
     """The sender's ways that differ for this message: packed, and a datatype that is
     copied once (split: in pieces of <= split_runs runs, or one such piece) and/or
     that is not (whole)."""
-    if not _single_copy(model, runs, nbytes):
+    if not model.engine.prices(nbytes, runs)["single_copy"]:
         return ["packed", "whole"]
-    return ["packed", "split"] + (["whole"] if runs > model.split_runs else [])
+    return ["packed", "split"] + ([] if _one_piece(model, runs, nbytes) else ["whole"])
 
 
-def features(model: Model, way: str, runs: int, nbytes: int) -> Tuple[float, float, float]:
-    """(messages, bytes, runs) by which the line of a sender's or receiver's way is priced."""
-    if way == "packed_send":
-        return (float(-(-nbytes // model.chunk_bytes)), float(nbytes), float(runs))
-    if way == "split":
-        return (float(_pieces(model, runs)), float(nbytes), float(runs))
-    return (1.0, float(nbytes), float(runs))
+def features(model: Model, line: str, runs: int, nbytes: int) -> Tuple[float, float, float]:
+    """(messages, bytes, runs) at which the engine evaluates ``line`` for one side of a message."""
+    return model.engine.features(line, nbytes, runs)
 
 
 def _line_and_features(model: Model, send: str, recv: str, runs: int, nbytes: int):
-    s = features(model, "packed_send" if send == "packed" else send, runs, nbytes)
-    r = features(model, recv, runs, nbytes)
-    return (_SEND_LINE[send], s), (_RECV_LINE[recv], r)
+    sl, rl = _SEND_LINE[send], _RECV_LINE[recv]
+    return (sl, features(model, sl, runs, nbytes)), (rl, features(model, rl, runs, nbytes))
 
 
 def predict(model: Model, send: str, recv: str, runs: int, nbytes: int) -> float:
@@ -145,25 +147,8 @@ def predict(model: Model, send: str, recv: str, runs: int, nbytes: int) -> float
 
 
 def choice(model: Model, runs: int, nbytes: int) -> Tuple[str, str]:
-    """The ways the engine's ``auto`` takes under ``model`` (as Plan::choose and
-    Plan::cut_pieces in src/exchange/plan.cpp decide them)."""
-    packed = model.price("send_packed", *features(model, "packed_send", runs, nbytes))
-    whole = model.price("send_datatype", 1.0, nbytes, runs)
-    single = _single_copy(model, runs, nbytes)
-    split = model.price("send_split", *features(model, "split", runs, nbytes)) if single else math.inf
-    if single and runs <= model.split_runs:
-        whole = math.inf  # one piece already: copied once, priced by send_split alone
-    send = "packed"
-    if min(split, whole) < packed:
-        if not single:
-            send = "whole"
-        elif runs <= model.split_runs:
-            send = "split"  # one piece of <= split_runs runs: copied once
-        else:
-            send = "split" if split <= whole else "whole"
-    recv_packed = model.price("recv_packed", 1.0, nbytes, runs)
-    recv_datatype = model.price("recv_datatype", 1.0, nbytes, runs)
-    return send, ("datatype" if recv_datatype < recv_packed else "packed")
+    """The ways the engine's ``auto`` takes under ``model``, as the engine chooses them."""
+    return model.engine.choose(nbytes, runs)
 
 
 # ---------------------------------------------------------------------------
@@ -276,7 +261,7 @@ def described_ways(model: Model, description: str, runs: int, nbytes: int) -> Tu
     send, recv = side("send"), side("receive")
     if send == "datatype":
         cut = re.search(r"^  to rank \d+: .* datatype in \d+ pieces", description, re.M)
-        send = "split" if cut or (_single_copy(model, runs, nbytes) and runs <= model.split_runs) else "whole"
+        send = "split" if cut or _one_piece(model, runs, nbytes) else "whole"
     return send, recv
 
 

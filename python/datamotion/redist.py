@@ -12,6 +12,7 @@ every rank sends to exactly one rank and receives from exactly one.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
@@ -74,18 +75,6 @@ def random_schedule(P: int, K: int, seed: int) -> Schedule:
     return _schedule("random", P, K, seed)
 
 
-def _cost_from_model(model: Optional[Mapping[str, Any]]):
-    """(latency us, us per byte) from a fitted ``datamotion.model/1`` document's
-    ping-pong fit, or (0, 0) for the built-in defaults."""
-    if not model:
-        return 0.0, 0.0
-    fit = (model.get("models", {}).get("pingpong") or {}).get("fit") or {}
-    segments = fit.get("segments") or []
-    if not segments:
-        return 0.0, 0.0
-    return float(segments[0].get("t0_us") or 0.0), float(segments[-1].get("us_per_byte") or 0.0)
-
-
 class RedistPlan:
     """A plan that moves the data of arrays laid out like ``src`` into arrays laid
     out like ``dst``.
@@ -107,10 +96,12 @@ class RedistPlan:
             the simple or a random send order; integer-factor changes only),
             ``"per-axis"`` (one ``"sendrecv"`` plan per changed axis through
             intermediate arrays, the paper's multi-dimensional scheme; grids of
-            the same shape and ranks), or ``"auto"`` (chosen by a
-            latency/bandwidth cost model).
-        model: optional fitted model (``datamotion model fit``) whose ping-pong
-            latency and bandwidth replace the cost model's defaults for ``"auto"``.
+            the same shape and ranks), or ``"auto"`` (priced by the exchange
+            engine's cost model of this MPI, the one ``datamotion calibrate``
+            measures: ``"sendrecv"`` past 64 MiB per rank, else the cheaper of
+            ``"nonblocking"`` and ``"alltoallw"``).
+        model: accepted for compatibility and ignored (a ``DeprecationWarning``):
+            ``"auto"`` no longer has a latency/bandwidth model of its own.
         comm: an mpi4py communicator containing both grids' ranks, for arrays on
             different groups of ranks.
         executor: how the messages travel: ``"auto"`` (each side of each message
@@ -127,7 +118,9 @@ class RedistPlan:
         code = METHODS.index(method) if method in METHODS else 0
         if method not in METHODS:
             problems.report(DM_ERR_ARG, f"unknown method {method!r}; choose from {', '.join(METHODS)}")
-        latency, per_byte = problems.attempt("model", lambda: _cost_from_model(model), default=(0.0, 0.0))
+        if model is not None:
+            warnings.warn("RedistPlan(model=...) is ignored: 'auto' is priced by the exchange cost model "
+                          "(datamotion calibrate)", DeprecationWarning, stacklevel=3)
         if comm is None and (src is None or dst is None):
             problems.report(DM_ERR_ARG, "RedistPlan: src and dst are needed on every rank unless comm is given")
         for name, a in (("src", src), ("dst", dst)):
@@ -139,10 +132,10 @@ class RedistPlan:
         self._comm = known
         _core.agree(known, *(problems.problem or (DM_ERR_ARG, None)))
         if comm is None:
-            self._plan = _core.Redist(src._a, dst._a, code, latency, per_byte, executor)
+            self._plan = _core.Redist(src._a, dst._a, code, executor)
         else:
             self._plan = _core.Redist(comm, src._a if src is not None else None, dst._a if dst is not None else None,
-                                      code, latency, per_byte, executor)
+                                      code, executor)
 
     def execute(self, src: Optional[DistArray], dst: Optional[DistArray]) -> Optional[DistArray]:
         """Collective. Copies every element of ``src`` into ``dst`` (arrays of the

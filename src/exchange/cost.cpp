@@ -232,4 +232,65 @@ const CostModel &cost_model() {
     return *slot;
 }
 
+const char *const kLineNames[kLines] = {"send_packed", "send_datatype", "send_split", "recv_packed", "recv_datatype"};
+
+const Line *line_named(const CostModel &model, const std::string &name) { return line_of(const_cast<CostModel &>(model), name); }
+Line *line_named(CostModel &model, const std::string &name) { return line_of(model, name); }
+
+namespace {
+
+double pieces_of(const CostModel &m, std::int64_t runs) {
+    return static_cast<double>(m.split_runs ? (runs + m.split_runs - 1) / m.split_runs : 0);
+}
+
+// MPI_Alltoallw's cost for each rank of the communicator, even one it exchanges nothing with.
+constexpr double kAlltoallwPerRankUs = 0.05;
+
+}  // namespace
+
+Features features(const CostModel &m, const std::string &line, std::int64_t bytes, std::int64_t runs) {
+    const double b = static_cast<double>(bytes), r = static_cast<double>(runs);
+    if (line == "send_packed") return {static_cast<double>((bytes + m.chunk_bytes - 1) / m.chunk_bytes), b, r};
+    if (line == "send_split") return {pieces_of(m, runs), b, r};
+    return {1, b, r};
+}
+
+SidePrice price_send(const CostModel &m, std::int64_t bytes, std::int64_t runs) {
+    auto at = [&](const Line &l, const char *name) {
+        const Features f = features(m, name, bytes, runs);
+        return l.at(f.messages, f.bytes, f.runs);
+    };
+    SidePrice p;
+    p.packed = at(m.send_packed, "send_packed");
+    p.single_copy = m.split_runs > 0 && bytes >= m.split_min_bytes * static_cast<std::int64_t>(pieces_of(m, runs));
+    const double cut = at(m.send_split, "send_split"), whole = at(m.send_datatype, "send_datatype");
+    // A datatype of at most split_runs runs is already one such piece: the MPI
+    // copies it once whatever send_datatype says; longer ones are cut when that is cheaper.
+    p.cut = p.single_copy && runs > m.split_runs && cut <= whole;
+    p.split = p.single_copy && (runs <= m.split_runs || p.cut);
+    p.datatype = p.split ? cut : whole;
+    return p;
+}
+
+SidePrice price_recv(const CostModel &m, std::int64_t bytes, std::int64_t runs) {
+    SidePrice p;
+    p.packed = m.recv_packed.at(1, static_cast<double>(bytes), static_cast<double>(runs));
+    p.datatype = m.recv_datatype.at(1, static_cast<double>(bytes), static_cast<double>(runs));
+    return p;
+}
+
+double price_sides(const CostModel &m, const MessageSize *sides, std::size_t count, bool sending, PricedWay way) {
+    double total = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const SidePrice p = sending ? price_send(m, sides[i].bytes, sides[i].runs) : price_recv(m, sides[i].bytes, sides[i].runs);
+        const double cheapest = std::min(p.packed, p.datatype);
+        total += sides[i].runs <= 1 || way == PricedWay::Cheapest ? cheapest
+                 : way == PricedWay::Packed                       ? p.packed
+                                                                  : p.datatype;
+    }
+    return total;
+}
+
+double alltoallw_overhead_us(const CostModel &, int ranks) { return kAlltoallwPerRankUs * ranks; }
+
 }  // namespace dm::exchange

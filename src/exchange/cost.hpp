@@ -3,6 +3,7 @@
 // itself (messages are typed as bytes), so the model prices one side at a time.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -53,5 +54,47 @@ std::string model_text(const CostModel &model, const std::string &library_versio
 bool parse_model(const std::string &text, const std::string &library_version, CostModel &model);
 // This process's MPI_Get_library_version, first line.
 std::string library_version();
+
+// Pricing, as a plan's auto executor prices each side of each message (and
+// whatever else asks the model: redistribution's method choice, calibration).
+// The lines a model file names, in its order.
+constexpr int kLines = 5;
+extern const char *const kLineNames[kLines];  // send_packed, send_datatype, send_split, recv_packed, recv_datatype
+// The line of that name, or null.
+const Line *line_named(const CostModel &model, const std::string &name);
+Line *line_named(CostModel &model, const std::string &name);
+
+// What a line is evaluated at for one side of a message of `bytes` bytes in
+// `runs` runs: packed sends leave in pieces of about chunk_bytes, a cut datatype
+// in pieces of at most split_runs runs, every other way as one message.
+struct Features {
+    double messages = 0, bytes = 0, runs = 0;
+};
+Features features(const CostModel &model, const std::string &line, std::int64_t bytes, std::int64_t runs);
+
+// One side of one message priced by its two ways. Sending, the datatype way is
+// priced by send_split where MPICH copies it once (`single_copy`: it has at most
+// split_runs runs, or it is cut into such pieces because that is cheaper than
+// whole, `cut`), else by send_datatype. Auto takes the datatype when it is cheaper.
+struct SidePrice {
+    double packed = 0, datatype = 0;  // microseconds
+    bool single_copy = false;         // sending: the message qualifies for MPICH's single copy
+    bool split = false;               // sending: the datatype way is priced by send_split
+    bool cut = false;                 // sending: ... and goes in pieces of <= split_runs runs
+    bool datatype_wins() const { return datatype < packed; }
+};
+SidePrice price_send(const CostModel &model, std::int64_t bytes, std::int64_t runs);
+SidePrice price_recv(const CostModel &model, std::int64_t bytes, std::int64_t runs);
+
+// A whole exchange as one rank sees it, priced before it is planned: the sum over
+// its sides of messages (a contiguous side, one run, goes direct and is priced by
+// its cheaper way whatever `way` says). MPI_Alltoallw sends and receives datatypes
+// and adds, per rank of the communicator, the collective's cost of visiting it.
+enum class PricedWay { Cheapest, Packed, Datatype };
+struct MessageSize {
+    std::int64_t bytes = 0, runs = 0;
+};
+double price_sides(const CostModel &model, const MessageSize *sides, std::size_t count, bool sending, PricedWay way);
+double alltoallw_overhead_us(const CostModel &model, int ranks);
 
 }  // namespace dm::exchange

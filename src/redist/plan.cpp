@@ -199,7 +199,7 @@ Side side_from(const std::vector<std::int64_t> &d, const array::DistArray *a) {
 }  // namespace
 
 RedistPlan::RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::DistArray *dst, int method,
-                       const CostModel &cost)
+                       exchange::Executor executor)
     : comm_(comm), holds_src_(src != nullptr), holds_dst_(dst != nullptr) {
     if (src) src_grid_ = src->grid_ptr(), src_key_ = src->layout_key();
     if (dst) dst_grid_ = dst->grid_ptr(), dst_key_ = dst->layout_key();
@@ -223,7 +223,7 @@ RedistPlan::RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::
         shape = shape_of(ds);
         if (shape != shape_of(dd)) shapes_differ(shape, shape_of(dd));
     });
-    plan(side_from(ds, src), side_from(dd, dst), shape, static_cast<dm_dtype>(ds[0]), method, cost);
+    plan(side_from(ds, src), side_from(dd, dst), shape, static_cast<dm_dtype>(ds[0]), method, executor);
 }
 
 int Side::rank_of(const std::vector<int> &cell) const {
@@ -256,7 +256,7 @@ Side Side::of(const array::DistArray &a) {
 }
 
 RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst, int method,
-                       const CostModel &cost)
+                       exchange::Executor executor)
     : comm_(src.grid().comm()), src_grid_(src.grid_ptr()), dst_grid_(dst.grid_ptr()), src_key_(src.layout_key()),
       dst_key_(dst.layout_key()) {
     const Side src_side = Side::of(src), dst_side = Side::of(dst);
@@ -274,13 +274,13 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
     });
     if (method == DM_REDIST_PER_AXIS) {
         require_same(comm_, {static_cast<std::int64_t>(method)}, "redist method");
-        plan_per_axis(src, dst, cost);
+        plan_per_axis(src, dst, executor);
         return;
     }
-    plan(src_side, dst_side, src.shape(), src.dtype(), method, cost);
+    plan(src_side, dst_side, src.shape(), src.dtype(), method, executor);
 }
 
-void RedistPlan::plan_per_axis(const array::DistArray &src, const array::DistArray &dst, const CostModel &cost) {
+void RedistPlan::plan_per_axis(const array::DistArray &src, const array::DistArray &dst, exchange::Executor executor) {
     method_ = DM_REDIST_PER_AXIS;
     std::vector<int> changed;
     for (int a = 0; a < src.ndims(); ++a)
@@ -297,21 +297,21 @@ void RedistPlan::plan_per_axis(const array::DistArray &src, const array::DistArr
                                                                   std::vector<int>{}));
             to = between_.back().get();
         }
-        stages_.push_back(std::make_unique<RedistPlan>(*from, *to, DM_REDIST_SENDRECV, cost));
+        stages_.push_back(std::make_unique<RedistPlan>(*from, *to, DM_REDIST_SENDRECV, executor));
         from = to;
     }
 }
 
 RedistPlan::RedistPlan(MPI_Comm comm, const Side &src, const Side &dst, std::vector<std::int64_t> counts,
-                       dm_dtype dtype, dm_redist_method method, const CostModel &cost)
+                       dm_dtype dtype, dm_redist_method method, exchange::Executor executor)
     : comm_(comm) {
-    plan(src, dst, counts, dtype, method, cost);
+    plan(src, dst, counts, dtype, method, executor);
 }
 
 void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
-                      int method_code, const CostModel &cost) {
+                      int method_code, exchange::Executor executor) {
     axis_ = factor_axis(src, dst);
-    executor_ = cost.executor;
+    executor_ = executor;
     collective(comm_, [&] {
         if (method_code < DM_REDIST_AUTO || method_code > DM_REDIST_PER_AXIS)
             fail(DM_ERR_ARG, "redist: unknown method ", method_code);
@@ -322,27 +322,39 @@ void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::i
                  "' needs one axis whose block size changes by an integer factor of at most ", kMaxBlockFactor,
                  ", the others unchanged");
     });
-    require_same(comm_, {method_code, static_cast<int>(cost.executor)}, "redist method and executor");
+    require_same(comm_, {method_code, static_cast<int>(executor)}, "redist method and executor");
     auto method = static_cast<dm_redist_method>(method_code);  // valid from here on
 
     if (method == DM_REDIST_AUTO) {
-        // Volumes of the one-message-per-peer plan decide; every rank sees the maxima.
-        build(src, dst, counts, dtype, false);
-        std::int64_t mine[2] = {std::max(messages_sent(), messages_received()),
-                                elements_sent() * static_cast<std::int64_t>(dtype_size(dtype))};
-        std::int64_t most[2];
-        check_mpi(MPI_Allreduce(mine, most, 2, MPI_INT64_T, MPI_MAX, comm_), "MPI_Allreduce");
+        // The exchange layer's model prices this rank's part of the one-message-per-peer
+        // plan by each method; the slowest rank's prices decide, alike everywhere.
+        std::vector<exchange::MessageSize> sizes[2];
+        build(src, dst, counts, dtype, false, sizes);
         int size = 1;
         MPI_Comm_size(comm_, &size);
-        const double bytes_us = cost.us_per_byte * static_cast<double>(most[1]);
-        const double nonblocking = cost.latency_us * static_cast<double>(most[0]) + bytes_us;
-        const double alltoallw = cost.per_peer_us * size + nonblocking;
+        const exchange::CostModel &model = exchange::cost_model();
+        auto priced = [&](exchange::PricedWay send, exchange::PricedWay recv) {
+            return exchange::price_sides(model, sizes[0].data(), sizes[0].size(), true, send) +
+                   exchange::price_sides(model, sizes[1].data(), sizes[1].size(), false, recv);
+        };
+        using W = exchange::PricedWay;
+        const bool forced = executor_ != exchange::Executor::Auto && executor_ != exchange::Executor::OnNode;
+        const W send_way = !forced ? W::Cheapest
+                           : executor_ == exchange::Executor::Pack || executor_ == exchange::Executor::Hybrid ? W::Packed
+                                                                                                               : W::Datatype;
+        const W recv_way = !forced ? W::Cheapest : executor_ == exchange::Executor::Pack ? W::Packed : W::Datatype;
+        const double mine[3] = {priced(send_way, recv_way),
+                                priced(W::Datatype, W::Datatype) + exchange::alltoallw_overhead_us(model, size),
+                                static_cast<double>(elements_sent() * static_cast<std::int64_t>(dtype_size(dtype)))};
+        double most[3];
+        check_mpi(MPI_Allreduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
         // All messages in flight at once may need MPI buffers as large as the data;
-        // past a bound the phases, one message at a time, are the safe choice.
-        method = static_cast<double>(most[1]) > kMaxInflightBytes ? DM_REDIST_SENDRECV
-                 : alltoallw < nonblocking                        ? DM_REDIST_ALLTOALLW
-                                                                  : DM_REDIST_NONBLOCKING;
-        if (method != DM_REDIST_SENDRECV) {  // the plan just built is the one to keep
+        // past a bound the phases, one message at a time, are the safe choice. A
+        // forced executor is kept: MPI_Alltoallw would override it.
+        method = most[2] > kMaxInflightBytes      ? DM_REDIST_SENDRECV
+                 : !forced && most[1] < most[0] ? DM_REDIST_ALLTOALLW
+                                                 : DM_REDIST_NONBLOCKING;
+        if (method == DM_REDIST_NONBLOCKING) {  // the plan just built is the one to keep
             method_ = method;
             return;
         }
@@ -417,7 +429,7 @@ std::string RedistPlan::describe() const {
 }
 
 void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
-                       bool by_phase) {
+                       bool by_phase, std::vector<exchange::MessageSize> *sizes) {
     const int n = static_cast<int>(counts.size());
     int me = 0, size_ = 1;
     MPI_Comm_rank(comm_, &me);
@@ -447,6 +459,7 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
     // product of the runs of every axis, box by box in row-major order over the
     // runs. Both sides cut the axes at the same global positions (every block end
     // of either distribution), so both list the same bytes in the same order.
+    std::map<std::pair<int, int>, exchange::MessageSize> measured[2];  // per (peer, round): one message
     auto messages = [&](const Side &mine, const Side &other, const std::vector<std::vector<Run>> &runs, bool sending) {
         const int slot = sending ? 0 : 1;
         std::int64_t start[array::kMaxAxes], size[array::kMaxAxes];
@@ -464,6 +477,10 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
                 const exchange::Block b = exchange::box_block(slot, n, start, size, mine.byte_strides.data(), mine.origin, elsize);
                 if (sending) exchange_->send(peer, b, phase);
                 else exchange_->recv(peer, b, phase);
+                if (sizes) {
+                    exchange::MessageSize &m = measured[slot][{peer, phase}];
+                    m.bytes += b.bytes(), m.runs += b.runs();
+                }
                 int a = n - 1;
                 for (; a >= 0; --a) {
                     if (++pick[a] < product[a].size()) break;
@@ -483,6 +500,8 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
         messages(dst, src, in_runs, false);
     }
     if (!src.coords.empty() && !dst.coords.empty()) plan_self(src, dst, out_runs, in_runs, elsize);
+    for (int k = 0; sizes && k < 2; ++k)
+        for (const auto &entry : measured[k]) sizes[k].push_back(entry.second);
     exchange_->finish({method_ == DM_REDIST_ALLTOALLW ? exchange::Executor::Alltoallw : executor_, false});
 }
 

@@ -38,30 +38,22 @@ struct Side {
 // DM_ERR_MISMATCH when holders disagree, DM_ERR_ARG when no rank holds `which`.
 std::vector<std::int64_t> share_description(MPI_Comm comm, const std::vector<std::int64_t> &mine, const char *which);
 
-// The latency/bandwidth model DM_REDIST_AUTO chooses with (defaults: a typical
-// shared-memory MPI; the fitted model of `datamotion bench` can replace them).
-struct CostModel {
-    double latency_us = 1.5;          // per message
-    double us_per_byte = 1.0 / 5000;  // 5 GB/s
-    double per_peer_us = 0.05;        // MPI_Alltoallw's cost for each peer, even empty
-    // How the messages travel (DM_REDIST_ALLTOALLW aside): Auto asks the exchange layer's model.
-    exchange::Executor executor = exchange::Executor::Auto;
-};
-
 class RedistPlan {
 public:
     // Collective over the arrays' ranks; every check agrees across them. `method`
-    // is a dm_redist_method value, taken as an integer so that any value is checked.
+    // is a dm_redist_method value, taken as an integer so that any value is checked;
+    // DM_REDIST_AUTO is priced by the exchange layer's cost model (exchange/cost.hpp).
+    // `executor`: how the messages travel (DM_REDIST_ALLTOALLW aside).
     RedistPlan(const array::DistArray &src, const array::DistArray &dst, int method,
-               const CostModel &cost = {});
+               exchange::Executor executor = exchange::Executor::Auto);
     // Collective on comm: between arrays on grids over any groups of comm's ranks.
     // A rank passes null for an array it does not hold (it is not on that grid).
     RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::DistArray *dst, int method,
-               const CostModel &cost = {});
+               exchange::Executor executor = exchange::Executor::Auto);
     // Collective on comm, for callers that checked the sides themselves (same
     // window counts on every axis; every rank of comm calls).
     RedistPlan(MPI_Comm comm, const Side &src, const Side &dst, std::vector<std::int64_t> counts, dm_dtype dtype,
-               dm_redist_method method, const CostModel &cost = {});
+               dm_redist_method method, exchange::Executor executor = exchange::Executor::Auto);
     ~RedistPlan();
     RedistPlan(const RedistPlan &) = delete;
     RedistPlan &operator=(const RedistPlan &) = delete;
@@ -92,9 +84,11 @@ public:
 
 private:
     void plan(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
-              int method_code, const CostModel &cost);
+              int method_code, exchange::Executor executor);
+    // `sizes`, when given, gets this rank's messages to send [0] and receive [1]
+    // as the exchange model prices them.
     void build(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
-               bool by_phase);
+               bool by_phase, std::vector<exchange::MessageSize> *sizes = nullptr);
     // The part of the data that stays on this rank, copied directly: per axis the
     // segments (source local index, destination local index, length).
     struct Segment {
@@ -102,7 +96,7 @@ private:
     };
     void plan_self(const Side &src, const Side &dst, const std::vector<std::vector<Run>> &out_runs,
                    const std::vector<std::vector<Run>> &in_runs, std::int64_t elsize);
-    void plan_per_axis(const array::DistArray &src, const array::DistArray &dst, const CostModel &cost);
+    void plan_per_axis(const array::DistArray &src, const array::DistArray &dst, exchange::Executor executor);
 
     MPI_Comm comm_ = MPI_COMM_NULL;  // not owned: the source grid's, or the caller's
     std::shared_ptr<const layout::ProcessGrid> src_grid_, dst_grid_;  // keep a grid's comm_ alive

@@ -3,9 +3,12 @@
 #include "c_enums.h"
 #include "harness.hpp"
 
+#include "redist/plan.hpp"
+
 #include <datamotion/datamotion.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
@@ -296,3 +299,36 @@ DM_TEST(gemr2d_moves_every_element_type_and_rejects_bad_descriptors) {
     CHECK(std::string(dm_last_error_message()).find("inconsistent") != std::string::npos);
     CHECK_EQ(dm_redist_context(0, 1, nullptr, &ctxt), DM_ERR_ARG);
 }
+
+namespace {
+
+// A 1-d float64 layout of n elements over the world, planned without storage.
+dm::redist::Side layout_of(dm_dist dist, std::int64_t n) {
+    const int P = dmtest::world_size();
+    dm::redist::Side s;
+    s.maps = {dm::layout::AxisMap(dist, n, P)};
+    s.offset = {0};
+    s.dims = {P};
+    for (int r = 0; r < P; ++r) s.ranks.push_back(r);
+    s.coords = {dmtest::world_rank()};
+    s.byte_strides = {8};
+    return s;
+}
+
+}  // namespace
+
+// DM_REDIST_AUTO, priced by the exchange model: every message in flight at once
+// below the in-flight bound (64 MiB sent by a rank), the phased sendrecv past it.
+// Blocks of half a rank's part: a rank sends half or all of it.
+DM_TEST(redist_auto_takes_sendrecv_past_the_in_flight_bound) {
+    const int P = dmtest::world_size();
+    for (const std::int64_t part : {std::int64_t{1} << 10, std::int64_t{1} << 25}) {  // 8 KiB, 256 MiB a rank
+        const std::int64_t n = part * P;
+        const dm::redist::RedistPlan plan(MPI_COMM_WORLD, layout_of(dm_dist_block(), n),
+                                          layout_of(dm_dist_block_cyclic(part / 2, 0), n), {n}, DM_FLOAT64,
+                                          DM_REDIST_AUTO);
+        const dm_redist_method expected = P > 1 && part > (1 << 20) ? DM_REDIST_SENDRECV : DM_REDIST_NONBLOCKING;
+        CHECK_EQ(static_cast<int>(plan.method()), static_cast<int>(expected));
+    }
+}
+

@@ -165,3 +165,42 @@ def test_an_unwritable_output_fails_before_measuring_on_every_rank():
     with pytest.raises(SystemExit) as refused:
         cli.main(["calibrate", "--quick", "--output", "/nonexistent-folder/model.txt"])
     check_all(WORLD, WORLD.rank != 0 or "does not exist" in str(refused.value.code), str(refused.value.code))
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_the_engines_choice_is_the_cheapest_of_the_priced_ways():
+    builtin = calibrate.builtin_model()
+    truth = calibrate.Model("MPICH Version: test", TRUTH, 1024, 8192, 1 << 20)
+    for model in (builtin, truth, truth.with_lines(recv_datatype=(0.5, 0.0, 0.01))):
+        for run_bytes in (8, 64, 512, 4096, 65536):
+            for runs in (2, 16, 1000, 1024, 1025, 5000):
+                nbytes = run_bytes * runs
+                ways = [(s, r) for s in calibrate.send_ways(model, runs, nbytes) for r in calibrate.RECVS]
+                times = {w: calibrate.predict(model, *w, runs, nbytes) for w in ways}
+                chosen = calibrate.choice(model, runs, nbytes)
+                assert chosen in times, (chosen, ways)
+                assert times[chosen] <= min(times.values()) * (1 + 1e-12), (run_bytes, runs, chosen, times)
+
+
+@pytest.mark.parallel(nprocs=[2])
+def test_calibrations_choice_is_what_plans_take():
+    """The ways calibrate.choice() reports (the engine's pricing, cost.cpp) are the ways
+    a plan under the same model takes (the planner, plan.cpp), on a grid of sizes."""
+    base = calibrate.builtin_model()
+    grid = dm.ProcessGrid(WORLD, dims=[1, 2])
+    files = calibrate._ModelFiles()
+    problems = []
+    try:
+        for run_bytes, runs in [(8, 16), (32, 1024), (128, 256), (2048, 16), (2048, 4096), (32768, 16), (512, 2000)]:
+            width = run_bytes // 8
+            a = dm.DistArray.empty(grid, [runs, 2 * width], ghost=[0, 1])
+            files.use(base)
+            described = dm.PShift(a, [dm.CShift(1, width)], executor="auto").describe()
+            nbytes = run_bytes * runs
+            took = calibrate.described_ways(base, described, runs, nbytes)
+            if took != tuple(calibrate.choice(base, runs, nbytes)):
+                problems.append(f"{runs} runs of {run_bytes} B: plan {took}, choice "
+                                f"{calibrate.choice(base, runs, nbytes)}\n{described}")
+    finally:
+        files.close()
+    check_all(WORLD, not problems, "\n".join(problems))
