@@ -65,6 +65,7 @@ mpi4py.rc.thread_level = "single"
 from mpi4py import MPI  # noqa: E402
 
 import numpy as np  # noqa: E402
+from node_floor import node_of  # noqa: E402
 
 from datamotion import vector as cv  # noqa: E402
 
@@ -126,18 +127,6 @@ def python_bpermute(comm, b, index, values, out, mpitype):
     comm.Alltoall(scounts, rcounts)
     asked = alltoallv_of(comm, (index - owner * b).astype(np.int32)[order], scounts, rcounts, MPI.INT32_T)
     out[order] = alltoallv_of(comm, values[asked], rcounts, scounts, mpitype)
-
-
-def node_of(comm):
-    """Collective. The communicator of the ranks of `comm` on this node (rank r of
-    `comm` is rank r of it), or None and why when `comm` spans several nodes."""
-    node = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.rank)
-    if comm.allreduce(node.size == comm.size, op=MPI.LAND):
-        return node, None
-    sizes = sorted(set(comm.allgather(node.size)))
-    node.Free()
-    return None, (f"the ranks span several nodes (ranks per node: {', '.join(map(str, sizes))} of {comm.size}); "
-                  "the one-copy floor writes into other ranks' memory directly and needs every rank on one node")
 
 
 class SharedVector:
@@ -266,7 +255,7 @@ def main():
                            dtype=np.int64)
     local = np.random.default_rng(args.seed + 1 + rank).permutation(int(counts[rank]))  # intp, NumPy's own
 
-    node, no_floor = node_of(comm)
+    node, no_floor = node_of(comm, "writes into other ranks' memory directly")
     floor_rows = []
     thread_level = {MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled",
                     MPI.THREAD_SERIALIZED: "serialized", MPI.THREAD_MULTIPLE: "multiple"}[MPI.Query_thread()]

@@ -67,6 +67,7 @@ import numpy as np  # noqa: E402
 from mpi4py import MPI  # noqa: E402
 
 import datamotion as dm  # noqa: E402
+from node_floor import node_of  # noqa: E402
 from datamotion._exchange import EXECUTORS  # noqa: E402
 
 CASES = [(2, 8), (2, 64), (2, 512), (3, 8), (3, 32), (3, 64)]
@@ -98,18 +99,6 @@ def as_rows(x):
     one memcpy each instead of running its inner loop over w elements per row:
     about 5x faster for w = 2, and the floor should not pay NumPy's overhead."""
     return x.view(np.dtype((np.void, x.shape[-1] * x.itemsize)))
-
-
-def node_of(comm):
-    """Collective. The communicator of the ranks of `comm` on this node (rank r of
-    `comm` is rank r of it), or None and why when `comm` spans several nodes."""
-    node = comm.Split_type(MPI.COMM_TYPE_SHARED, key=comm.rank)
-    if comm.allreduce(node.size == comm.size, op=MPI.LAND):
-        return node, None
-    sizes = sorted(set(comm.allgather(node.size)))
-    node.Free()
-    return None, (f"the ranks span several nodes (ranks per node: {', '.join(map(str, sizes))} of {comm.size}); "
-                  "the one-copy floor reads neighbours' memory directly and needs every rank on one node")
 
 
 class FloorHalo:
@@ -478,7 +467,7 @@ def main():
     if note:
         say(f"note: {note}")
     if not args.only_overlap:
-        node, why = node_of(comm)
+        node, why = node_of(comm, "reads neighbours' memory directly")
         if node is None:
             say(f"note: the one-copy floor rows are skipped: {why}")
         say(f"\n{'case':<11} {'grid':<6} {'w':>2} {'corners':>7} {'dm':>9} {'dm-split':>9} {'hand':>9} "
