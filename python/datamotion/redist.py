@@ -105,9 +105,11 @@ class RedistPlan:
         comm: an mpi4py communicator containing both grids' ranks, for arrays on
             different groups of ranks.
         executor: how the messages travel: ``"auto"`` (each side of each message
-            priced by a cost model of this MPI), ``"pack"``, ``"datatype"`` or
-            ``"hybrid"`` (senders pack, receivers take a datatype); :meth:`describe`
-            tells what was chosen and why.
+            priced by a cost model of this MPI; messages between ranks of one node
+            of at least 8 KiB read in place from node memory), ``"pack"``,
+            ``"datatype"``, ``"hybrid"`` (senders pack, receivers take a datatype)
+            or ``"onnode"`` (every message within a node read in place);
+            :meth:`describe` tells what was chosen and why.
     """
 
     @collective("RedistPlan")
