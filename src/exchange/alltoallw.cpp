@@ -1,6 +1,7 @@
 #include "exchange/alltoallw.hpp"
 
 #include "core/error.hpp"
+#include "exchange/point_to_point.hpp"
 
 namespace dm::exchange {
 namespace {
@@ -11,7 +12,9 @@ public:
     ~Alltoallw() override {
         int finalized = 0;
         MPI_Finalized(&finalized);
-        if (!finalized && request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
+        if (finalized) return;
+        if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
+        free_types();
     }
 
     const char *name() const override { return "alltoallw"; }
@@ -32,11 +35,19 @@ public:
         types_out_.assign(n, MPI_BYTE), types_in_.assign(n, MPI_BYTE);
         return true;
     }
-    void bind(const void *const *, bool) override {}
+    // One type per message over absolute addresses, remade only when the slots move.
+    void bind(const void *const *slots, const std::byte *) override {
+        free_types();
+        for (const Message *m : sends_) {
+            const auto p = static_cast<std::size_t>(m->peer);
+            counts_out_[p] = 1, types_out_[p] = blocks_type(m->blocks.data(), m->blocks.size(), slots);
+        }
+        for (const Message *m : recvs_) {
+            const auto p = static_cast<std::size_t>(m->peer);
+            counts_in_[p] = 1, types_in_[p] = blocks_type(m->blocks.data(), m->blocks.size(), slots);
+        }
+    }
     void start(const void *const *, bool) override {
-        // The planner remakes the types when the slots move: read them each time.
-        for (const Message *m : sends_) counts_out_[static_cast<std::size_t>(m->peer)] = 1, types_out_[static_cast<std::size_t>(m->peer)] = m->types[0];
-        for (const Message *m : recvs_) counts_in_[static_cast<std::size_t>(m->peer)] = 1, types_in_[static_cast<std::size_t>(m->peer)] = m->types[0];
         check_mpi(MPI_Ialltoallw(MPI_BOTTOM, counts_out_.data(), displs_.data(), types_out_.data(), MPI_BOTTOM,
                                  counts_in_.data(), displs_.data(), types_in_.data(), comm_, &request_),
                   "MPI_Ialltoallw");
@@ -53,6 +64,12 @@ public:
     void finish() override {}
 
 private:
+    void free_types() {
+        for (auto *types : {&types_out_, &types_in_})
+            for (MPI_Datatype &t : *types)
+                if (t != MPI_BYTE) MPI_Type_free(&t), t = MPI_BYTE;
+    }
+
     MPI_Comm comm_;
     bool chosen_;
     std::vector<const Message *> sends_, recvs_;

@@ -41,7 +41,7 @@ public:
     // (on `tag`), the receiver pairs them with its own into copies; then the
     // persistent control requests are made.
     bool setup(int tag) override;
-    void bind(const void *const *, bool) override {}
+    void bind(const void *const *, const std::byte *) override {}
     // Receiver: posts the control receives. Sender: publishes where each message's
     // buffers are, or, where the peer cannot read them (or they are staged), that
     // the message comes by MPI, and hands it to the fallback.

@@ -2,13 +2,12 @@
 
 #include "core/error.hpp"
 #include "core/node_memory.hpp"
-#include "exchange/mpi_bytes.hpp"
+#include "exchange/point_to_point.hpp"
 #include "exchange/tags.hpp"
 #include "exchange/transport.hpp"
 #include "core/text.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <tuple>
@@ -16,46 +15,6 @@
 
 namespace dm::exchange {
 namespace {
-
-// Cuts bytes [from, to) of block b's byte sequence into blocks appended to out:
-// a partial first row, whole rows at each level, a partial last row.
-void slice(const Block &b, std::int64_t from, std::int64_t to, std::vector<Block> &out) {
-    if (from >= to) return;
-    if (b.levels == 0) {
-        Block part = b;
-        part.offset += from, part.run = to - from;
-        out.push_back(part);
-        return;
-    }
-    Block inner = b;  // one step of the outermost level
-    inner.levels = b.levels - 1;
-    std::copy(b.count + 1, b.count + b.levels, inner.count);
-    std::copy(b.stride + 1, b.stride + b.levels, inner.stride);
-    const std::int64_t size = inner.bytes();
-    auto row = [&](std::int64_t i) {
-        Block r = inner;
-        r.offset = b.offset + i * b.stride[0];
-        return r;
-    };
-    std::int64_t i = from / size, last = (to - 1) / size;
-    if (i == last) return slice(row(i), from - i * size, to - i * size, out);
-    if (from % size) slice(row(i), from % size, size, out), ++i;
-    const std::int64_t whole_end = to % size ? last : last + 1;
-    if (whole_end - i == 1) out.push_back(row(i));
-    else if (whole_end > i) {
-        Block rows = b;
-        rows.offset = b.offset + i * b.stride[0], rows.count[0] = whole_end - i;
-        out.push_back(rows);
-    }
-    if (to % size) slice(row(last), 0, to % size, out);
-}
-
-bool fits_int(const Block &b) {
-    if (b.run > INT_MAX) return false;
-    for (int l = 0; l < b.levels; ++l)
-        if (b.count[l] > INT_MAX) return false;
-    return true;
-}
 
 std::string human_bytes(std::int64_t n) {
     if (n < 1024) return std::to_string(n) + " B";
@@ -124,8 +83,6 @@ Plan::~Plan() {
         } catch (...) {
         }
     }
-    release_requests();
-    free_types(false);
 }
 
 void Plan::send(int peer, const Block &b, int round) {
@@ -180,89 +137,24 @@ void Plan::group(std::vector<std::pair<int, std::pair<int, Block>>> &pieces, std
     pieces.shrink_to_fit();
 }
 
-void Plan::choose(Message &m, bool sending) const {
-    // Each side prices its own ways with the model of this MPI (cost.hpp) and takes
-    // the cheapest; an executor named by option or DM_EXCHANGE overrides the model
-    // where the message allows that way.
-    const CostModel &model = *model_;
-    const bool contiguous = m.blocks.size() == 1 && m.blocks[0].levels == 0;
-    bool describable = m.blocks.size() <= INT_MAX;
-    for (const Block &b : m.blocks) describable = describable && fits_int(b);
-    const double bytes = static_cast<double>(m.bytes), runs = static_cast<double>(m.runs);
-    const double chunks = static_cast<double>((m.bytes + model.chunk_bytes - 1) / model.chunk_bytes);
-    if (sending) {
-        m.cost[1] = model.send_packed.at(chunks, bytes, runs);
-        const double split = static_cast<double>(model.split_runs ? (m.runs + model.split_runs - 1) / model.split_runs : 0);
-        const bool single_copy = model.split_runs > 0 && m.bytes >= model.split_min_bytes * split;
-        const double cut = model.send_split.at(split, bytes, runs), whole = model.send_datatype.at(1, bytes, runs);
-        // A datatype of at most split_runs runs is already one such piece: the MPI
-        // copies it once whatever send_datatype says; longer ones are cut (by
-        // cut_pieces) when that is cheaper.
-        m.cut_datatype = single_copy && m.runs > model.split_runs && cut <= whole;
-        m.cost[2] = single_copy && (m.runs <= model.split_runs || m.cut_datatype) ? cut : whole;
-    } else {
-        m.cost[1] = model.recv_packed.at(1, bytes, runs);
-        m.cost[2] = model.recv_datatype.at(1, bytes, runs);
-    }
-    const Forced e = forced_;
-    if (collective_) m.way = Way::Datatype, m.why = Why::Option;
-    else if (contiguous) m.way = Way::Direct, m.why = Why::Contiguous;
-    else if (!describable) m.way = Way::Packed, m.why = Why::Limits;
-    else if (e == Forced::Pack || (e == Forced::Hybrid && sending)) m.way = Way::Packed, m.why = Why::Option;
-    else if (e == Forced::Datatype || e == Forced::Hybrid) m.way = Way::Datatype, m.why = Why::Option;
-    else m.way = m.cost[2] < m.cost[1] ? Way::Datatype : Way::Packed, m.why = Why::Model;
-}
-
-void Plan::cut_pieces(Message &m) const {
-    // The sender's cuts: packed messages in pipelined pieces of about chunk_bytes
-    // (64-byte aligned), datatypes on MPICH after every split_runs runs where
-    // choose() found that cheaper; the rest in one piece.
-    const CostModel &model = *model_;
-    m.cuts.assign(1, 0);
-    if (!collective_ && m.way == Way::Packed && m.bytes > model.chunk_bytes) {
-        const std::int64_t n = (m.bytes + model.chunk_bytes - 1) / model.chunk_bytes;
-        for (std::int64_t i = 1; i < n; ++i) m.cuts.push_back((m.bytes / n * i) & ~std::int64_t{63});
-    } else if (!collective_ && m.way == Way::Datatype && m.cut_datatype) {
-        std::int64_t at = 0, runs_left = model.split_runs;  // runs before the next cut
-        for (const Block &b : m.blocks) {
-            std::int64_t runs = b.runs();
-            while (runs > runs_left) {
-                at += runs_left * b.run, runs -= runs_left;
-                m.cuts.push_back(at);
-                runs_left = model.split_runs;
-            }
-            at += runs * b.run, runs_left -= runs;
+void Plan::make_transports() {
+    // Point to point is the executor's (a way it forces) or else the model's; the
+    // others hand messages back to it through this plan.
+    const std::string executor = options_.executor.name();
+    TransportSetup setup{comm_, slots_, control_tag_, done_tag_, model_, false, executor == "auto", this};
+    for (const Registration &r : transports()) {
+        setup.chosen = executor == r.name;
+        std::unique_ptr<Transport> t = r.make(setup);
+        if (!t) continue;
+        if (t->fallback()) {
+            carrier_ = std::move(t);
+            continue;
         }
-        if (m.cuts.back() == m.bytes) m.cuts.pop_back();
+        collective_ = collective_ || (setup.chosen && t->collective());
+        transports_.push_back(std::move(t));
     }
-    m.cuts.push_back(m.bytes);
-}
-
-void Plan::exchange_cuts() {
-    // Each sender tells its receiver where it cuts (the interior cuts, possibly none);
-    // messages between a pair keep their order, so the n-th message from a peer
-    // answers the n-th receive from it.
-    std::vector<MPI_Request> requests(sends_.size(), MPI_REQUEST_NULL);
-    for (std::size_t i = 0; i < sends_.size(); ++i) {
-        const Message &m = sends_[i];
-        check_mpi(MPI_Isend(m.cuts.data() + 1, static_cast<int>(m.cuts.size() - 2), MPI_INT64_T, m.peer, tag_, comm_,
-                            &requests[i]),
-                  "MPI_Isend");
-    }
-    for (Message &m : recvs_) {
-        MPI_Status status;
-        check_mpi(MPI_Probe(m.peer, tag_, comm_, &status), "MPI_Probe");
-        int n = 0;
-        check_mpi(MPI_Get_count(&status, MPI_INT64_T, &n), "MPI_Get_count");
-        m.cuts.assign(static_cast<std::size_t>(n) + 2, 0);
-        check_mpi(MPI_Recv(m.cuts.data() + 1, n, MPI_INT64_T, m.peer, tag_, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
-        m.cuts.back() = m.bytes;
-        for (std::size_t i = 1; i < m.cuts.size(); ++i)
-            if (m.cuts[i] <= m.cuts[i - 1])
-                fail(DM_ERR_ARG, name_, ": internal error: rank ", m.peer, " cuts a message of ", m.bytes,
-                     " bytes at ", m.cuts[i]);
-    }
-    check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    if (!carrier_) setup.chosen = false, carrier_ = make_point_to_point<Force::None>(setup);
+    handback_ = carrier_->fallback();
 }
 
 void Plan::finish(const Options &options) {
@@ -272,16 +164,7 @@ void Plan::finish(const Options &options) {
     tag_ = next_plan_tag(comm_), control_tag_ = next_plan_tag(comm_), done_tag_ = next_plan_tag(comm_);
     group(send_pieces_, sends_);
     group(recv_pieces_, recvs_);
-    const std::string executor = options_.executor.name();
-    forced_ = executor == "pack" ? Forced::Pack : executor == "datatype" ? Forced::Datatype
-            : executor == "hybrid" ? Forced::Hybrid : Forced::None;
-    TransportSetup setup{comm_, slots_, control_tag_, done_tag_, model_, false, executor == "auto", this};
-    for (const Registration &r : transports()) {
-        if (!r.make) continue;  // a way of point to point
-        setup.chosen = executor == r.name;
-        transports_.push_back(r.make(setup));
-        collective_ = collective_ || (setup.chosen && transports_.back()->collective());
-    }
+    make_transports();
 
     // Rounds: the distinct round numbers of either side, in order.
     std::vector<int> numbers;
@@ -301,24 +184,21 @@ void Plan::finish(const Options &options) {
         rounds_.push_back(round);
     }
 
-    // Ways, pieces, buffer offsets, and the types that do not depend on addresses.
     std::int64_t staged = 0;
-    for (Message &m : sends_) {
-        choose(m, true);
-        cut_pieces(m);
-        if (m.way == Way::Packed) m.at = send_bytes_, send_bytes_ += m.bytes;
+    for (const Message &m : sends_) {
         staged += m.bytes;
         for (const Block &b : m.blocks) read_slot_[static_cast<std::size_t>(b.slot)] = true;
     }
-    for (Message &m : recvs_) {
-        choose(m, false);
-        if (m.way == Way::Packed) m.at = recv_bytes_, recv_bytes_ += m.bytes;
+    for (const Message &m : recvs_)
         for (const Block &b : m.blocks) written_slot_[static_cast<std::size_t>(b.slot)] = true;
+    if (collective_) {  // one datatype per side, uncut: the collective transport makes them
+        for (auto *list : {&sends_, &recvs_})
+            for (Message &m : *list) m.way = Way::Datatype, m.why = Why::Option, m.cuts = {0, m.bytes};
+        carrier_.reset();
+        handback_ = nullptr;
+    } else {
+        carrier_->prepare(sends_, recvs_, rounds_, tag_);
     }
-    if (collective_)
-        for (Message &m : recvs_) m.cuts = {0, m.bytes};
-    else
-        exchange_cuts();
     place();
     for (const Copy &c : copies_) {
         staged += c.to.bytes();
@@ -328,116 +208,7 @@ void Plan::finish(const Options &options) {
     if (options_.read_before_write && collective_)
         fail(DM_ERR_ARG, name_, ": the alltoallw executor cannot stage aliased buffers");
     if (options_.read_before_write) stage_bytes_ = staged;
-    std::size_t max_recv = 0;
-    for (auto *list : {&sends_, &recvs_}) {
-        std::size_t request = 0;
-        for (Message &m : *list) {
-            // The blocks of every piece, sliced once here so the hot path only walks them.
-            m.first.assign(1, 0);
-            std::size_t b = 0;
-            std::int64_t start = 0;  // of block b in the message
-            for (std::size_t i = 0; i + 1 < m.cuts.size(); ++i) {
-                const std::int64_t from = m.cuts[i], to = m.cuts[i + 1];
-                while (b < m.blocks.size() && start + m.blocks[b].bytes() <= from) start += m.blocks[b++].bytes();
-                for (std::size_t k = b; k < m.blocks.size() && start < to;) {
-                    const std::int64_t size = m.blocks[k].bytes();
-                    slice(m.blocks[k], std::max<std::int64_t>(from - start, 0), std::min(to - start, size), m.pieces);
-                    if (start + size > to) break;
-                    start += size, ++k, b = k;
-                }
-                m.first.push_back(m.pieces.size());
-            }
-            m.in_place.assign(m.count(), 0);
-            for (std::size_t i = 0; i < m.count(); ++i)
-                m.in_place[i] = m.first[i + 1] - m.first[i] == 1 && m.pieces[m.first[i]].levels == 0 &&
-                                !collective_;
-            m.request = request, request += m.count();
-            if (m.way != Way::Datatype) continue;
-            m.absolute = collective_;
-            for (const Block &x : m.blocks) m.absolute = m.absolute || x.slot != m.blocks[0].slot;
-            m.types.assign(m.count(), MPI_DATATYPE_NULL);
-            if (!m.absolute) make_types(m, nullptr);
-        }
-        if (list == &recvs_) max_recv = request;
-    }
-    completed_.assign(max_recv, 0);
-    if (send_bytes_) send_buffer_.reset(new std::byte[static_cast<std::size_t>(send_bytes_)]);
-    if (recv_bytes_) recv_buffer_.reset(new std::byte[static_cast<std::size_t>(recv_bytes_)]);
     finished_ = true;
-}
-
-MPI_Datatype Plan::make_type(const Message &m, std::size_t piece, const void *const *slots) const {
-    // Runs of blocks of one shape become one hindexed_block of that shape's type; the
-    // groups join in a struct. Displacements are offsets in the slot, or addresses.
-    std::vector<MPI_Datatype> groups;
-    std::vector<MPI_Aint> displs;
-    auto where = [&](const Block &b) {
-        MPI_Aint at = static_cast<MPI_Aint>(b.offset);
-        if (m.absolute) {
-            MPI_Aint base = 0;
-            check_mpi(MPI_Get_address(slots[b.slot], &base), "MPI_Get_address");
-            at = MPI_Aint_add(base, at);
-        }
-        return at;
-    };
-    const Block *blocks = m.pieces.data() + m.first[piece];
-    const std::size_t n = m.first[piece + 1] - m.first[piece];
-    for (std::size_t i = 0; i < n;) {
-        std::size_t j = i + 1;
-        while (j < n && blocks[j].same_shape(blocks[i])) ++j;
-        const Block &b = blocks[i];
-        MPI_Datatype unit = bytes_type(b.run);
-        for (int l = b.levels - 1; l >= 0; --l) {
-            MPI_Datatype outer;
-            check_mpi(MPI_Type_create_hvector(static_cast<int>(b.count[l]), 1, static_cast<MPI_Aint>(b.stride[l]), unit,
-                                              &outer),
-                      "MPI_Type_create_hvector");
-            MPI_Type_free(&unit);
-            unit = outer;
-        }
-        displs.clear();
-        for (std::size_t k = i; k < j; ++k) displs.push_back(where(blocks[k]));
-        MPI_Datatype group;
-        check_mpi(MPI_Type_create_hindexed_block(static_cast<int>(j - i), 1, displs.data(), unit, &group),
-                  "MPI_Type_create_hindexed_block");
-        MPI_Type_free(&unit);
-        groups.push_back(group);
-        i = j;
-    }
-    MPI_Datatype type;
-    if (groups.size() == 1) {
-        type = groups[0];
-    } else {
-        std::vector<int> ones(groups.size(), 1);
-        std::vector<MPI_Aint> zeros(groups.size(), 0);
-        check_mpi(MPI_Type_create_struct(static_cast<int>(groups.size()), ones.data(), zeros.data(), groups.data(),
-                                         &type),
-                  "MPI_Type_create_struct");
-        for (MPI_Datatype &g : groups) MPI_Type_free(&g);
-    }
-    check_mpi(MPI_Type_commit(&type), "MPI_Type_commit");
-    return type;
-}
-
-void Plan::make_types(Message &m, const void *const *slots) const {
-    for (std::size_t i = 0; i < m.count(); ++i) m.types[i] = make_type(m, i, slots);
-}
-
-void Plan::free_types(bool absolute_only) {
-    for (auto *list : {&sends_, &recvs_})
-        for (Message &m : *list)
-            if (m.absolute || !absolute_only)
-                for (MPI_Datatype &t : m.types)
-                    if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
-}
-
-void Plan::release_requests() {
-    for (auto *list : {&send_requests_, &recv_requests_}) {
-        for (MPI_Request &r : *list)
-            if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
-        list->clear();
-    }
-    bound_.clear();
 }
 
 bool Plan::aliased(const void *const *slots) const {
@@ -453,101 +224,11 @@ void Plan::bind(const void *const *slots, bool staged) {
     const bool same = bound_.size() == static_cast<std::size_t>(slots_) && staged == bound_staged_ &&
                       std::equal(bound_.begin(), bound_.end(), slots);
     if (same) return;
-    release_requests();
-    free_types(true);
-    for (auto *list : {&sends_, &recvs_})
-        for (Message &m : *list)
-            if (m.way == Way::Datatype && m.absolute) make_types(m, slots);
     bound_.assign(slots, slots + slots_);
     bound_staged_ = staged;
-    for (const auto &t : transports_) t->bind(slots, staged);
-    if (collective_) return;  // no point-to-point requests
-
-    auto base = [&](const Block &b) { return const_cast<std::byte *>(static_cast<const std::byte *>(slots[b.slot])); };
-    // The buffer, count and type of one piece of one side of a message.
-    auto endpoint = [&](const Message &m, std::size_t i, std::byte *packed, std::int64_t staged_at, void *&buffer,
-                        int &count, MPI_Datatype &type, MPI_Datatype &owned) {
-        owned = MPI_DATATYPE_NULL;
-        const bool in_place = staged_at < 0 && m.whole(i);
-        if (m.way == Way::Datatype && staged_at < 0 && !in_place) {
-            buffer = m.absolute ? MPI_BOTTOM : base(m.blocks[0]);
-            count = 1, type = m.types[i];
-            return;
-        }
-        const Block &only = m.pieces[m.first[i]];
-        buffer = in_place                ? base(only) + only.offset
-                 : staged_at >= 0        ? stage_buffer_.get() + staged_at + m.cuts[i]
-                 : m.way == Way::Packed  ? packed + m.at + m.cuts[i]
-                                         : base(m.blocks[0]) + m.blocks[0].offset + m.cuts[i];
-        const std::int64_t bytes = m.cuts[i + 1] - m.cuts[i];
-        if (bytes <= INT_MAX) {
-            count = static_cast<int>(bytes), type = MPI_BYTE;
-        } else {
-            owned = type = bytes_type(bytes);
-            check_mpi(MPI_Type_commit(&owned), "MPI_Type_commit");
-            count = 1;
-        }
-    };
-    recv_requests_.clear(), send_requests_.clear(), recv_piece_.clear();
-    void *buffer = nullptr;
-    int count = 0;
-    MPI_Datatype type, owned;
-    for (std::size_t k = 0; k < recvs_.size(); ++k)
-        for (std::size_t i = 0; i < recvs_[k].count(); ++i) {
-            endpoint(recvs_[k], i, recv_buffer_.get(), -1, buffer, count, type, owned);
-            recv_requests_.push_back(MPI_REQUEST_NULL);
-            recv_piece_.push_back({k, i});
-            check_mpi(MPI_Recv_init(buffer, count, type, recvs_[k].peer, tag_, comm_, &recv_requests_.back()),
-                      "MPI_Recv_init");
-            if (owned != MPI_DATATYPE_NULL) MPI_Type_free(&owned);
-        }
-    std::int64_t staged_at = 0;
-    for (const Message &m : sends_) {
-        for (std::size_t i = 0; i < m.count(); ++i) {
-            endpoint(m, i, send_buffer_.get(), staged ? staged_at : -1, buffer, count, type, owned);
-            send_requests_.push_back(MPI_REQUEST_NULL);
-            check_mpi(MPI_Send_init(buffer, count, type, m.peer, tag_, comm_, &send_requests_.back()), "MPI_Send_init");
-            if (owned != MPI_DATATYPE_NULL) MPI_Type_free(&owned);
-        }
-        staged_at += m.bytes;
-    }
-}
-
-std::pair<std::size_t, std::size_t> Plan::requests(const std::vector<Message> &list, std::size_t first,
-                                                   std::size_t end) const {
-    if (first == end || collective_) return {0, 0};  // a collective transport has them all
-    return {list[first].request, list[end - 1].request + list[end - 1].count()};
-}
-
-void Plan::start_round(std::size_t r, bool staged) {
-    const Round &round = rounds_[r];
-    for (std::size_t k = round.first_recv; k < round.end_recv; ++k) {
-        const Message &m = recvs_[k];
-        if (!m.transport)  // another transport's receive starts only if its sender falls back
-            check_mpi(MPI_Startall(static_cast<int>(m.count()), &recv_requests_[m.request]), "MPI_Startall");
-    }
-    for (std::size_t k = round.first_send; k < round.end_send; ++k)
-        if (!sends_[k].transport) start_send(r, sends_[k], staged);
-}
-
-void Plan::start_send(std::size_t r, const Message &m, bool staged) {
-    if (staged || m.way != Way::Packed) {
-        check_mpi(MPI_Startall(static_cast<int>(m.count()), &send_requests_[m.request]), "MPI_Startall");
-        return;
-    }
-    // Pipelined: each piece leaves as soon as it is packed, and arrivals are
-    // unpacked while later pieces are packed.
-    for (std::size_t i = 0; i < m.count(); ++i) {
-        std::byte *out = send_buffer_.get() + m.at + m.cuts[i];
-        if (m.whole(i)) {  // sent in place
-            check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
-            continue;
-        }
-        for (std::size_t b = m.first[i]; b < m.first[i + 1]; ++b)
-            out = pack(out, static_cast<const std::byte *>(slot_values_[m.pieces[b].slot]), m.pieces[b]);
-        check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
-        if (m.count() > 1) progress(r, false);
-    }
+    const std::byte *stage = staged ? stage_buffer_.get() : nullptr;
+    for (const auto &t : transports_) t->bind(slots, stage);
+    if (carrier_) carrier_->bind(slots, stage);
 }
 
 void Plan::place() {
@@ -570,6 +251,7 @@ void Plan::place() {
             if (!*m.place) m.place = why;  // the first reason given
             if (taken) m.transport = t.get(), t->add(k, m, peer, sending);
         }
+        if (!m.transport && carrier_) m.transport = carrier_.get(), carrier_->add(k, m, peer, sending);
     };
     for (std::size_t k = 0; k < sends_.size(); ++k)
         place(k, sends_[k], sends_to[static_cast<std::size_t>(sends_[k].peer)], true);
@@ -579,48 +261,12 @@ void Plan::place() {
     for (auto &t : transports_)
         if (t->setup(tag_)) transports_[kept++] = std::move(t);
     transports_.resize(kept);
+    if (carrier_ && !carrier_->setup(tag_)) carrier_.reset(), handback_ = nullptr;
 }
 
-void Plan::send_by_message(std::size_t send) { start_send(0, sends_[send], staged_); }
+void Plan::send_by_message(std::size_t send) { handback_->send_by_message(send); }
 
-void Plan::receive_by_message(std::size_t recv) {
-    const Message &m = recvs_[recv];
-    check_mpi(MPI_Startall(static_cast<int>(m.count()), &recv_requests_[m.request]), "MPI_Startall");
-}
-
-bool Plan::progress(std::size_t r, bool wait) {
-    // Completes the receives of round r that have arrived (waits for one at least
-    // when `wait`), unpacking packed pieces; true once none is left.
-    const Round &round = rounds_[r];
-    const auto [first, end] = requests(recvs_, round.first_recv, round.end_recv);
-    if (end == first) return true;
-    int done = 0;
-    const int n = static_cast<int>(end - first);
-    if (wait)
-        check_mpi(MPI_Waitsome(n, &recv_requests_[first], &done, completed_.data(), MPI_STATUSES_IGNORE), "MPI_Waitsome");
-    else
-        check_mpi(MPI_Testsome(n, &recv_requests_[first], &done, completed_.data(), MPI_STATUSES_IGNORE), "MPI_Testsome");
-    if (done == MPI_UNDEFINED) return true;
-    for (int j = 0; j < done; ++j) {
-        const auto [k, i] = recv_piece_[first + static_cast<std::size_t>(completed_[static_cast<std::size_t>(j)])];
-        const Message &m = recvs_[k];
-        if (m.way != Way::Packed || m.whole(i)) continue;
-        const std::byte *in = recv_buffer_.get() + m.at + m.cuts[i];
-        for (std::size_t b = m.first[i]; b < m.first[i + 1]; ++b)
-            in = unpack(const_cast<std::byte *>(static_cast<const std::byte *>(slot_values_[m.pieces[b].slot])),
-                        m.pieces[b], in);
-    }
-    return false;
-}
-
-void Plan::finish_round(std::size_t r) {
-    while (!progress(r, true)) {
-    }
-    const Round &round = rounds_[r];
-    const auto [first, end] = requests(sends_, round.first_send, round.end_send);
-    if (end > first)
-        check_mpi(MPI_Waitall(static_cast<int>(end - first), &send_requests_[first], MPI_STATUSES_IGNORE), "MPI_Waitall");
-}
+void Plan::receive_by_message(std::size_t recv) { handback_->receive_by_message(recv); }
 
 void Plan::begin(const void *const *slots) {
     if (!finished_) fail(DM_ERR_STATE, name_, ": internal error: the plan was not finished");
@@ -638,7 +284,7 @@ void Plan::begin(const void *const *slots) {
         for (const Copy &c : copies_) stage = pack(stage, from(c.from), c.from);
     }
     round_ = 0;
-    if (!collective_) start_round(0, staged_);
+    if (carrier_) carrier_->start_round(0, slot_values_.data(), staged_);
     if (staged_) {
         const std::byte *in = stage_buffer_.get();
         for (const Message &m : sends_) in += m.bytes;
@@ -657,26 +303,22 @@ bool Plan::advance(bool wait) {
         bool all = true;
         for (const auto &t : transports_) all = t->progress(slot_values_.data(), wait) && all;
         if (!all) {  // unpack what has arrived, but start no round before every fallback receive
-            if (round_ < rounds_.size()) progress(round_, false);
+            if (carrier_ && round_ < rounds_.size()) carrier_->receive(round_, false);
             return false;
         }
     }
+    if (!carrier_) return true;
     for (; round_ < rounds_.size(); ++round_) {
         if (wait) {
-            finish_round(round_);
-        } else {
+            while (!carrier_->receive(round_, true)) {
+            }
+            carrier_->sent(round_, true);
+        } else if (!carrier_->receive(round_, false) || !carrier_->sent(round_, false)) {
             // Receives that have arrived are unpacked; the next round starts only
             // once this one's sends have left too.
-            if (!progress(round_, false)) return false;
-            const Round &round = rounds_[round_];
-            const auto [first, end] = requests(sends_, round.first_send, round.end_send);
-            int sent = 1;
-            if (end > first)
-                check_mpi(MPI_Testall(static_cast<int>(end - first), &send_requests_[first], &sent, MPI_STATUSES_IGNORE),
-                          "MPI_Testall");
-            if (!sent) return false;
+            return false;
         }
-        if (round_ + 1 < rounds_.size()) start_round(round_ + 1, staged_);
+        if (round_ + 1 < rounds_.size()) carrier_->start_round(round_ + 1, slot_values_.data(), staged_);
     }
     return true;
 }
@@ -691,6 +333,7 @@ void Plan::end() {
     in_flight_ = false;
     advance(true);
     for (const auto &t : transports_) t->finish();
+    if (carrier_) carrier_->finish();
 }
 
 Volume Plan::volume() const {

@@ -110,30 +110,14 @@ public:
     std::string describe() const;
 
 private:
-    struct Round {
-        std::size_t first_send, end_send, first_recv, end_recv;
-    };
-
     void group(std::vector<std::pair<int, std::pair<int, Block>>> &pieces, std::vector<Message> &out) const;
-    void choose(Message &m, bool sending) const;
-    void cut_pieces(Message &m) const;
-    void exchange_cuts();
-    MPI_Datatype make_type(const Message &m, std::size_t piece, const void *const *slots) const;
-    void make_types(Message &m, const void *const *slots) const;
-    void bind(const void *const *slots, bool staged);
-    void start_round(std::size_t r, bool staged);
-    void start_send(std::size_t r, const Message &m, bool staged);
+    void make_transports();
     void place();
+    void bind(const void *const *slots, bool staged);
     void send_by_message(std::size_t send) override;
     void receive_by_message(std::size_t recv) override;
-    bool progress(std::size_t r, bool wait);
     bool advance(bool wait);
-    void finish_round(std::size_t r);
     bool aliased(const void *const *slots) const;
-    void release_requests();
-    void free_types(bool absolute_only);
-    std::pair<std::size_t, std::size_t> requests(const std::vector<Message> &list, std::size_t first,
-                                                 std::size_t end) const;
 
     MPI_Comm comm_;
     int slots_;
@@ -149,22 +133,19 @@ private:
     std::vector<Round> rounds_;
     std::vector<bool> read_slot_, written_slot_;
 
-    // Buffers: packed messages, and (read_before_write) sends and copies staged at begin.
-    std::unique_ptr<std::byte[]> send_buffer_, recv_buffer_, stage_buffer_;
-    std::int64_t send_bytes_ = 0, recv_bytes_ = 0, stage_bytes_ = 0;
-
-    // Persistent requests (point to point) bound to the slot addresses of the last begin.
-    std::vector<MPI_Request> send_requests_, recv_requests_;  // one per piece
-    std::vector<std::pair<std::size_t, std::size_t>> recv_piece_;  // per receive request: (message, piece)
-    std::vector<int> completed_;  // indices from MPI_Testsome
-    std::vector<const void *> bound_;
+    // Sends and copies staged at begin (read_before_write, when buffers alias).
+    std::unique_ptr<std::byte[]> stage_buffer_;
+    std::int64_t stage_bytes_ = 0;
+    std::vector<const void *> bound_;  // the slot addresses the transports were bound to
     bool bound_staged_ = false;
-    // Registered transports that took messages (or must run), and whether one of them
-    // is collective (takes every message).
+    // Point to point: carries what no other transport takes, in rounds, and what they
+    // hand back (nullptr: a collective transport takes every message).
+    std::unique_ptr<Transport> carrier_;
+    Fallback *handback_ = nullptr;
+    // The other registered transports that took messages (or must run), and whether
+    // one of them is collective (takes every message).
     std::vector<std::unique_ptr<Transport>> transports_;
     bool collective_ = false;
-    enum class Forced { None, Pack, Datatype, Hybrid };  // a way of point to point the executor names
-    Forced forced_ = Forced::None;
 
     bool in_flight_ = false, staged_ = false;
     std::size_t round_ = 0;  // the round in progress

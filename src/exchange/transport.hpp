@@ -1,8 +1,8 @@
 // Transports: how the messages of a plan travel. The planner (plan.cpp) groups the
-// blocks per peer and round, prices and cuts them, and asks each registered
-// transport (transports.cpp) whether it takes a message; what none takes goes point
-// to point. A transport is one file behind this interface plus one line in the
-// registry.
+// blocks per peer and round and asks each registered transport (transports.cpp)
+// whether it takes a message; what none takes goes point to point
+// (point_to_point.hpp), which also prices and cuts every message. A transport is one
+// file behind this interface plus one line in the registry.
 #pragma once
 
 #include "exchange/block.hpp"
@@ -10,6 +10,7 @@
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -45,9 +46,14 @@ struct Message {
     bool whole(std::size_t i) const { return in_place[i] != 0; }
     std::vector<MPI_Datatype> types;  // Datatype: one per piece
     std::size_t request = 0;  // its first piece's point-to-point request
-    Transport *transport = nullptr;  // the transport that took it; nullptr: point to point
+    Transport *transport = nullptr;  // the transport that took it
     const char *place = "";  // describe(): why it does or does not take another transport
     std::size_t count() const { return cuts.size() - 1; }
+};
+
+// A round: the plan's sends [first_send, end_send) and receives [first_recv, end_recv).
+struct Round {
+    std::size_t first_send, end_send, first_recv, end_recv;
 };
 
 // The peer of a message, as the planner sees it when transports are asked.
@@ -81,6 +87,9 @@ class Transport {
 public:
     virtual ~Transport() = default;
     virtual const char *name() const = 0;
+    // Point to point answers itself: it carries every message no other transport
+    // takes, and those they hand back. A plan has one, asked last.
+    virtual Fallback *fallback() { return nullptr; }
 
     // Planning, local; both sides of a message decide alike from what both know.
     // Whether it takes every message of the plan in one collective call: the planner
@@ -95,10 +104,14 @@ public:
     // Collective on the plan's comm (point to point with its peers): readies it to
     // run; `tag` the plan's. True when it must run at each execution.
     virtual bool setup(int tag) = 0;
+    // Point to point only, collective on comm, before any message is placed: every
+    // message of the plan (sorted by round, then peer), to choose its ways and pieces.
+    virtual void prepare(std::vector<Message> &, std::vector<Message> &, const std::vector<Round> &, int) {}
 
     // Executions: the hot path, allocation-free with the same slots.
-    // bind: the slot addresses of this execution (after the planner's types).
-    virtual void bind(const void *const *slots, bool staged) = 0;
+    // bind: the slot addresses of this execution, when they differ from the last;
+    // `staged`: the staged copy of the sends (in plan order), or nullptr.
+    virtual void bind(const void *const *slots, const std::byte *staged) = 0;
     // start: at begin, after the local copies; messages it cannot carry this time
     // go back through the Fallback.
     virtual void start(const void *const *slots, bool staged) = 0;
@@ -107,13 +120,24 @@ public:
     // finish: at end, after progress(wait): the buffers may change after it.
     virtual void finish() = 0;
 
+    // Rounds (point to point): the planner starts round r + 1 once round r's
+    // receives are in and its sends have left. `slots` is the plan's copy of this
+    // execution's, valid until end.
+    virtual void start_round(std::size_t, const void *const *, bool) {}
+    // Completes the receives of `round` that have arrived (at least one when
+    // `wait`); true once none is left.
+    virtual bool receive(std::size_t, bool) { return true; }
+    // Whether the sends of `round` have left (waits for them when `wait`).
+    virtual bool sent(std::size_t, bool) { return true; }
+
     // describe(): a clause on how the last execution carried send `index`, or nullptr.
     virtual const char *last_execution(std::size_t) const { return nullptr; }
 };
 
 // The registry (transports.cpp): a name, its factory, and whether executor= and
-// DM_EXCHANGE may name it (else only a capability that asks for it). A factory of
-// nullptr is a way of point to point, forced on every message that allows it.
+// DM_EXCHANGE may name it (else only a capability that asks for it). A factory may
+// return nullptr: nothing to run under this executor (point to point's forced ways
+// where the executor names another).
 struct Registration {
     const char *name;
     std::unique_ptr<Transport> (*make)(const TransportSetup &);

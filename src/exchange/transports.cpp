@@ -2,6 +2,7 @@
 
 #include "exchange/alltoallw.hpp"
 #include "exchange/on_node.hpp"
+#include "exchange/point_to_point.hpp"
 
 namespace dm::exchange {
 
@@ -10,9 +11,9 @@ namespace dm::exchange {
 // transport is its own file and one line here.
 const std::vector<Registration> &transports() {
     static const std::vector<Registration> table = {
-        {"pack", nullptr, true},  // point to point, packed both sides
-        {"datatype", nullptr, true},  // point to point, datatypes both sides
-        {"hybrid", nullptr, true},  // point to point, packed send and datatype receive
+        {"pack", make_point_to_point<Force::Pack>, true},  // packed both sides
+        {"datatype", make_point_to_point<Force::Datatype>, true},  // datatypes both sides
+        {"hybrid", make_point_to_point<Force::Hybrid>, true},  // packed send, datatype receive
         {"alltoallw", make_alltoallw, false},
         {"onnode", make_on_node, true},
     };
