@@ -142,22 +142,11 @@ void PointToPoint::choose(Message &m, bool sending) const {
     const bool contiguous = m.blocks.size() == 1 && m.blocks[0].levels == 0;
     bool describable = m.blocks.size() <= INT_MAX;
     for (const Block &b : m.blocks) describable = describable && fits_int(b);
-    const double bytes = static_cast<double>(m.bytes), runs = static_cast<double>(m.runs);
-    const double chunks = static_cast<double>((m.bytes + model.chunk_bytes - 1) / model.chunk_bytes);
-    if (sending) {
-        m.cost[1] = model.send_packed.at(chunks, bytes, runs);
-        const double split = static_cast<double>(model.split_runs ? (m.runs + model.split_runs - 1) / model.split_runs : 0);
-        const bool single_copy = model.split_runs > 0 && m.bytes >= model.split_min_bytes * split;
-        const double cut = model.send_split.at(split, bytes, runs), whole = model.send_datatype.at(1, bytes, runs);
-        // A datatype of at most split_runs runs is already one such piece: the MPI
-        // copies it once whatever send_datatype says; longer ones are cut (by
-        // cut_pieces) when that is cheaper.
-        m.cut_datatype = single_copy && m.runs > model.split_runs && cut <= whole;
-        m.cost[2] = single_copy && (m.runs <= model.split_runs || m.cut_datatype) ? cut : whole;
-    } else {
-        m.cost[1] = model.recv_packed.at(1, bytes, runs);
-        m.cost[2] = model.recv_datatype.at(1, bytes, runs);
-    }
+    // The one price list (cost.cpp), also behind redistribution's method choice
+    // and datamotion calibrate.
+    const SidePrice price = sending ? price_send(model, m.bytes, m.runs) : price_recv(model, m.bytes, m.runs);
+    m.cost[1] = price.packed, m.cost[2] = price.datatype;
+    m.cut_datatype = sending && price.cut;  // cut into pieces of <= split_runs runs (cut_pieces)
     const Force e = force_;
     if (contiguous) m.way = Way::Direct, m.why = Why::Contiguous;
     else if (!describable) m.way = Way::Packed, m.why = Why::Limits;
