@@ -2,6 +2,7 @@
 #include "bindings.hpp"
 
 #include "core/error.hpp"
+#include "core/node_memory.hpp"
 #include "core/provenance.hpp"
 #include "exchange/plan.hpp"
 
@@ -68,6 +69,9 @@ NB_MODULE(_core, m) {
         MPI_Get_library_version(text, &len);
         return std::string(text, static_cast<size_t>(len));
     }, "Local. The version string of the MPI library this extension calls.");
+    m.def("node_memory_enabled", [] { return dm::node::enabled(); },
+          "Local. Whether arrays are allocated in node memory where ranks share a node "
+          "(not under DATAMOTION_NODE_MEMORY=0 or MPICH's MPIR_CVAR_NOLOCAL=1).");
     m.def("exchange_executors", [] { return dm::exchange::executor_names(true); },
           "Local. The executor names executor= takes: auto, then the registered transports.");
     m.def("comm_c2f", [](nb::handle comm) { return static_cast<long>(MPI_Comm_c2f(comm_from_python(comm))); },

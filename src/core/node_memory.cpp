@@ -182,6 +182,15 @@ CommInfo &split_info(MPI_Comm comm) {
     return info;
 }
 
+// The first 64-byte boundary at or after p. Parts are mapped at the same offset
+// within a page in every process, so every rank finds the same boundary of a part.
+template <class T>
+T *aligned(T *p) {
+    constexpr auto a = static_cast<std::uintptr_t>(kAlign);
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    return reinterpret_cast<T *>(at + (a - at % a) % a);
+}
+
 Window *window_with(const void *p) {
     const auto *b = static_cast<const std::byte *>(p);
     for (auto &w : registry().windows)
@@ -212,17 +221,19 @@ Window *grow(Pool &pool, std::int64_t bytes) {
     // Each part on its own pages: first touched, and so placed, by its owner.
     check_mpi(MPI_Info_set(info, "alloc_shared_noncontig", "true"), "MPI_Info_set");
     void *base = nullptr;
-    check_mpi(MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, pool.comm, &base, &w->win),
+    // Room to start the part at a 64-byte boundary: MPI aligns parts less (Open MPI).
+    const std::int64_t asked = bytes > 0 ? bytes + kAlign : 0;
+    check_mpi(MPI_Win_allocate_shared(static_cast<MPI_Aint>(asked), 1, info, pool.comm, &base, &w->win),
               "MPI_Win_allocate_shared");
     MPI_Info_free(&info);
-    w->mine = bytes > 0 ? static_cast<std::byte *>(base) : nullptr;
+    w->mine = bytes > 0 ? aligned(static_cast<std::byte *>(base)) : nullptr;
     if (bytes > 0) w->free[0] = bytes;
     for (int r = 0; r < n; ++r) {
         MPI_Aint size = 0;
         int unit = 1;
         void *part = nullptr;
         check_mpi(MPI_Win_shared_query(w->win, r, &size, &unit, &part), "MPI_Win_shared_query");
-        if (size > 0) w->parts[pool.members[static_cast<std::size_t>(r)]] = static_cast<const std::byte *>(part);
+        if (size > 0) w->parts[pool.members[static_cast<std::size_t>(r)]] = aligned(static_cast<const std::byte *>(part));
     }
     pool.windows.push_back(w.get());
     reg.windows.push_back(std::move(w));
