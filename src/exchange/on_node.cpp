@@ -180,27 +180,32 @@ bool OnNode::setup(int tag) {
     return !sends_.empty() || !recvs_.empty();
 }
 
-void OnNode::start(const void *const *slots, bool staged) {
+void OnNode::start(const void *const *, bool staged) {
     // Readers are told where the buffers are; a message they cannot read leaves
     // now, whatever its round.
     expect();
-    publish(slots, !staged);
+    publish(!staged);
     for (const Send &s : sends_)
         if (s.why) fallback_->send_by_message(s.message);
 }
 
-void OnNode::publish(const void *const *slots, bool allowed) {
-    for (std::size_t k = 0; k < sends_.size(); ++k) {
-        Send &s = sends_[k];
-        s.why = allowed ? nullptr : "buffers that alias are staged";
-        for (int slot = 0; slot < slots_ && !s.why; ++slot) {
+void OnNode::bind(const void *const *slots, const std::byte *) {
+    for (Send &s : sends_) {
+        s.unreadable = nullptr;
+        for (int slot = 0; slot < slots_ && !s.unreadable; ++slot) {
             if (!s.reads[static_cast<std::size_t>(slot)]) continue;
             const node::Location at = node::locate(slots[slot]);
-            if (at.window < 0) s.why = "the sender's buffer is not node memory (adopted or private)";
-            else if (!node::maps(at.window, s.world)) s.why = "the receiver does not map the sender's node memory";
+            if (at.window < 0) s.unreadable = "the sender's buffer is not node memory (adopted or private)";
+            else if (!node::maps(at.window, s.world)) s.unreadable = "the receiver does not map the sender's node memory";
             s.control[1 + 2 * static_cast<std::size_t>(slot)] = at.window;
             s.control[2 + 2 * static_cast<std::size_t>(slot)] = at.offset;
         }
+    }
+}
+
+void OnNode::publish(bool allowed) {
+    for (Send &s : sends_) {
+        s.why = allowed ? s.unreadable : "buffers that alias are staged";
         s.control[0] = s.why ? 1 : 0;
         s.waiting = !s.why;
         if (s.waiting) check_mpi(MPI_Start(&s.done_request), "MPI_Start");
@@ -210,7 +215,6 @@ void OnNode::publish(const void *const *slots, bool allowed) {
 
 void OnNode::expect() {
     left_ = recvs_.size();
-    read_in_place_ = 0;
     for (std::size_t k = 0; k < recvs_.size(); ++k) {
         check_mpi(MPI_Start(&recvs_[k].control_request), "MPI_Start");
         pending_[k] = recvs_[k].control_request;
@@ -247,7 +251,6 @@ bool OnNode::progress(const void *const *slots, bool wait) {
                 if (!from) fail(DM_ERR_ARG, "exchange: internal error: rank ", r.peer, "'s node memory is not mapped here");
                 copy(const_cast<std::byte *>(static_cast<const std::byte *>(slots[c.to.slot])), c.to, from, c.from);
             }
-            ++read_in_place_;
             check_mpi(MPI_Start(&r.done_request), "MPI_Start");
         }
         if (!wait) break;
@@ -263,12 +266,6 @@ void OnNode::finish() {
         if (s.waiting) check_mpi(MPI_Wait(&s.done_request, MPI_STATUS_IGNORE), "MPI_Wait");
         s.waiting = false;
     }
-}
-
-std::int64_t OnNode::copies() const {
-    std::int64_t n = 0;
-    for (const Recv &r : recvs_) n += static_cast<std::int64_t>(r.copies.size());
-    return n;
 }
 
 }  // namespace dm::exchange

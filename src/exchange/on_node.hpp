@@ -41,7 +41,9 @@ public:
     // (on `tag`), the receiver pairs them with its own into copies; then the
     // persistent control requests are made.
     bool setup(int tag) override;
-    void bind(const void *const *, const std::byte *) override {}
+    // Sender: where each message's buffers are in node memory, or why the peer
+    // cannot read them; found when the buffers change, not every execution.
+    void bind(const void *const *slots, const std::byte *) override;
     // Receiver: posts the control receives. Sender: publishes where each message's
     // buffers are, or, where the peer cannot read them (or they are staged), that
     // the message comes by MPI, and hands it to the fallback.
@@ -56,17 +58,11 @@ public:
     // Why the sender's last execution sent plan send `index` by MPI (nullptr: it did not).
     const char *last_execution(std::size_t index) const override;
 
-    std::size_t sends() const { return sends_.size(); }
-    std::size_t recvs() const { return recvs_.size(); }
-    // What the last execution did: messages read in place, and sent by MPI.
-    std::int64_t read_in_place() const { return read_in_place_; }
-    std::int64_t copies() const;  // the copies (strided runs) a receiver runs
-
 private:
     void add_send(int peer, int world_rank, std::size_t message, const std::vector<Block> &blocks);
     void add_recv(int peer, int world_rank, std::size_t message, const std::vector<Block> &blocks);
     void expect();
-    void publish(const void *const *slots, bool allowed);
+    void publish(bool allowed);
 
     struct Send {
         int peer, world;
@@ -76,7 +72,8 @@ private:
         std::vector<std::int64_t> control;  // [by message?, then (window, offset) per slot]
         MPI_Request control_request = MPI_REQUEST_NULL, done_request = MPI_REQUEST_NULL;
         bool waiting = false;  // a reader's answer is due
-        const char *why = nullptr;
+        const char *unreadable = nullptr;  // why the bound buffers cannot be read in place (bind)
+        const char *why = nullptr;         // why the last execution sent it by MPI
     };
     struct Recv {
         int peer, world;
@@ -97,7 +94,6 @@ private:
     std::vector<MPI_Request> pending_;  // the control receives of one execution
     std::vector<int> arrived_;
     std::vector<const std::byte *> remote_;
-    std::int64_t read_in_place_ = 0;
     std::size_t left_ = 0;  // control messages still to handle in this execution
 };
 

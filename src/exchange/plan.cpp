@@ -2,10 +2,10 @@
 
 #include "core/error.hpp"
 #include "core/node_memory.hpp"
+#include "core/text.hpp"
 #include "exchange/point_to_point.hpp"
 #include "exchange/tags.hpp"
 #include "exchange/transport.hpp"
-#include "core/text.hpp"
 
 #include <algorithm>
 #include <cstdlib>
