@@ -365,7 +365,18 @@ DM_TEST(misuse_of_an_exchange_in_flight_fails_cleanly) {
         CHECK_EQ(dm_redist_end(redist), DM_ERR_STATE);
         CHECK(message_has("end without begin"));
     }
+    // test() is local: a mistake in it is an error on the rank that made it.
+    int done = -1;
+    CHECK_EQ(dm_halo_test(halo, &done), DM_ERR_STATE);
+    CHECK(message_has("test without begin"));
+    CHECK_EQ(dm_pshift_test(shift, &done), DM_ERR_STATE);
+    CHECK(message_has("test without begin"));
+    CHECK_EQ(dm_redist_test(redist, &done), DM_ERR_STATE);
+    CHECK(message_has("test without begin"));
+    CHECK_EQ(done, -1);
     CHECK_EQ(dm_halo_begin(halo, a), DM_OK);
+    CHECK_EQ(dm_halo_test(halo, nullptr), DM_ERR_ARG);
+    CHECK(message_has("done is NULL"));
     if (dmtest::mistakes_return()) {
         CHECK_EQ(dm_halo_begin(halo, a), DM_ERR_STATE);
         CHECK(message_has("in flight"));
