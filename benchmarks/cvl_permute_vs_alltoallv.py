@@ -13,7 +13,11 @@ repetitions:
   permute   datamotion.vector.permute(v, index)    d[index[k]] = v[k]
   smp_pu    CVL's smp_pu? into an existing vector (what a C program calls; no result
             to allocate and zero-fill)
-  bpermute  datamotion.vector.bpermute(v, index)   d[k] = v[index[k]]
+  bpermute  datamotion.vector.bpermute(v, index)   d[k] = v[index[k]]; on one node it
+            reads each value out of its owner's block in place
+  bpermute, messages
+            the same, from a source in memory the user adopted, which the other
+            ranks cannot read: requests and replies by message (as between nodes)
 
   floor     (the values floor, the target's) NumPy's ``out[local] = values``
             (``values[local]`` for bpermute) over the N elements of this rank with a
@@ -46,7 +50,7 @@ repetitions:
 Ratios are datamotion / floor: of the medians, and the median (with the 10th-90th
 percentiles) of the per-repetition ratios, whose two times were taken moments apart,
 which is steadier on a shared machine. The target of issue 14 is <= 1.5 to the
-values floor for permute. A second table gives datamotion / one-copy floor, both
+values floor for permute and bpermute (issue 24). A second table gives datamotion / one-copy floor, both
 forms, from the same repetitions; the one-copy floor sends no index and agrees on
 nothing (its result is checked once, before the timing). A permutation must also move where each value goes (datamotion
 sends a 16-bit offset beside each value), agree on bad indices on every rank, and
@@ -67,6 +71,7 @@ from mpi4py import MPI  # noqa: E402
 import numpy as np  # noqa: E402
 from node_floor import node_of  # noqa: E402
 
+import datamotion as dm  # noqa: E402
 from datamotion import vector as cv  # noqa: E402
 
 # How each contender moves its data (printed beside its row).
@@ -76,9 +81,13 @@ PATHS = {
                "offset, value) records, the own segment read from the send buffer; written into the result on "
                "arrival, window by window, in rank order",
     "smp_pu": "as permute, into an existing vector",
-    "bpermute": "counting sort by (rank, window); MPI_Ialltoall of counts, the requests placed while it travels; "
-                "variable exchanges of 16-bit requests "
-                "and of replies, each peer answered on arrival, own requests answered without MPI",
+    "bpermute": "on one node, every source block in node memory (vectors datamotion allocates): one row gather "
+                "agrees on faults and on where the owners' blocks are, each value is read straight out of its "
+                "owner's block, one barrier before returning (each value copied once)",
+    "bpermute, messages": "bpermute of a source in memory the user adopted (DistArray.adopt), which peers cannot "
+                          "read: counting sort by (rank, window); MPI_Ialltoall of counts, the requests placed "
+                          "while it travels; variable exchanges of 16-bit requests and of replies, each peer "
+                          "answered on arrival, own requests answered without MPI (the path between nodes)",
     "floor": "NumPy local scatter/gather + one MPI_Alltoallv (values only)",
     "python": "NumPy + mpi4py: owners, stable argsort by owner, bincount, MPI_Alltoall of counts, "
               "MPI_Alltoallv of values and int32 offsets (bpermute: requests, then replies), local scatter/gather",
@@ -275,6 +284,7 @@ def main():
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 
     index = cv.Vector.from_numpy(perm, comm)
+    grid = dm.ProcessGrid(comm)
     for dtype in (np.float64, np.int32):
         whole = np.arange(n).astype(dtype)
         v = cv.Vector.from_numpy(whole, comm)
@@ -286,6 +296,11 @@ def main():
         if not np.array_equal(cv.bpermute(v, index).to_numpy(), whole[perm]):
             sys.exit("bpermute: wrong result")
 
+        # The same source in adopted (private) memory: bpermute takes the message path.
+        adopted = cv.Vector.from_distarray(dm.DistArray.adopt(grid, whole[mine].copy(), (n,), dist=dm.Block()))
+        adopted_index = cv.Vector.from_numpy(perm, adopted.comm)
+        if not np.array_equal(cv.bpermute(adopted, adopted_index).to_numpy(), whole[perm]):
+            sys.exit("bpermute, messages: wrong result")
         into = cv.Vector(n, dtype, comm)
         kind = {np.float64: "d", np.int32: "z"}[dtype]
         values = whole[mine].copy()
@@ -345,6 +360,7 @@ def main():
             "permute": lambda: cv.permute(v, index),
             "smp_pu": lambda: v._space.permute(f"smp_pu{kind}", into._handle, v._handle, index._handle, n),
             "bpermute": lambda: cv.bpermute(v, index),
+            "bpermute, messages": lambda: cv.bpermute(adopted, adopted_index),
             "scatter": scatter,
             "gather": gather,
             "alltoallv": alltoallv,
@@ -368,7 +384,8 @@ def main():
         if rank == 0:
             for op, floor, part, python in (("permute", "floor_s", "scatter", "python_s"),
                                             ("smp_pu", "floor_s", "scatter", "python_s"),
-                                            ("bpermute", "floor_g", "gather", "python_g")):
+                                            ("bpermute", "floor_g", "gather", "python_g"),
+                                            ("bpermute, messages", "floor_g", "gather", "python_g")):
                 ratios = t[op] / t[floor]
                 lo, hi = np.percentile(ratios, [10, 90])
                 print(f"| {np.dtype(dtype).name} | {op} | {med[op] * 1e3:.2f} | {med[floor] * 1e3:.2f} "
@@ -376,7 +393,7 @@ def main():
                       f"| **{np.median(ratios):.2f}** ({lo:.2f}-{hi:.2f}) | {med[python] * 1e3:.2f} "
                       f"| {np.median(t[op] / t[python]):.2f} |")
             if shm is not None:
-                for op, kind in (("permute", "s"), ("smp_pu", "s"), ("bpermute", "g")):
+                for op, kind in (("permute", "s"), ("smp_pu", "s"), ("bpermute", "g"), ("bpermute, messages", "g")):
                     cells = []
                     for key in ("shm_" + kind, "shm1_" + kind):
                         if key in t:
@@ -389,9 +406,9 @@ def main():
                                       + " |")
         if shm is not None:
             shm.free()
-        del v, into
+        del v, into, adopted, adopted_index
     if rank == 0:
-        print("\nratio = datamotion / floor (values floor); target for permute <= 1.5")
+        print("\nratio = datamotion / floor (values floor); target for permute and bpermute <= 1.5")
     if rank == 0 and floor_rows:
         print("\nAgainst the one-copy floor (same run, same repetitions): datamotion / floor, median of the "
               "per-repetition ratios (p10-p90)\n")

@@ -258,14 +258,30 @@ const char *same_node(MPI_Comm comm) { return split_info(comm).same.data(); }
 
 bool available(MPI_Comm comm) { return split_info(comm).pool != nullptr; }
 
+namespace {
+
+std::int64_t rounded(std::int64_t bytes) { return std::max<std::int64_t>(kAlign, (bytes + kAlign - 1) / kAlign * kAlign); }
+
+std::byte *take_from(Pool &pool, std::int64_t want) {
+    for (Window *w : pool.windows)
+        if (std::byte *p = w->mine ? w->take(want) : nullptr) return p;
+    return nullptr;
+}
+
+}  // namespace
+
+std::byte *take(MPI_Comm comm, std::int64_t bytes) {
+    CommInfo &info = info_of(comm);
+    if (!info.split || !info.pool || registry().finalized) return nullptr;
+    return take_from(*info.pool, rounded(bytes));
+}
+
 std::byte *allocate(MPI_Comm comm, std::int64_t bytes) {
     CommInfo &info = split_info(comm);
     if (!info.pool) return nullptr;
     Pool &pool = *info.pool;
-    const std::int64_t want = std::max<std::int64_t>(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
-    std::byte *p = nullptr;
-    for (Window *w : pool.windows)
-        if (w->mine && (p = w->take(want))) break;
+    const std::int64_t want = rounded(bytes);
+    std::byte *p = take_from(pool, want);
     // A new window only when some member needs one: one small reduction otherwise.
     std::int64_t need = p ? 0 : want, any = 0;
     check_mpi(MPI_Allreduce(&need, &any, 1, MPI_INT64_T, MPI_MAX, pool.comm), "MPI_Allreduce");

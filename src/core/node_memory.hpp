@@ -31,6 +31,12 @@ std::byte *allocate(MPI_Comm comm, std::int64_t bytes);
 // this rank node memory (it shares its node with other ranks of comm).
 bool available(MPI_Comm comm);
 
+// Local. `bytes` of node memory from the windows already made for comm's node (by
+// allocate on comm or on a communicator of the same processes), 64-byte aligned,
+// not zeroed; nullptr when none has room, or available(comm) was never asked. Never
+// makes a window, so a rank may call it alone; release() takes it back.
+std::byte *take(MPI_Comm comm, std::int64_t bytes);
+
 // Local. Returns memory from allocate() to the pool: true if p was node memory
 // (then it is released, or ignored after MPI_Finalize), false otherwise.
 bool release(void *p) noexcept;

@@ -23,6 +23,12 @@
 //   requests arrive (this rank's own without MPI while the others travel); a last
 //   pass in destination order takes each answer from its bucket.
 //
+// On one node, gather reads in place instead (gather_in_place): when every rank's
+// source block is node memory that all ranks map and no rank's destination overlaps
+// its source, one row gather agrees on faults and on where the blocks are, each rank
+// reads its values straight out of the owners' blocks, and a barrier keeps every
+// source unchanged until all ranks have read it. Each value is copied once.
+//
 // Targets are a function t(k) returning the global position or -1 (nothing to
 // move); it records a bad index in the call's fault and returns -1. The source is
 // read completely before `prepare()` runs (after the agreement) and before any
@@ -30,6 +36,7 @@
 // in prepare).
 #pragma once
 
+#include "core/node_memory.hpp"
 #include "vector/exchange.hpp"
 #include "vector/state.hpp"
 
@@ -162,6 +169,62 @@ bool overlap(const A *a, int64_t an, const B *b, int64_t bn) {
            less(b0, a0 + an * static_cast<int64_t>(sizeof(A)));
 }
 
+// Local. Whether every rank of c's communicator is on this node and has node memory
+// (the same answer on every rank).
+inline bool all_on_node(const Context &c) {
+    if (c.nranks == 1 || !dm::node::available(c.comm)) return false;
+    const char *same = dm::node::same_node(c.comm);
+    return std::all_of(same, same + c.nranks, [](char s) { return s != 0; });
+}
+
+// Local. Where this rank's `count` elements at `block` lie in node memory that every
+// rank of c's communicator maps: {window, offset}, or {-1, 0} where they do not.
+inline dm::node::Location shared_location(const Context &c, const void *block, int64_t count) {
+    if (count == 0) return {-2, 0};  // nothing to read here: any location will do
+    const dm::node::Location at = dm::node::locate(block);
+    if (at.window < 0) return at;
+    const int *world = dm::node::world_ranks(c.comm);
+    for (int r = 0; r < c.nranks; ++r)
+        if (!dm::node::maps(at.window, world[r])) return {};
+    return at;
+}
+
+// gather's one-copy form on a node (see the top of this file). Collective; returns
+// false having moved nothing when some rank's source is not shared or its destination
+// overlaps its source (every rank returns the same), and throws the agreed fault.
+template <class T, class Targets>
+bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *src, const Block &src_block, T fill,
+                     const LocalFault &fault) {
+    if (!all_on_node(c)) return false;
+    for (int64_t k = 0; k < ndst; ++k) target(k);  // records the first bad index in `fault`
+    const int64_t nsrc = src_block.count(c.rank);
+    const dm::node::Location at = shared_location(c, src, nsrc);
+    const int64_t mine[3] = {at.window != -1 && !overlap(dst, ndst, src, nsrc), at.window, at.offset};
+    const int64_t *rows = gather_checked(c, mine, 3, fault);
+    for (int r = 0; r < c.nranks; ++r)
+        if (!rows[3 * r]) return false;
+    const int *world = dm::node::world_ranks(c.comm);
+    const T **base = c.ws.get<const T *>(kOwner, static_cast<std::size_t>(c.nranks));
+    int64_t *begin = c.ws.get<int64_t>(kSend, static_cast<std::size_t>(c.nranks));
+    for (int r = 0; r < c.nranks; ++r) {
+        const int64_t *row = rows + 3 * r;
+        base[r] = row[1] == -2 ? nullptr : reinterpret_cast<const T *>(dm::node::address(row[1], world[r], row[2]));
+        begin[r] = src_block.begin(r);
+    }
+    for (int64_t k = 0; k < ndst; ++k) {
+        const int64_t g = target(k);
+        if (g < 0) {
+            dst[k] = fill;
+            continue;
+        }
+        const int r = src_block.owner(g);
+        dst[k] = base[r][g - begin[r]];
+    }
+    // No rank may change its source (or free it) while another still reads it.
+    dm::check_mpi(MPI_Barrier(c.comm), "MPI_Barrier");
+    return true;
+}
+
 }  // namespace detail
 
 // Uses slots kSend, kRecv, kOwner, kMisc.
@@ -243,6 +306,10 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
         }
         prepare();
         if (got != dst) std::memcpy(static_cast<void *>(dst), got, static_cast<std::size_t>(ndst) * sizeof(T));
+        return;
+    }
+    if (detail::gather_in_place(c, target, ndst, dst, src, src_block, fill, fault)) {
+        prepare();
         return;
     }
     const int p = c.nranks, self = c.rank;

@@ -3,6 +3,7 @@
 #define CVL_DEFINES_SELF
 #include "vector/state.hpp"
 
+#include "core/node_memory.hpp"
 #include "exchange/mpi_bytes.hpp"
 #include "vector/ops.hpp"
 
@@ -71,13 +72,31 @@ int delete_space(MPI_Comm, int, void *space, void *) {
 
 }  // namespace
 
+// ------------------------------------------------------------------ Memory
+
+void Memory::place_on_node(MPI_Comm comm) {
+    if (!dm::node::available(comm)) return;
+    // Makes the pool's first window where there is none yet; allocations then take
+    // from it locally (a rank allocating alone never waits for the others).
+    dm::node::release(dm::node::allocate(comm, 0));
+    node_comm_ = comm;
+}
+
+std::byte *Memory::node_bytes(int64_t bytes) const {
+    return node_comm_ == MPI_COMM_NULL ? nullptr : dm::node::take(node_comm_, bytes);
+}
+
 // ------------------------------------------------------------------ Arena
 
 Arena::~Arena() { clear(); }
 
 void Arena::clear() {
-    std::free(base_);
+    if (base_on_node_)
+        dm::node::release(base_);
+    else
+        std::free(base_);
     base_ = nullptr;
+    base_on_node_ = false;
     capacity_ = 0;
     top_ = 1;
     used_.clear();
@@ -106,13 +125,26 @@ Handle Arena::allocate(int64_t units, int nranks) {
         // the ranks with different vector memory.
         const int64_t wanted = std::max({top_ + need, 2 * capacity_, int64_t(1) << 16});
         const int64_t grown = std::min<int64_t>(wanted, int64_t(INT_MAX) + 1);
-        void *p = std::realloc(base_, static_cast<std::size_t>(grown * kUnit));
+        const auto bytes = static_cast<std::size_t>(grown * kUnit);
+        // Node memory where the pool has room (peers of the node then read vectors in
+        // place), else the system's; the units in use move along.
+        void *p = node_bytes(grown * kUnit);
+        const bool on_node = p != nullptr;
+        if (!on_node) p = base_on_node_ ? std::malloc(bytes) : std::realloc(base_, bytes);
         if (!p) {
             if (nranks > 1) throw std::bad_alloc();
             fail(DM_ERR_MEMORY, "out of memory: cannot grow vector memory to ", grown, " units (", grown * kUnit,
                  " bytes)");
         }
+        if (on_node || base_on_node_) {
+            if (base_) std::memcpy(p, base_, static_cast<std::size_t>(top_ * kUnit));
+            if (base_on_node_)
+                dm::node::release(base_);
+            else
+                std::free(base_);
+        }
         base_ = static_cast<std::uint64_t *>(p);
+        base_on_node_ = on_node;
         capacity_ = grown;
     }
     const int64_t offset = top_;
@@ -181,14 +213,31 @@ Handle Table::add(Block block) {
     return next_++;
 }
 
+Table::~Table() {
+    for (auto &entry : blocks_)
+        if (entry.second.on_node) dm::node::release(entry.second.data);
+}
+
 Handle Table::allocate(int64_t bytes, bool zero) {
     if (bytes < 0) fail(DM_ERR_ARG, "size ", bytes, " is negative");
     Block block;
     const auto words = std::max<std::size_t>(static_cast<std::size_t>((bytes + kUnit - 1) / kUnit), 1);
-    block.owned.reset(zero ? new std::uint64_t[words]() : new std::uint64_t[words]);
-    block.data = reinterpret_cast<std::byte *>(block.owned.get());
+    block.data = node_bytes(static_cast<int64_t>(words) * kUnit);
+    block.on_node = block.data != nullptr;
+    if (block.on_node) {
+        if (zero) std::memset(block.data, 0, words * kUnit);
+    } else {
+        block.owned.reset(zero ? new std::uint64_t[words]() : new std::uint64_t[words]);
+        block.data = reinterpret_cast<std::byte *>(block.owned.get());
+    }
     block.bytes = bytes;
-    return add(std::move(block));
+    std::byte *const node_data = block.on_node ? block.data : nullptr;
+    try {
+        return add(std::move(block));
+    } catch (...) {
+        dm::node::release(node_data);
+        throw;
+    }
 }
 
 Handle Table::borrow(void *data, int64_t bytes) {
@@ -201,7 +250,10 @@ Handle Table::borrow(void *data, int64_t bytes) {
 }
 
 void Table::release(Handle h) {
-    if (h != 0) blocks_.erase(h);
+    auto it = h != 0 ? blocks_.find(h) : blocks_.end();
+    if (it == blocks_.end()) return;
+    if (it->second.on_node) dm::node::release(it->second.data);
+    blocks_.erase(it);
 }
 
 // ---------------------------------------------------------------- Context
@@ -219,6 +271,7 @@ Context::Context(MPI_Comm user, std::unique_ptr<Memory> mem) : memory(std::move(
     rdispl.assign(p, 0);
     hdr_send.assign(p * (1 + CallSignature::kWords), 0);
     hdr_recv.assign(p * (1 + CallSignature::kWords), 0);
+    memory->place_on_node(comm);
     // The engine's shared byte types: committed once per process, freed by MPI_Finalize.
     using dm::exchange::shared_bytes_type;
     pair_types_[static_cast<int>(ElemKind::int_)] = shared_bytes_type(sizeof(Pair<int>));

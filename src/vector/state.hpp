@@ -51,6 +51,17 @@ public:
     // Throws DM_ERR_ARG unless `h` holds a vector reserving `reserved` bytes on every
     // rank, `local` of which hold this rank's elements. `what` names the argument.
     virtual void require(Handle h, int64_t reserved, int64_t local, const char *what) const = 0;
+    // Collective on comm (the context's): from now on vectors are allocated in node
+    // memory (src/core/node_memory.hpp) where this rank has room in comm's pool, so
+    // that ranks of one node may read them in place; privately otherwise.
+    void place_on_node(MPI_Comm comm);
+
+protected:
+    // Local: `bytes` of node memory, or nullptr (none left, or not placed on a node).
+    std::byte *node_bytes(int64_t bytes) const;
+
+private:
+    MPI_Comm node_comm_ = MPI_COMM_NULL;
 };
 
 // CVL's vector memory: an arena of 8-byte units addressed by offsets. The block
@@ -78,6 +89,7 @@ public:
 
 private:
     std::uint64_t *base_ = nullptr;
+    bool base_on_node_ = false;
     int64_t capacity_ = 0;  // units allocated from the system
     int64_t top_ = 1;       // units below top_ have been handed out; unit 0 never is
     std::map<int64_t, int64_t> used_;  // offset -> units
@@ -89,6 +101,10 @@ private:
 // vectors in the same order hand out the same handles, whenever each rank frees them.
 class Table final : public Memory {
 public:
+    Table() = default;
+    Table(const Table &) = delete;
+    Table &operator=(const Table &) = delete;
+    ~Table() override;
     std::byte *at(Handle h) const override { return find(h).data; }
     void require(Handle h, int64_t reserved, int64_t local, const char *what) const override;
 
@@ -105,6 +121,7 @@ private:
         std::byte *data = nullptr;
         int64_t bytes = 0;
         std::unique_ptr<std::uint64_t[]> owned;
+        bool on_node = false;  // data is node memory of this table's
     };
     const Block &find(Handle h) const;
     Handle add(Block block);

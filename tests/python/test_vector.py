@@ -303,6 +303,32 @@ def test_from_distarray_shares_memory(comm, order):
 
 
 @pytest.mark.parallel(nprocs=[1, 2, 3, 4])
+@pytest.mark.parametrize("memory", ["node", "distarray", "adopted"])
+def test_bpermute_reads_in_place_or_by_message(memory):
+    """On one node bpermute reads the owners' blocks in place where every source is
+    node memory (vectors datamotion allocates, DistArrays it allocates) and falls
+    back to messages for memory a user adopted: the same result either way, also
+    with an index vector that is its own source's destination."""
+    rng = np.random.default_rng(11)
+    grid = dm.ProcessGrid(WORLD)
+    for n in LENGTHS:
+        for dtype in (np.float64, np.int32):
+            x = rng.integers(-99, 100, n).astype(dtype)
+            if memory == "node":
+                v = cv.Vector.from_numpy(x, WORLD)
+            else:
+                a = dm.DistArray.from_global(grid, x, dist=dm.Block())
+                if memory == "adopted":
+                    a = dm.DistArray.adopt(grid, a.local.copy(), (n,), dist=dm.Block())
+                v = cv.Vector.from_distarray(a)
+            g = rng.integers(0, max(n, 1), 2 * n + 1).astype(np.int32) if n else np.zeros(0, np.int32)
+            check_same_array(WORLD, cv.bpermute(v, g).to_numpy(), x[g], f"bpermute {memory} n={n} {dtype.__name__}")
+            i = cv.Vector.from_numpy(rng.integers(0, max(n, 1), n).astype(np.int32), v.comm)
+            want = i.to_numpy()[i.to_numpy()] if n else np.zeros(0, np.int32)
+            check_same_array(WORLD, cv.bpermute(i, i).to_numpy(), want, f"bpermute of the index itself n={n}")
+
+
+@pytest.mark.parallel(nprocs=[1, 2, 3, 4])
 def test_from_distarray_refuses_other_layouts():
     grid = dm.ProcessGrid(WORLD)
     n = 2 * SIZE + 3
