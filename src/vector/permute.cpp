@@ -43,6 +43,15 @@ struct IndexTargets {
         bad(v, k);
         return -1;
     }
+    // Records the first bad index of [0, n) in the fault: one branch-free pass (which
+    // the compiler vectorises), and the search for the first only when there is one.
+    void check(int64_t n) const {
+        const auto limit = static_cast<std::uint32_t>(bound);
+        bool any = false;
+        for (int64_t k = 0; k < n; ++k)
+            any |= (!Flagged || flags[k]) & (static_cast<std::uint32_t>(idx[k]) >= limit);
+        for (int64_t k = 0; any && k < n && !fault->bad; ++k) (*this)(k);
+    }
     [[gnu::noinline, gnu::cold]] void bad(int64_t v, int64_t k) const {
         fault->set("index ", v, " at position ", first + k, " is outside [0, ", bound, ")");
     }

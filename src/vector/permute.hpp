@@ -30,7 +30,8 @@
 // source unchanged until all ranks have read it. Each value is copied once.
 //
 // Targets are a function t(k) returning the global position or -1 (nothing to
-// move); it records a bad index in the call's fault and returns -1. The source is
+// move); it records a bad index in the call's fault and returns -1; check(n)
+// records the first bad one of [0, n) without computing positions. The source is
 // read completely before `prepare()` runs (after the agreement) and before any
 // destination element is written (default permutations copy their default vector
 // in prepare).
@@ -52,6 +53,7 @@ template <class I>
 struct Positions {
     const I *at;
     int64_t operator()(int64_t k) const { return at[k]; }
+    void check(int64_t) const {}  // made by the caller, which records its own faults
 };
 
 namespace detail {
@@ -196,7 +198,7 @@ template <class T, class Targets>
 bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *src, const Block &src_block, T fill,
                      const LocalFault &fault) {
     if (!all_on_node(c)) return false;
-    for (int64_t k = 0; k < ndst; ++k) target(k);  // records the first bad index in `fault`
+    target.check(ndst);  // records the first bad index in `fault`
     const int64_t nsrc = src_block.count(c.rank);
     const dm::node::Location at = shared_location(c, src, nsrc);
     const int64_t mine[3] = {at.window != -1 && !overlap(dst, ndst, src, nsrc), at.window, at.offset};
