@@ -71,7 +71,7 @@ def main():
     a = dm.DistArray.from_global(grid, np.random.default_rng(1).standard_normal(shape))
     local_shape = a.local_shape
 
-    plan = dm.PShift(a, [dm.CShift(0, 1)])
+    plan = dm.PShift(a, [dm.CShift(1, axis=0)])
     shifted = dm.DistArray.empty(grid, shape)
     target = dm.DistArray.empty(grid, shape, dist=dm.Cyclic())
     redist = dm.RedistPlan(a, target)

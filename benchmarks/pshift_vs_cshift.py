@@ -69,7 +69,7 @@ def measure(comm, k, L, reps):
     grid = dm.ProcessGrid(comm, dims=k, periods=[True] * k)
     shape = [L * d for d in grid.dims]
     src = dm.DistArray.from_global(grid, np.random.default_rng(k).standard_normal(shape))
-    shifts = [dm.CShift(axis, s) for axis in range(k) for s in (1, -1)]
+    shifts = [dm.CShift(s, axis=axis) for axis in range(k) for s in (1, -1)]
     dsts = [dm.DistArray.zeros(grid, shape) for _ in shifts]
     together = dm.PShift(src, shifts)
     singles = [dm.PShift(src, [s]) for s in shifts]

@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+enum { LINE = 128 }; /* bytes of one rank's line of output */
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
-    int rank;
+    int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
 
     /* A 2-d grid whose extents MPI_Dims_create chooses, in Gray-code (NEWS) order. */
     dm_grid grid = NULL;
@@ -40,8 +43,17 @@ int main(int argc, char **argv) {
     DM_CHECK(dm_array_local(a, &data, extent, stride));
     for (int64_t i = 0; i < extent[0]; ++i)
         for (int64_t j = 0; j < extent[1]; ++j) *(double *)((char *)data + i * stride[0] + j * stride[1]) *= 2.0;
-    printf("rank %d at grid (%d, %d) of %d x %d owns %lld x %lld elements\n", rank, coords[0], coords[1], dims[0],
-           dims[1], (long long)extent[0], (long long)extent[1]);
+    /* Each rank's line goes to rank 0, which prints them in rank order: lines printed
+       by several ranks at once reach the terminal interleaved. */
+    char line[LINE];
+    snprintf(line, sizeof line, "rank %d at grid (%d, %d) of %d x %d owns %lld x %lld elements", rank, coords[0],
+             coords[1], dims[0], dims[1], (long long)extent[0], (long long)extent[1]);
+    char *lines = rank == 0 ? malloc((size_t)size * LINE) : NULL;
+    MPI_Gather(line, LINE, MPI_CHAR, lines, LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int r = 0; r < size; ++r) printf("%s\n", lines + (size_t)r * LINE);
+        free(lines);
+    }
 
     DM_CHECK(dm_array_gather(a, global, 0));
     if (rank == 0) {

@@ -23,7 +23,7 @@ def run(comm=MPI.COMM_WORLD, lattice=(4, 6, 4, 6)) -> bool:
                for name in names}
     src = {name: dm.DistArray.from_global(grid, value) for name, value in sources.items()}
     dst = {name: dm.DistArray.zeros(grid, shape, np.complex64) for name in names}
-    shifts = [dm.CShift(2 + i // 2, +1 if name.endswith("P") else -1) for i, name in enumerate(names)]
+    shifts = [dm.CShift(+1 if name.endswith("P") else -1, axis=2 + i // 2) for i, name in enumerate(names)]
 
     plan = dm.PShift(src["XP"], shifts)
     plan.execute([dst[n] for n in names], [src[n] for n in names])

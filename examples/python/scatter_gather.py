@@ -20,7 +20,11 @@ a = dm.DistArray.from_global(grid, matrix, dist=[dm.BlockCyclic(2), dm.Block()],
 
 # `local` is a view of this rank's block: writing to it writes the distributed array.
 a.local[...] *= 2.0
-print(f"rank {grid.rank} at {grid.coords} of {grid.dims} owns a {a.local_shape} block")
+# Rank 0 prints every rank's line, in rank order (lines printed by several ranks at
+# once reach the terminal interleaved).
+lines = comm.gather(f"rank {grid.rank} at {grid.coords} of {grid.dims} owns a {a.local_shape} block", root=0)
+if comm.rank == 0:
+    print("\n".join(lines))
 
 result = a.to_global(root=0)
 if comm.rank == 0:
@@ -32,4 +36,4 @@ try:
     dm.DistArray.from_global(grid, np.zeros((4, 4)), dist=dm.BlockCyclic(0))
 except dm.Error as e:
     if comm.rank == 0:
-        print(f"expected error on every rank: {e.status}: {e}")
+        print(f"expected error on every rank: {e}")

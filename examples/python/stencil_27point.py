@@ -55,7 +55,7 @@ def run(comm=MPI.COMM_WORLD, shape=(10, 12, 9)) -> bool:
     level = {(): src}
     for axis in range(3):
         sources = list(level.items())
-        shifts = [dm.CShift(axis, d) for _ in sources for d in (-1, 1)]
+        shifts = [dm.CShift(d, axis=axis) for _ in sources for d in (-1, 1)]
         plan = dm.PShift(src, shifts)
         shifted = plan([a for _, a in sources for _ in (-1, 1)])
         nxt = {}

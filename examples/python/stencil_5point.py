@@ -22,7 +22,7 @@ def run(comm=MPI.COMM_WORLD, shape=(24, 30), steps=5) -> bool:
     c0, cn, ce, cw, cs = 0.5, 0.125, 0.125, 0.125, 0.125
 
     # N, E, W, S: the neighbours' values at every point, as in CM Fortran's CSHIFT(src, 1, -1) ...
-    plan = dm.PShift(u, [dm.CShift(0, -1), dm.CShift(1, 1), dm.CShift(1, -1), dm.CShift(0, 1)])
+    plan = dm.PShift(u, [dm.CShift(-1, axis=0), dm.CShift(1, axis=1), dm.CShift(-1, axis=1), dm.CShift(1, axis=0)])
     n, e, w, s = (dm.DistArray.empty(grid, shape) for _ in range(4))  # every element is written
     for _ in range(steps):
         with plan.start([n, e, w, s], [u, u, u, u]):  # messages in flight: read u, touch no n, e, w, s

@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator
 from typing import Callable, Optional, Tuple, TypeVar
 
-from ._errors import DM_ERR_ARG
+from ._errors import DM_ERR_ARG, Error
 
 T = TypeVar("T")
 
@@ -48,7 +48,7 @@ class LocalProblems:
         try:
             return prepare()
         except Exception as exc:  # any conversion error becomes the call's collective error
-            self.report(code, f"{what}: {exc}")
+            self.report(code, f"{what}: {exc.message if isinstance(exc, Error) else exc}")
             return default
 
 

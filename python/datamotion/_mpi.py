@@ -18,20 +18,23 @@ kept. A program that calls MPI from several threads sets
 ``mpi4py.rc.thread_level = "multiple"`` (or MPI4PY_RC_THREAD_LEVEL=multiple)
 before importing datamotion.
 
-In a job of more than one rank it also installs the behaviour of ``python -m
-mpi4py``: an exception that escapes on one rank prints its traceback and ends the
-job, instead of leaving the other ranks waiting in a collective call. Set
+It also installs the handling of an exception that escapes the program
+(datamotion._uncaught): an uncaught datamotion.Error is one line, and in a job of
+more than one rank the exception ends the job, as under ``python -m mpi4py``,
+instead of leaving the other ranks waiting in a collective call. Set
 ``DATAMOTION_ABORT_ON_EXCEPTION=0`` to keep Python's own handling.
 """
 
 import os
 import sys
-import time
 
 import mpi4py
 
 LIBRARY_THREAD_LEVEL = "funneled"
 """The thread level datamotion initialises MPI at when the program chose none."""
+
+THREAD_LEVEL_SOURCE: str
+"""Who chose the thread level MPI runs at, in words (``datamotion info`` shows it)."""
 
 
 def _program_chose_thread_level() -> bool:
@@ -42,12 +45,18 @@ def _program_chose_thread_level() -> bool:
             or any(k in chosen for k in ("thread_level", "threads", "initialize")))
 
 
-if "mpi4py.MPI" not in sys.modules and not _program_chose_thread_level():
+if "mpi4py.MPI" in sys.modules:
+    THREAD_LEVEL_SOURCE = "mpi4py.MPI was imported before datamotion, at the level mpi4py was given"
+elif _program_chose_thread_level():
+    THREAD_LEVEL_SOURCE = "the program's choice (MPI4PY_RC_* or mpi4py.rc)"
+else:
     mpi4py.rc.thread_level = LIBRARY_THREAD_LEVEL
+    THREAD_LEVEL_SOURCE = ("datamotion's default where the program chooses none (mpi4py's own is multiple; "
+                           "MPI4PY_RC_THREAD_LEVEL sets another)")
 
 from mpi4py import MPI  # noqa: E402  (after the thread level is settled)
 
-from . import _core
+from . import _core, _uncaught
 
 _ours = _core.mpi_library_version().split("\n")[0].strip()
 _theirs = MPI.Get_library_version().split("\n")[0].strip()
@@ -59,19 +68,4 @@ if _ours != _theirs or _core.comm_c2f(MPI.COMM_WORLD) != MPI.COMM_WORLD.py2f():
     )
 
 
-def _end_the_job(exc_type, exc, tb):
-    """An exception that escapes on one rank ends the whole job (as under ``python -m
-    mpi4py``) instead of leaving the other ranks waiting in a collective call."""
-    _print_exception(exc_type, exc, tb)
-    rank, size = MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
-    sys.stderr.write(f"datamotion: uncaught {exc_type.__name__} on rank {rank} of {size}; ending the job "
-                     f"(DATAMOTION_ABORT_ON_EXCEPTION=0 leaves it to the program)\n")
-    sys.stderr.flush()
-    time.sleep(0.2)  # lets the launcher forward the message before MPI_Abort ends every process
-    MPI.COMM_WORLD.Abort(1)
-
-
-_print_exception = sys.excepthook
-if (MPI.COMM_WORLD.Get_size() > 1 and os.environ.get("DATAMOTION_ABORT_ON_EXCEPTION", "1") != "0"
-        and sys.excepthook is sys.__excepthook__):  # a hook the program installed stays
-    sys.excepthook = _end_the_job
+_uncaught.install(MPI)

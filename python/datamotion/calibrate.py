@@ -337,7 +337,7 @@ def measure(comm, quick: bool = False, reps: Optional[int] = None,
             for send, recv in ways:
                 executor, model = _variant(base, send, recv)
                 files.use(model if model is not None else base)
-                plan = dm.PShift(a, [dm.CShift(1, width)], executor=executor)
+                plan = dm.PShift(a, [dm.CShift(width, axis=1)], executor=executor)
                 v = plan.volume()
                 if (v["messages_sent"], v["messages_received"], v["elements_copied"]) != (1, 1, 0):
                     raise RuntimeError(f"calibration plan moves {v}, not one message each way")

@@ -116,7 +116,8 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("suites", nargs="+", metavar="SUITE", choices=SUITE_NAMES + ("all",),
                        help=f"one or more of {', '.join(SUITE_NAMES)}, or all")
     bench.add_argument("--np", type=ranks, default=2, help="ranks to launch when not inside an MPI job (default 2)")
-    bench.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (about a minute)")
+    bench.add_argument("--quick", action="store_true", help="fewer sizes and repetitions: at 2 ranks under half a "
+                       "minute for most suites, 0.5-3 minutes for cm5, paragon and all (docs/bench.md)")
     bench.add_argument("--validate", action="store_true", help="check every received byte")
     bench.add_argument("--thread-level", choices=THREAD_LEVELS, default=None,
                        help=f"the MPI thread level to initialise MPI at, one of {', '.join(THREAD_LEVELS)} "
@@ -176,6 +177,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     (on rank 0 with the one line as its message, elsewhere with the status alone)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv[:next((i for i, a in enumerate(argv) if not a.startswith("-")), len(argv))]
+    if debug:  # an exception re-raised below shows its traceback (datamotion._uncaught)
+        import os
+        os.environ["DATAMOTION_DEBUG"] = "1"
     try:
         return _main(argv)
     except CommandError as exc:
@@ -367,13 +371,8 @@ def _bench(args) -> int:
     if problem:
         raise CommandError(problem)
     if comm.rank == 0:
-        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-        with Progress(SpinnerColumn(), TextColumn("{task.description} {task.completed} points"),
-                      TimeElapsedColumn()) as bar:
-            task = bar.add_task(f"measuring {' '.join(args.suites)} on {comm.size} ranks", total=None)
-            doc = run_suites(args.suites, comm, quick=args.quick, validate=args.validate,
-                             progress=lambda: bar.advance(task))
+        with _progress(f"measuring {' '.join(args.suites)} on {comm.size} ranks") as advance:
+            doc = run_suites(args.suites, comm, quick=args.quick, validate=args.validate, progress=advance)
         doc["thread_level_requested"] = requested  # provenance.thread_level is what MPI provides
         if provided != requested:
             doc["warnings"].append(f"thread level {requested} was requested, but MPI provides {provided} (MPI was "
@@ -391,10 +390,37 @@ def _bench(args) -> int:
             if r["kernel"] == "vector":
                 p = r["params"]
                 summary.append(f"{p['op']} {p['dtype']}: R_inf {p['rinf_mflops']:.0f} Mflop/s, N_1/2 {p['nhalf']:.0f}")
-        print("\n".join(summary + [f"wrote {args.out}"] + [f"warning: {w}" for w in doc["warnings"]]))
+        # The conditions (ranks sharing cores first) right below the figures they qualify.
+        print("\n".join(summary + [f"warning: {w}" for w in doc["warnings"]] + [f"wrote {args.out}"]))
     else:
         run_suites(args.suites, comm, quick=args.quick, validate=args.validate)
     return 0
+
+
+@contextlib.contextmanager
+def _progress(what: str):
+    """Yields a function to call once per point measured. On a terminal a spinner counts
+    them; elsewhere (a log, a pipe, the launcher's forwarding of a relaunched command)
+    there are two plain lines, one before and one after."""
+    import time
+
+    if sys.stdout.isatty():
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        with Progress(SpinnerColumn(), TextColumn("{task.description} {task.completed} points"),
+                      TimeElapsedColumn()) as bar:
+            task = bar.add_task(what, total=None)
+            yield lambda: bar.advance(task)
+        return
+    print(f"{what} ...", flush=True)
+    points, start = 0, time.perf_counter()
+
+    def advance():
+        nonlocal points
+        points += 1
+
+    yield advance
+    print(f"{what}: {points} points in {time.perf_counter() - start:.1f} s", flush=True)
 
 
 def _calibrate(args) -> int:

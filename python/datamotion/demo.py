@@ -14,6 +14,7 @@ from . import vector as cv
 from ._errors import Error
 from ._mpi import MPI, _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from .array import DistArray
+from .measure.cores import shared_cores
 from .measure.stats import time_collective
 from .layout import Block, BlockCyclic, Cyclic, ProcessGrid
 from ._provenance import provenance
@@ -28,10 +29,18 @@ class _Demo:
         self.comm = comm
         self.console = Console(highlight=False) if comm.rank == 0 else None
         self.failures = 0
+        self.sharing = shared_cores(comm)  # collective; None on a machine with a core per rank
 
     def say(self, *parts) -> None:
         if self.console:
             self.console.print(*parts)
+
+    def times(self, *lines: str) -> None:
+        """Lines that show measured times, with the conditions they were measured in."""
+        for line in lines:
+            self.say(line)
+        if self.sharing:
+            self.say(f"  [yellow]({self.sharing})[/]")
 
     def section(self, title: str) -> None:
         if self.console:
@@ -115,21 +124,21 @@ def _pshift(d: _Demo) -> None:
     shape = (64, 48)
     u0 = np.random.default_rng(3).standard_normal(shape)
     u = DistArray.from_global(grid, u0)
-    shifts = [CShift(0, -1), CShift(1, 1), CShift(1, -1), CShift(0, 1)]
+    shifts = [CShift(-1, axis=0), CShift(1, axis=1), CShift(-1, axis=1), CShift(1, axis=0)]
     plan = PShift(u, shifts)  # set up once: partners, message boxes, local copies
     n, e, w, s = (DistArray.zeros(grid, shape) for _ in shifts)
     volume = d.comm.gather(plan.volume())
     if d.console:
         d.say(f"  {shape[0]} x {shape[1]} float64 on a {grid.dims[0]} x {grid.dims[1]} grid; shifts "
-              + ", ".join(f"CShift(axis={x.axis}, {x.shift:+d})" for x in shifts))
+              + ", ".join(f"CShift({x.shift:+d}, axis={x.axis})" for x in shifts))
         d.say(f"  per execution rank 0 sends {volume[0]['messages_sent']} messages "
               f"({volume[0]['elements_sent']} elements) and copies {volume[0]['elements_copied']} elements locally")
 
     singles = [PShift(u, [x]) for x in shifts]
     together = time_collective(d.comm, lambda: plan.execute([n, e, w, s], [u, u, u, u]))
     one_by_one = time_collective(d.comm, lambda: [p.execute([dst], [u]) for p, dst in zip(singles, (n, e, w, s))])
-    d.say(f"  one PSHIFT {together * 1e6:.0f} us, four single shifts one after another {one_by_one * 1e6:.0f} us "
-          f"(medians of 30; ratio {one_by_one / together:.2f})")
+    d.times(f"  one PSHIFT {together * 1e6:.0f} us, four single shifts one after another {one_by_one * 1e6:.0f} us "
+            f"(medians of 30; ratio {one_by_one / together:.2f})")
 
     for _ in range(10):
         plan.execute([n, e, w, s], [u, u, u, u])
@@ -162,7 +171,7 @@ def _redistribution(d: _Demo) -> None:
         d.check(np.array_equal(large.to_global(), x), f"{method}: every element arrives where BlockCyclic({K * r}) "
                 "puts it")
         times[method] = time_collective(d.comm, lambda: plan.execute(small, large))
-    d.say("  " + ", ".join(f"{m} {t * 1e6:.0f} us" for m, t in times.items()) + " (medians of 30)")
+    d.times("  " + ", ".join(f"{m} {t * 1e6:.0f} us" for m, t in times.items()) + " (medians of 30)")
 
     matrix = np.arange(37 * 23, dtype=np.float64).reshape(37, 23)
     square = ProcessGrid(d.comm, dims=2)
@@ -229,7 +238,7 @@ def _vectors(d: _Demo) -> None:
             "slope and intercept match np.polyfit")
 
     med, t_med = timed(lambda: _select_kth(x, n // 2))
-    d.say(f"  median by quickselect (scalar extract, compare, pack): {med:.6f} in {t_med * 1e3:.2f} ms")
+    d.times(f"  median by quickselect (scalar extract, compare, pack): {med:.6f} in {t_med * 1e3:.2f} ms")
     d.check(med == np.median(xs), "the median matches np.median")
 
 
@@ -245,10 +254,10 @@ def _profile(d: _Demo) -> None:
     bar = _core.bench_barrier(comm, 30, 3)
     red = _core.bench_collective("allreduce", comm, 8, 30, 3, True)
     if comm.rank == 0:
-        d.say(f"  ping-pong rank 0 <-> 1: 8 bytes {median_us(lat):.2f} us one way; 1 MiB {median_us(big):.0f} us "
-              f"= {(1 << 20) / median_us(big):.0f} MB/s")
-        d.say(f"  on all {comm.size} ranks: barrier {median_us(bar):.2f} us, 8-byte allreduce {median_us(red):.2f} us "
-              f"(medians; every byte checked)")
+        d.times(f"  ping-pong rank 0 <-> 1: 8 bytes {median_us(lat):.2f} us one way; 1 MiB {median_us(big):.0f} us "
+                f"= {(1 << 20) / median_us(big):.0f} MB/s",
+                f"  on all {comm.size} ranks: barrier {median_us(bar):.2f} us, 8-byte allreduce {median_us(red):.2f} us "
+                f"(medians; every byte checked)")
     # With validation on, a wrong byte would have raised datamotion.Error on every rank.
     d.check(all(s > 0 for s in lat + big + bar + red), "every sample is a positive time, every byte arrived intact")
 
@@ -267,7 +276,7 @@ def _errors(d: _Demo) -> None:
         call()
         message = None
     except Error as e:
-        message = f"{e.status}: {e}"
+        message = str(e)
     messages = d.comm.gather(message)
     if d.console:
         d.say(f"  {mistake}; every rank raised datamotion.Error:")

@@ -2,7 +2,7 @@
 
 import json
 
-from ._mpi import MPI  # MPI at the thread level _mpi settles
+from ._mpi import MPI, THREAD_LEVEL_SOURCE  # MPI at the thread level _mpi settles
 
 from ._provenance import provenance
 
@@ -24,7 +24,7 @@ def run_info(as_json: bool = False) -> int:
         ("MPI standard", info["mpi_standard"]),
         ("ranks", str(info["ranks"])),
         ("hosts", ", ".join(info["hosts"])),
-        ("thread level", info["thread_level"]),
+        ("thread level", f"{info['thread_level']}: {THREAD_LEVEL_SOURCE}"),
         ("clock resolution", f"MPI_Wtick {info['wtick_s']:.3g} s; steady_clock {info['steady_clock_resolution_s']:.3g} s"),
         ("Python", f"{info['python']} (mpi4py {info['mpi4py']}, numpy {info['numpy']})"),
     ]

@@ -177,15 +177,18 @@ class RedistPlan:
 
 @collective("redistribute")
 def redistribute(a: DistArray, dist: DistSpec = None, grid: Optional[ProcessGrid] = None, method: str = "auto",
-                 ghost=0) -> DistArray:
+                 ghost=None) -> DistArray:
     """Collective. A copy of ``a`` with distribution ``dist`` (default: ``a``'s)
     on ``grid`` (default: ``a``'s grid; any grid over the same ranks), with
-    ``ghost`` widths. The :class:`RedistPlan` that moves it is kept for the next
+    ``ghost`` widths (default: ``a``'s, which any layout of its shape can hold;
+    ``ghost=0`` for none). The ghosts are allocated, not filled: a :class:`Halo`
+    fills them. The :class:`RedistPlan` that moves it is kept for the next
     call with arrays of the same layouts (on ``a``'s grid, freed with it)."""
     if not isinstance(a, DistArray):
         raise Error(DM_ERR_ARG, f"redistribute: expected a DistArray, got {type(a).__name__}")
     target = grid if grid is not None else a.grid
-    out = DistArray._to_overwrite(target, a.shape, a.dtype, dist if dist is not None else list(a.dist), ghost)
+    out = DistArray._to_overwrite(target, a.shape, a.dtype, dist if dist is not None else list(a.dist),
+                                  ghost if ghost is not None else list(a.ghost))
     key = ("redist", layout_key(a), id(target), layout_key(out), method)
     plan, _ = cached(a.grid, key, lambda: (RedistPlan(a, out, method), target))  # target kept: its id stays unique
     return plan.execute(a, out)

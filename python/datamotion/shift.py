@@ -1,14 +1,17 @@
 """PSHIFT: many circular and end-off shifts of distributed arrays in one step.
 
-Semantics are Fortran's: ``CShift(axis, s)`` gives ``r[i] = a[(i + s) mod n]``
-(``numpy.roll(a, -s, axis)``); ``EOShift(axis, s, boundary)`` gives
-``r[i] = a[i + s]`` where that index exists and the boundary elsewhere.
+Semantics are Fortran's: ``CShift(s, axis=k)`` gives ``r[i] = a[(i + s) mod n]``
+(``numpy.roll(a, -s, k)``); ``EOShift(s, axis=k, boundary=b)`` gives
+``r[i] = a[i + s]`` where that index exists and the boundary elsewhere. Every
+entry point takes the distance before the axis, as ``numpy.roll(a, shift, axis)``
+and Fortran's ``CSHIFT(array, shift, dim)`` do.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
-from typing import Any, List, Sequence, Union
+from typing import Any, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -27,23 +30,54 @@ _ZERO, _ONE, _SCALAR, _ARRAY = 0, 1, 2, 3
 _DM_ERR_STATE = 6
 
 
-@dataclass(frozen=True)
+def _shift_and_axis(kind: str, shift, old_order: tuple, axis, others: Sequence[str] = ()) -> tuple:
+    """(shift, axis, rest) of ``kind(shift, axis=...)``, or of the deprecated
+    ``kind(axis, shift, *others)``: with ``axis`` keyword-only, two positional
+    arguments can only be the old order."""
+    if len(old_order) > 1 + len(others) or (old_order and axis is not None):
+        raise TypeError(f"{kind}() takes the shift and then keywords: {kind}(shift, axis=k"
+                        + "".join(f", {name}=..." for name in others) + ")")
+    if not old_order:
+        if axis is None:
+            raise TypeError(f"{kind}() needs axis=, e.g. {kind}({shift!r}, axis=0)")
+        return shift, axis, ()
+    warnings.warn(f"{kind}(axis, shift) is deprecated: write {kind}({old_order[0]!r}, axis={shift!r}), "
+                  "the order of cshift(a, shift, axis) and numpy.roll", DeprecationWarning, stacklevel=3)
+    return old_order[0], shift, old_order[1:]
+
+
+@dataclass(frozen=True, init=False)
 class CShift:
-    """A circular shift by ``shift`` along ``axis``: ``r[i] = a[(i + shift) mod n]``."""
+    """A circular shift by ``shift`` along ``axis``: ``r[i] = a[(i + shift) mod n]``,
+    ``CShift(shift, axis=k)``. ``axis`` is keyword-only: ``CShift(k, shift)``, the
+    order of earlier versions, still works and warns (``DeprecationWarning``)."""
 
-    axis: int
     shift: int
+    axis: int
+
+    def __init__(self, shift: int, *old_order, axis: Optional[int] = None):
+        shift, axis, _ = _shift_and_axis("CShift", shift, old_order, axis)
+        object.__setattr__(self, "shift", shift)
+        object.__setattr__(self, "axis", axis)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class EOShift:
     """An end-off shift by ``shift`` along ``axis``: ``r[i] = a[i + shift]`` where that
     index exists, else ``boundary``: a number, or an array (NumPy or DistArray) of
-    the shifted array's shape without ``axis`` (one value per line along the axis)."""
+    the shifted array's shape without ``axis`` (one value per line along the axis).
+    ``EOShift(shift, axis=k, boundary=b)``; ``EOShift(k, shift[, b])``, the order of
+    earlier versions, still works and warns (``DeprecationWarning``)."""
 
-    axis: int
     shift: int
+    axis: int
     boundary: Any = 0.0
+
+    def __init__(self, shift: int, *old_order, axis: Optional[int] = None, boundary: Any = 0.0):
+        shift, axis, rest = _shift_and_axis("EOShift", shift, old_order, axis, ("boundary",))
+        object.__setattr__(self, "shift", shift)
+        object.__setattr__(self, "axis", axis)
+        object.__setattr__(self, "boundary", rest[0] if rest else boundary)
 
 
 Shift = Union[CShift, EOShift]
@@ -75,7 +109,7 @@ class PShift:
 
     Example, the 5-point stencil::
 
-        plan = PShift(u, [CShift(0, -1), CShift(0, 1), CShift(1, -1), CShift(1, 1)])
+        plan = PShift(u, [CShift(-1, axis=0), CShift(1, axis=0), CShift(-1, axis=1), CShift(1, axis=1)])
         n, s, w, e = plan([u, u, u, u])
         v.local[...] = (n.local + s.local + w.local + e.local - 4 * u.local)
     """
@@ -298,7 +332,7 @@ def cshift(a: DistArray, shift: int, axis: int) -> DistArray:
     """Collective. A new array ``r`` with ``r[i] = a[(i + shift) mod n]`` along ``axis``
     (Fortran's CSHIFT, ``numpy.roll(a, -shift, axis)``). Its plan is kept for the
     next call of the same shift on arrays of the same layout (see :class:`PShift`)."""
-    return _one_shot(a, CShift(axis, shift))
+    return _one_shot(a, CShift(shift, axis=axis))
 
 
 @collective("eoshift")
@@ -306,7 +340,7 @@ def eoshift(a: DistArray, shift: int, axis: int, boundary=0) -> DistArray:
     """Collective. A new array ``r`` with ``r[i] = a[i + shift]`` along ``axis`` where that
     index exists, else ``boundary`` (Fortran's EOSHIFT). Its plan is kept as
     :func:`cshift`'s is."""
-    return _one_shot(a, EOShift(axis, shift, boundary))
+    return _one_shot(a, EOShift(shift, axis=axis, boundary=boundary))
 
 
 def _one_shot(a: DistArray, shift: Shift) -> DistArray:

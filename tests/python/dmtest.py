@@ -124,7 +124,7 @@ def raises_everywhere(comm: MPI.Comm, fn: Callable[[], object], status: Optional
     if kind == "ok":
         mine = ("no error", None, None, "")
     elif isinstance(value, dm.Error):
-        mine = ("datamotion.Error", value.code, value.status, str(value))
+        mine = ("datamotion.Error", value.code, value.status, value.message)
     else:
         mine = (type(value).__name__, None, None, str(value))
     everyone = comm.allgather(mine)

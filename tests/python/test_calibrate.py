@@ -31,7 +31,7 @@ def model_file(path):
 def shift_plan():
     grid = dm.ProcessGrid(WORLD, dims=[1, WORLD.size])
     a = dm.DistArray.empty(grid, [64, 8 * WORLD.size], ghost=[0, 1])
-    return dm.PShift(a, [dm.CShift(1, 8)])
+    return dm.PShift(a, [dm.CShift(8, axis=1)])
 
 
 TRUTH = {  # the receivers' coefficients have a zero each, which pins the sender/receiver split
@@ -195,7 +195,7 @@ def test_calibrations_choice_is_what_plans_take():
             width = run_bytes // 8
             a = dm.DistArray.empty(grid, [runs, 2 * width], ghost=[0, 1])
             files.use(base)
-            described = dm.PShift(a, [dm.CShift(1, width)], executor="auto").describe()
+            described = dm.PShift(a, [dm.CShift(width, axis=1)], executor="auto").describe()
             nbytes = run_bytes * runs
             took = calibrate.described_ways(base, described, runs, nbytes)
             if took != tuple(calibrate.choice(base, runs, nbytes)):

@@ -36,7 +36,7 @@ def test_hot_path_mistakes_on_one_rank_fail_everywhere_in_checked_mode():
     if not CHECKED:
         pytest.skip("outside checked mode these end the job: test_hot_path_mistakes_end_the_job")
     grid, a, b, other = _arrays()
-    plan = dm.PShift(a, [dm.CShift(0, 1), dm.CShift(0, -1)])
+    plan = dm.PShift(a, [dm.CShift(1, axis=0), dm.CShift(-1, axis=0)])
     halo = dm.Halo(a)
     move = redist.RedistPlan(a, b)
     if WORLD.size > 1:
@@ -67,9 +67,9 @@ b = dm.DistArray.zeros(grid, (11,), np.float64, ghost=1)
 other = dm.DistArray.zeros(grid, (11,), np.float32, ghost=1)
 case = "{case}"
 if case == "pshift-list":
-    dm.PShift(a, [dm.CShift(0, 1), dm.CShift(0, -1)]).execute([b] if odd else [b, a], [a, a])
+    dm.PShift(a, [dm.CShift(1, axis=0), dm.CShift(-1, axis=0)]).execute([b] if odd else [b, a], [a, a])
 elif case == "pshift-dtype":
-    dm.PShift(a, [dm.CShift(0, 1)]).execute([b], [other if odd else a])
+    dm.PShift(a, [dm.CShift(1, axis=0)]).execute([b], [other if odd else a])
 elif case == "halo":
     dm.Halo(a).exchange(other if odd else a)
 elif case == "redist":

@@ -36,7 +36,10 @@ def still_works(grid=None):
 def test_error_type():
     e = dm.Error(3, "global shape differs across ranks")
     assert isinstance(e, RuntimeError)
-    assert (e.code, e.status, str(e)) == (3, "DM_ERR_MISMATCH", "global shape differs across ranks")
+    assert (e.code, e.status, e.message) == (3, "DM_ERR_MISMATCH", "global shape differs across ranks")
+    assert str(e) == "global shape differs across ranks [DM_ERR_MISMATCH]"  # as the C library's one-liners end
+    assert repr(e) == "datamotion.Error(DM_ERR_MISMATCH, 'global shape differs across ranks')"
+    assert f"{type(e).__module__}.{type(e).__qualname__}" == "datamotion.Error"  # the name tracebacks show
     names = {1: "DM_ERR_ARG", 2: "DM_ERR_TYPE", 3: "DM_ERR_MISMATCH", 4: "DM_ERR_MPI", 5: "DM_ERR_MEMORY",
              6: "DM_ERR_STATE", 7: "DM_ERR_UNSUPPORTED", 8: "DM_ERR_INTERNAL"}
     for code, name in names.items():
@@ -44,7 +47,7 @@ def test_error_type():
         assert _core.status_name(code) == name  # the C library's names agree
     assert dm.Error(99, "").status == "DM_ERR_UNKNOWN"
     back = pickle.loads(pickle.dumps(e))
-    assert (type(back), back.code, back.status, str(back)) == (dm.Error, 3, "DM_ERR_MISMATCH", str(e))
+    assert (type(back), back.code, back.status, back.message) == (dm.Error, 3, "DM_ERR_MISMATCH", e.message)
 
 
 # ---------------------------------------------------------------------------

@@ -41,3 +41,23 @@ def test_an_example_started_without_mpiexec_says_so():
     launched = subprocess.run([sys.executable, "-c", note], env={**env, "PMI_RANK": "0"}, capture_output=True,
                               text=True, timeout=60)
     assert launched.returncode == 0 and launched.stderr == "", launched
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_scatter_gather_prints_in_rank_order():
+    # Rank 0 prints every rank's line: whole lines, in rank order, whatever the launcher does.
+    import subprocess
+
+    from dmtest import job_environment, mpiexec_command
+
+    command = mpiexec_command(4)
+    if command is None:
+        pytest.skip("no mpiexec")
+    example = Path(__file__).resolve().parents[2] / "examples" / "python" / "scatter_gather.py"
+    done = subprocess.run([*command, sys.executable, str(example)], env=job_environment(), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split(" at ")[0] for line in lines[:4]] == [f"rank {r}" for r in range(4)], done.stdout
+    assert lines[4:] == ["gathered 9 x 10 matrix: every element doubled, ok",
+                         "expected error on every rank: axis 0: block size must be positive, got 0 [DM_ERR_ARG]"], lines

@@ -207,7 +207,7 @@ def pshift_cases(draw):
 
 
 def make_shift(kind, axis, distance, boundary):
-    return dm.CShift(axis, distance) if kind == "c" else dm.EOShift(axis, distance, boundary)
+    return dm.CShift(distance, axis=axis) if kind == "c" else dm.EOShift(distance, axis=axis, boundary=boundary)
 
 
 @pytest.mark.parallel(nprocs=ALL + LARGE)
@@ -242,7 +242,7 @@ def test_pshift_swaps_and_every_type(dtype, executor):
     grid = dm.ProcessGrid(dims=2)
     x, y = sample((9, 5), dtype, seed=1), sample((9, 5), dtype, seed=2)
     a, b = dm.DistArray.from_global(grid, x), dm.DistArray.from_global(grid, y)
-    plan = dm.PShift(a, [dm.CShift(0, 2), dm.CShift(1, -1)], executor=executor)
+    plan = dm.PShift(a, [dm.CShift(2, axis=0), dm.CShift(-1, axis=1)], executor=executor)
     with plan.start([b, a], [a, b]):
         pass
     check_same_array(WORLD, b.to_global(), np.roll(x, -2, 0), "b = cshift(a, 2, 0)")
@@ -328,7 +328,7 @@ def test_dm_exchange_environment_forces_the_executor(forced, monkeypatch):
     check_same_array(WORLD, a.local_with_ghosts, safely(lambda: halo_oracle(a, x, periods, True)), "halo")
     src = dm.DistArray.from_global(grid, x)
     dst = dm.DistArray.zeros(grid, x.shape)
-    shift = dm.PShift(src, [dm.CShift(1, 3)])
+    shift = dm.PShift(src, [dm.CShift(3, axis=1)])
     shift.execute([dst], [src])
     check_same_array(WORLD, dst.to_global(), np.roll(x, -3, 1), "pshift")
     other = dm.DistArray.zeros(grid, x.shape, dist=dm.BlockCyclic(2))
@@ -345,7 +345,7 @@ def test_dm_exchange_unknown_value_fails_everywhere(monkeypatch):
     grid = dm.ProcessGrid(dims=1, periods=[True])
     a = dm.DistArray.zeros(grid, (8,), ghost=1)
     raises_everywhere(WORLD, lambda: dm.Halo(a), "DM_ERR_ARG", r"unknown executor 'teleport'")
-    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(0, 1)]), "DM_ERR_ARG", r"unknown executor 'teleport'")
+    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(1, axis=0)]), "DM_ERR_ARG", r"unknown executor 'teleport'")
 
 
 @pytest.mark.parallel(nprocs=MAIN)
@@ -354,7 +354,7 @@ def test_unknown_executor_option_fails_everywhere():
     a = dm.DistArray.zeros(grid, (8,), ghost=1)
     b = dm.DistArray.zeros(grid, (8,), dist=dm.Cyclic())
     raises_everywhere(WORLD, lambda: dm.Halo(a, executor="alltoallw"), "DM_ERR_ARG", "unknown executor")
-    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(0, 1)], executor="fast"), "DM_ERR_ARG",
+    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(1, axis=0)], executor="fast"), "DM_ERR_ARG",
                       "unknown executor")
     raises_everywhere(WORLD, lambda: dm.RedistPlan(a, b, executor=None), "DM_ERR_ARG", "unknown executor")
     # One rank asking for another executor than the rest: the same error everywhere.
@@ -373,7 +373,7 @@ def _plans(grid):
     d = dm.DistArray.zeros(grid, x.shape, ghost=1)
     c = dm.DistArray.zeros(grid, x.shape, dist=dm.Cyclic())
     halo = dm.Halo(a, corners=True)
-    shift = dm.PShift(a, [dm.CShift(0, 1)])
+    shift = dm.PShift(a, [dm.CShift(1, axis=0)])
     redist = dm.RedistPlan(a, c)
     return [("halo", lambda: halo.start(a), lambda: halo.exchange(a), halo),
             ("pshift", lambda: shift.start([d], [a]), lambda: shift.execute([d], [a]), shift),
@@ -541,6 +541,6 @@ def test_test_advances_an_exchange_until_it_is_done(executor):
         drive(plan.start(src, dst))
         check_same_array(WORLD, dst.to_global(), x, f"redistribution, {method}")
     b = dm.DistArray.from_global(grid, np.zeros_like(x), ghost=2)
-    shift = dm.PShift(a, [dm.CShift(0, 3)], executor=executor)
+    shift = dm.PShift(a, [dm.CShift(3, axis=0)], executor=executor)
     drive(shift.start([b], [a]))
     check_same_array(WORLD, b.to_global(), np.roll(x, -3, axis=0), "pshift")

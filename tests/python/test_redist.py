@@ -323,3 +323,18 @@ def test_redistribute_reuses_its_plan_and_fills_every_element():
     ring[tuple(slice(1, n + 1) for n in with_ghosts.local_shape)] = False
     check_all(WORLD, not np.any(with_ghosts.local_with_ghosts[ring]), "ghosts of a redistributed array start zero")
     check_all(WORLD, len(a.grid._plans) == 2, f"{len(a.grid._plans)} plans kept for two layouts")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_redistribute_keeps_the_source_ghost_widths_unless_told():
+    grid = dm.ProcessGrid(dims=2)
+    x = sample((9, 7), np.float64, seed=6)
+    a = dm.DistArray.from_global(grid, x, ghost=[2, 1])
+    tall = dm.ProcessGrid(dims=[SIZE, 1])
+    kept = dm.redistribute(a, dm.BlockCyclic(2), grid=tall)
+    none = dm.redistribute(a, dm.Cyclic(), ghost=0)
+    other = dm.redistribute(a, ghost=3)
+    widths = (kept.ghost, none.ghost, other.ghost)
+    check_all(WORLD, widths == ((2, 1), (0, 0), (3, 3)), f"ghost widths {widths}")
+    for out in (kept, none, other):
+        check_all(WORLD, np.array_equal(out.to_global(), x), "every element where it belongs")

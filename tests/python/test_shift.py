@@ -4,6 +4,8 @@ with the boundary in the vacated positions. Random shapes, grids and shift sets
 shifts longer than the axis, sources that are also destinations, and bad input
 failing the same way on every rank."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import Phase, given, settings
@@ -60,8 +62,8 @@ def test_every_type_every_kind_of_boundary(dtype):
     x = sample((7, 5), dtype, seed=3)
     a = dm.DistArray.from_global(grid, x, ghost=1)
     lines = sample((5,), dtype, seed=4)
-    shifts = [dm.CShift(0, 2), dm.CShift(1, -1), dm.EOShift(0, -3), dm.EOShift(1, 2, 1),
-              dm.EOShift(0, 1, boundary_value(dtype, 0)), dm.EOShift(0, -2, lines)]
+    shifts = [dm.CShift(2, axis=0), dm.CShift(-1, axis=1), dm.EOShift(-3, axis=0), dm.EOShift(2, axis=1, boundary=1),
+              dm.EOShift(1, axis=0, boundary=boundary_value(dtype, 0)), dm.EOShift(-2, axis=0, boundary=lines)]
     results = dm.PShift(a, shifts)([a] * len(shifts))
     expected = [expected_shift(x, 2, 0), expected_shift(x, -1, 1), expected_shift(x, -3, 0, "eo", 0),
                 expected_shift(x, 2, 1, "eo", 1), expected_shift(x, 1, 0, "eo", boundary_value(dtype, 0)),
@@ -79,7 +81,8 @@ def test_any_distance_on_uneven_axes(n):
     x = sample((n,), np.float64, seed=n)
     a = dm.DistArray.from_global(grid, x)
     distances = [0, 1, -1, 2, -3, n, -n, n + 1, 2 * n + 3, -(3 * n + 2), 17]
-    plan = dm.PShift(a, [dm.CShift(0, s) for s in distances] + [dm.EOShift(0, s, 7.0) for s in distances])
+    plan = dm.PShift(a, [dm.CShift(s, axis=0) for s in distances]
+                     + [dm.EOShift(s, axis=0, boundary=7.0) for s in distances])
     results = plan([a] * (2 * len(distances)))
     for s, r in zip(distances, results):
         check_same_array(WORLD, r.to_global(), expected_shift(x, s, 0), f"cshift {s}")
@@ -92,7 +95,7 @@ def test_seven_dimensions_with_local_axes():
     grid = dm.ProcessGrid(dims=[0, 1, 0, 1, 1, 1, 1])
     x = sample((3, 2, 4, 1, 2, 1, 3), np.complex128, seed=9)
     a = dm.DistArray.from_global(grid, x, ghost=[1, 0, 2, 0, 1, 0, 1])
-    shifts = [dm.CShift(axis, s) for axis, s in [(0, 1), (1, -1), (2, 5), (6, 2), (4, 1)]]
+    shifts = [dm.CShift(s, axis=axis) for axis, s in [(0, 1), (1, -1), (2, 5), (6, 2), (4, 1)]]
     for shift, r in zip(shifts, dm.PShift(a, shifts)([a] * len(shifts))):
         check_same_array(WORLD, r.to_global(), expected_shift(x, shift.shift, shift.axis), str(shift))
 
@@ -105,7 +108,7 @@ def test_sources_that_are_destinations():
     b = dm.DistArray.from_global(grid, x + 1, ghost=1)
     # a <- cshift(a), b <- eoshift(a), c <- cshift(b): every source read before any write.
     c = dm.DistArray.zeros(grid, x.shape, np.int64, ghost=1)
-    plan = dm.PShift(a, [dm.CShift(0, 1), dm.EOShift(1, -2, 5), dm.CShift(1, 3)])
+    plan = dm.PShift(a, [dm.CShift(1, axis=0), dm.EOShift(-2, axis=1, boundary=5), dm.CShift(3, axis=1)])
     for _ in range(3):  # again with the same arrays: the persistent requests are reused
         xa, xb = a.to_global(), b.to_global()
         plan.execute([a, b, c], [a, a, b])
@@ -132,10 +135,45 @@ def test_conveniences_and_volume():
     a = dm.DistArray.from_global(grid, x)
     check_same_array(WORLD, dm.cshift(a, 3, 0).to_global(), np.roll(x, -3))
     check_same_array(WORLD, dm.eoshift(a, -4, 0).to_global(), expected_shift(x, -4, 0, "eo", 0))
-    v = dm.PShift(a, [dm.CShift(0, 1), dm.CShift(0, -1)]).volume()
+    v = dm.PShift(a, [dm.CShift(1, axis=0), dm.CShift(-1, axis=0)]).volume()
     # Every element moves once per shift: sent to another rank or copied locally.
     moved = WORLD.allreduce(v["elements_sent"] + v["elements_copied"])
     check_all(WORLD, moved == 2 * x.size, f"{moved} elements moved")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_shift_signatures_take_the_distance_then_the_axis():
+    """CShift(shift, axis=...) and EOShift(shift, axis=..., boundary=...) in the order of
+    cshift(a, shift, axis) and numpy.roll; the old CShift(axis, shift) order still
+    works and warns."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new forms warn of nothing
+        new = [dm.CShift(2, axis=1), dm.CShift(shift=2, axis=1), dm.CShift(axis=1, shift=2)]
+        end_off = dm.EOShift(-1, axis=0, boundary=7.0)
+    assert new[0] == new[1] == new[2] and (new[0].shift, new[0].axis) == (2, 1)
+    assert repr(new[0]) == "CShift(shift=2, axis=1)"
+    assert (end_off.shift, end_off.axis, end_off.boundary) == (-1, 0, 7.0)
+    with pytest.warns(DeprecationWarning, match=r"CShift\(axis, shift\) is deprecated: write CShift\(2, axis=1\)"):
+        assert dm.CShift(1, 2) == new[0]
+    with pytest.warns(DeprecationWarning, match=r"EOShift\(axis, shift\)"):
+        old = dm.EOShift(0, -1, 7.0)
+    assert (old.shift, old.axis, old.boundary) == (-1, 0, 7.0)
+    with pytest.warns(DeprecationWarning):
+        assert dm.EOShift(0, -1).boundary == 0.0
+    for wrong in (lambda: dm.CShift(2), lambda: dm.CShift(1, 2, axis=1), lambda: dm.CShift(1, 2, 3),
+                  lambda: dm.EOShift(0, 1, 2.0, 3.0)):
+        with pytest.raises(TypeError):
+            wrong()
+
+    grid = dm.ProcessGrid(dims=2)
+    x = sample((6, 5), np.float64, seed=5)
+    a = dm.DistArray.from_global(grid, x)
+    by_keyword = dm.cshift(a, shift=2, axis=1).to_global()
+    by_plan = dm.PShift(a, [new[0]])([a])[0].to_global()
+    check_same_array(WORLD, by_keyword, np.roll(x, -2, axis=1), "cshift(a, shift=2, axis=1)")
+    check_same_array(WORLD, by_plan, np.roll(x, -2, axis=1), "PShift with CShift(2, axis=1)")
+    check_same_array(WORLD, dm.eoshift(a, shift=-1, axis=0, boundary=7.0).to_global(),
+                     expected_shift(x, -1, 0, "eo", 7.0), "eoshift by keywords")
 
 
 # ---------------------------------------------------------------------------
@@ -160,10 +198,10 @@ def cases(draw):
 
 def make_shift(kind, axis, s, shape, dtype, k):
     if kind == "c":
-        return dm.CShift(axis, s), 0
+        return dm.CShift(s, axis=axis), 0
     boundary = {"eo0": 0, "eo1": 1, "eoscalar": boundary_value(dtype, k),
                 "eoarray": sample(lines_shape(shape, axis), dtype, seed=k)}[kind]
-    return dm.EOShift(axis, s, boundary), boundary
+    return dm.EOShift(s, axis=axis, boundary=boundary), boundary
 
 
 @pytest.mark.parallel(nprocs=WITH_8 + [5, 6, 7] + LARGE)
@@ -192,10 +230,11 @@ def test_random_polyshifts_match_numpy(case):
 def test_bad_plans_and_executions():
     grid = dm.ProcessGrid(dims=2)
     a = dm.DistArray.from_global(grid, np.zeros((4, 6)))
-    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(2, 1)]), "DM_ERR_ARG", r"axis 2 out of range \[0, 2\)")
-    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(-1, 1)]), "DM_ERR_ARG", r"axis -1 out of range")
+    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(1, axis=2)]), "DM_ERR_ARG",
+                      r"axis 2 out of range \[0, 2\)")
+    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(1, axis=-1)]), "DM_ERR_ARG", r"axis -1 out of range")
     raises_everywhere(WORLD, lambda: dm.PShift(a, ["north"]), "DM_ERR_ARG", r"expected CShift or EOShift")
-    plan = dm.PShift(a, [dm.CShift(0, 1), dm.EOShift(1, 1, np.arange(4.0))])
+    plan = dm.PShift(a, [dm.CShift(1, axis=0), dm.EOShift(1, axis=1, boundary=np.arange(4.0))])
     other_shape = dm.DistArray.zeros(grid, (4, 7))
     other_type = dm.DistArray.zeros(grid, (4, 6), np.float32)
     other_ghost = dm.DistArray.zeros(grid, (4, 6), ghost=1)
@@ -217,7 +256,7 @@ def test_bad_plans_and_executions():
     b = dm.DistArray.zeros(grid, (4, 6))
     raises_everywhere(WORLD, lambda: plan.execute([b], [a]), "DM_ERR_ARG", r"the plan has 2 shifts")
     raises_everywhere(WORLD, lambda: plan.execute([b, b], [a, a]), "DM_ERR_ARG", r"same destination")
-    wrong_lines = dm.PShift(a, [dm.EOShift(1, 1, np.arange(5.0))])
+    wrong_lines = dm.PShift(a, [dm.EOShift(1, axis=1, boundary=np.arange(5.0))])
     raises_everywhere(WORLD, lambda: wrong_lines.execute([b], [a]), "DM_ERR_ARG", r"boundary")
 
 
@@ -225,7 +264,7 @@ def test_bad_plans_and_executions():
 def test_plans_used_after_free():
     grid = dm.ProcessGrid()
     a = dm.DistArray.from_global(grid, np.zeros(8), ghost=1)
-    plan, halo = dm.PShift(a, [dm.CShift(0, 1)]), dm.Halo(a)
+    plan, halo = dm.PShift(a, [dm.CShift(1, axis=0)]), dm.Halo(a)
     plan.free()
     halo.free()
     raises_everywhere(WORLD, lambda: plan.execute([a], [a]), "DM_ERR_STATE", r"used after free")
@@ -238,7 +277,8 @@ def test_shifting_a_cyclic_axis_is_refused_at_setup():
     grid = dm.ProcessGrid()
     a = dm.DistArray.from_global(grid, np.zeros(8), dist=dm.Cyclic())
     if SIZE > 1:
-        raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(0, 1)]), "DM_ERR_UNSUPPORTED", r"Block-distributed")
+        raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(1, axis=0)]), "DM_ERR_UNSUPPORTED",
+                          r"Block-distributed")
     else:  # one coordinate: the axis is local whatever its distribution
         check_same_array(WORLD, dm.cshift(a, 1, 0).to_global(), np.zeros(8))
 
@@ -248,7 +288,7 @@ def test_shift_specs_differing_across_ranks():
     grid = dm.ProcessGrid()
     a = dm.DistArray.from_global(grid, np.zeros(8))
     s = 2 if WORLD.rank == SIZE - 1 else 1
-    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(0, s)]), "DM_ERR_MISMATCH", r"differs across ranks")
+    raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(s, axis=0)]), "DM_ERR_MISMATCH", r"differs across ranks")
 
 
 @pytest.mark.parallel(nprocs=WITH_8)

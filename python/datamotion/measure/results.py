@@ -9,6 +9,7 @@ from typing import Any, List, Mapping, Sequence
 
 from .._files import atomic_write
 from .constants import ENVIRONMENT_PREFIXES, MODEL_SCHEMA, RESULTS_SCHEMA
+from .cores import shared_cores
 
 __all__ = ["document", "write_results", "load_results", "load_model", "check_results", "check_model"]
 
@@ -55,20 +56,13 @@ def document(comm, results: List[dict], *, quick: bool, validate: bool, **fields
     on every rank: provenance (with the MPI environment variables, the thread level
     and the scheduling policy), the run's settings, ``fields`` and the warnings
     every reader should see (oversubscribed cores, MPI_THREAD_MULTIPLE, noisy rows)."""
-    from mpi4py import MPI
-
     from .._provenance import provenance
 
     info = provenance(comm)
     info["environment"] = {k: v for k, v in os.environ.items() if k.startswith(ENVIRONMENT_PREFIXES)}
     info["scheduling"] = _scheduling()
-    host = comm.Split_type(MPI.COMM_TYPE_SHARED)  # collective: the ranks sharing this node
-    on_host = host.size
-    host.Free()
-    warnings = []
-    cores = os.cpu_count() or 1
-    if on_host > cores:
-        warnings.append(f"{on_host} ranks share {cores} cores on a host: timings include oversubscription")
+    sharing = shared_cores(comm)
+    warnings = [sharing] if sharing else []
     if info.get("thread_level") == "multiple":
         warnings.append("measured under MPI_THREAD_MULTIPLE: MPI calls take locks that a program calling "
                         "MPI_Init does not (datamotion bench --thread-level single, or MPI4PY_RC_THREAD_LEVEL=single)")

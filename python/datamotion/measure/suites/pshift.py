@@ -132,7 +132,7 @@ class Case:
         shape = [n * d for n, d in zip(self.local_shape, self.grid.dims)]
         data = np.random.default_rng(k).standard_normal(shape)
         self.src = DistArray.from_global(self.grid, data)
-        self.shifts = [CShift(axis, s) for axis in range(k) for s in (1, -1)]
+        self.shifts = [CShift(s, axis=axis) for axis in range(k) for s in (1, -1)]
         self.dsts = [DistArray.zeros(self.grid, shape) for _ in self.shifts]
         self.together = PShift(self.src, self.shifts)
         self.singles = [PShift(self.src, [s]) for s in self.shifts]

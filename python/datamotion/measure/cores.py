@@ -1,0 +1,39 @@
+"""Whether the ranks of a run share cores: the condition every printed time carries.
+
+Ranks that outnumber the cores they may run on take turns, and a time measured so
+is not that of a dedicated machine (a ping-pong 10x slower, say). The cores of a
+host are those its ranks may run on (the union of their affinity masks, so a
+launcher that binds every rank to one core counts one core), not all it has.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+
+def _allowed_cores() -> list:
+    """The cores this process may run on."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity masks (macOS): every core
+        return list(range(os.cpu_count() or 1))
+
+
+def shared_cores(comm) -> Optional[str]:
+    """Collective on ``comm``. None when no host holds more ranks than cores to run
+    them on; else, the same on every rank, a sentence saying so for the most crowded
+    host: ``"4 ranks on 2 cores: ranks share cores, times are not those of a
+    dedicated machine"``."""
+    from mpi4py import MPI
+
+    hosts = {}
+    for host, cores in comm.allgather((MPI.Get_processor_name(), _allowed_cores())):
+        ranks, union = hosts.setdefault(host, [0, set()])
+        hosts[host][0] = ranks + 1
+        union.update(cores)
+    ranks, cores = max(((r, len(c)) for r, c in hosts.values()), key=lambda rc: rc[0] / rc[1])
+    if ranks <= cores:
+        return None
+    where = " of a host" if len(hosts) > 1 else ""
+    return f"{ranks} ranks on {cores} cores{where}: ranks share cores, times are not those of a dedicated machine"
