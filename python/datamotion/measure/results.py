@@ -67,6 +67,7 @@ def document(comm, results: List[dict], *, quick: bool, validate: bool, **fields
     host.Free()
     warnings = []
     cores = os.cpu_count() or 1
+    info["ranks_per_host"], info["cores_per_host"] = on_host, cores  # the report says when ranks share cores
     if on_host > cores:
         warnings.append(f"{on_host} ranks share {cores} cores on a host: timings include oversubscription")
     if info.get("thread_level") == "multiple":

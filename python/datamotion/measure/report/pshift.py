@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import html
-from typing import Dict, List, Mapping, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
+from ..polyshift import eq2, fit_eq2
+from .compare import Item, Row, find, pick
 from .format import Entry, beside_seed, by_kernel, first_entry, fmt, num, r2_text, seed_section, short, table
 from .plots import Plots, bytes_axis, errorbars, value_axis
 
@@ -294,3 +296,113 @@ def sections(entries: Sequence[Entry], plots: Plots) -> List[str]:
     """The HTML of this seed's subsections that have data."""
     return [s for s in (_tables_section(entries, plots), _model_section(entries, plots),
                         _setup_section(entries, plots), _shapes_section(entries, plots)) if s]
+
+
+# ---------------------------------------------------------------------------
+# Every numbered table and figure beside ours (measure/report/compare.py)
+# ---------------------------------------------------------------------------
+
+SPEEDUP_REMARK = (
+    "Why our speedups stay far below the paper's: on the CM-200 the one exchange of PSHIFT runs over all "
+    "hypercube wires of a node at once while CSHIFT pays a full start-up per shift, and a call costs tens of "
+    "microseconds of front-end time; here each shift of the baseline is an MPI message of a few microseconds "
+    "between ranks in shared memory (on {cores}), whose start-up MPI already overlaps, and both copy the same "
+    "data through the same memory, so there is little left to gain.")
+
+
+def paper_eq2(k: int) -> Optional[dict]:
+    """Eq. 2 fitted to the paper's own PSHIFT elapsed times of Table k (the fits its
+    Figures 9-11 draw; the paper prints no coefficients)."""
+    seed = SEED_TABLES[k]
+    Ls = sorted(seed)
+    return fit_eq2(Ls, [seed[L][1] * 1e3 for L in Ls], k)
+
+
+def _pshift_entry(entries, k: int) -> Optional[Entry]:
+    return next((e for e in find(entries, "pshift_table") if int(num(e.params.get("rank")) or 0) == k), None)
+
+
+def _item_table(k: int):
+    def rows(entries: Sequence[Entry]) -> List[Row]:
+        e = _pshift_entry(entries, k)
+        out = []
+        for L, (cs, ps, speedup, *_cm) in sorted(SEED_TABLES[k].items()):
+            p = pick(e, L=L, method="pshift")
+            c = pick(e, L=L, method="cshift")
+            if p is None and c is None:
+                continue
+            sub = "×".join([str(L)] * k)
+            out += [Row(f"{sub}: PSHIFT", p, ps * 1e3, "µs", "paper: elapsed time"),
+                    Row(f"{sub}: the 2k shifts one after another (CSHIFT)", c, cs * 1e3, "µs"),
+                    Row(f"{sub}: speedup", c / p if c and p else None, speedup, "×")]
+        return out
+    return rows
+
+
+def _item_figure8(entries: Sequence[Entry]) -> List[Row]:
+    out = []
+    for k in sorted(SEED_TABLES):
+        e = _pshift_entry(entries, k)
+        if e is None:
+            continue
+        smallest = min(SEED_TABLES[k])
+        p, c = pick(e, L=smallest, method="pshift"), pick(e, L=smallest, method="cshift")
+        out.append(Row(f"rank {k}, L = {smallest}: speedup", c / p if c and p else None,
+                       SEED_TABLES[k][smallest][2], "×", "the paper's smallest subgrid: its largest speedup"))
+    return out
+
+
+def _item_figure9(entries: Sequence[Entry]) -> List[Row]:
+    e = _pshift_entry(entries, 1)
+    if e is None:
+        return []
+    Ls, t, _ = e.series("L", where=lambda r: r.get("method") == "pshift")
+    if not len(Ls):
+        return []
+    out = [Row(f"L = {L:.0f}: PSHIFT", ti, SEED_TABLES[1][int(L)][4] * 1e3 if int(L) in SEED_TABLES[1] else None,
+               "µs", "paper: CM time of Table 1") for L, ti in zip(Ls, t)]
+    first, last = float(t[0]), float(t[-1])
+    out.append(Row(f"one exchange: PSHIFT at L = {Ls[0]:.0f}", first, SEED_EXCHANGE_US, "µs",
+                   "paper: the CM time at L = 4, all exchange"))
+    if Ls[-1] > Ls[0]:
+        out.append(Row("memory move of one 32-bit slice: (T(L max) − T(L min)) / (2 · 2 (L max − L min))",
+                       (last - first) / (4 * (Ls[-1] - Ls[0])), SEED_SLICE_MOVE_US, "µs",
+                       "paper: the same from Table 1 at L = 16384 and 4, REAL*8 = 2 slices"))
+    return out
+
+
+def _item_eq2(k: int):
+    def rows(entries: Sequence[Entry]) -> List[Row]:
+        e = _pshift_entry(entries, k)
+        ours = e.params.get("eq2") if e is not None and isinstance(e.params.get("eq2"), Mapping) else {}
+        paper = paper_eq2(k) or {}
+        out = [Row(f"Eq. 2 {name}", num(ours.get(key)), num(paper.get(key)), "µs",
+                   "paper: Eq. 2 fitted here to its Table " + str(k) + " (no printed coefficients)")
+               for name, key in (("a (start-up)", "a_us"), (f"b (L^{k - 1}: between nodes)", "b_us"),
+                                 (f"c (L^{k}: memory moves)", "c_us"))]
+        if e is not None and paper:
+            for L, row in sorted(SEED_TABLES[k].items()):
+                p = pick(e, L=L, method="pshift")
+                if p is not None:
+                    out.append(Row(f"L = {L}: PSHIFT against the paper's Eq. 2 curve", p, float(eq2(paper, L, k)),
+                                   "µs"))
+        return out
+    return rows
+
+
+ITEMS = (
+    Item("pshift", "Table 1", "rank-1 subgrids, shifts ±1", frozenset({"pshift_table"}), _item_table(1), SEED_MACHINE,
+         "Ours: P ranks on this machine, float64, one rank per grid point of the process grid."),
+    Item("pshift", "Table 2", "rank-2 subgrids, shifts ±1", frozenset({"pshift_table"}), _item_table(2), SEED_MACHINE),
+    Item("pshift", "Table 3", "rank-3 subgrids, shifts ±1", frozenset({"pshift_table"}), _item_table(3), SEED_MACHINE),
+    Item("pshift", "Table 4", "rank-4 subgrids, shifts ±1", frozenset({"pshift_table"}), _item_table(4), SEED_MACHINE),
+    Item("pshift", "Figure 8", "speedup of PSHIFT over CSHIFT", frozenset({"pshift_table"}), _item_figure8,
+         SEED_MACHINE, "Ours: MPI messages between ranks that share memory, not hypercube wires."),
+    Item("pshift", "Figure 9", "rank-1 timings and the constants of Section 6.2", frozenset({"pshift_table"}),
+         _item_figure9, SEED_MACHINE),
+    Item("pshift", "Figure 10", "Eq. 2 fitted to the rank-2 timings", frozenset({"pshift_table"}), _item_eq2(2),
+         SEED_MACHINE),
+    Item("pshift", "Figure 11", "Eq. 2 fitted to the rank-3 timings", frozenset({"pshift_table"}), _item_eq2(3),
+         SEED_MACHINE),
+)
+"""The PSHIFT paper's numbered data tables and figures (Figures 1-7 are diagrams and code)."""
