@@ -232,6 +232,13 @@ def _item_nesl(benchmark: str):
         out.append(Row("n½ (elements per rank at half the asymptotic rate)", num(p.get("nhalf")), None,
                        "elements per rank", "paper: \u201cvery high\u201d for the MPI versions, no number printed",
                        compared=False))
+        if benchmark == "median":
+            fit = one(entries, "cvl_nesl", benchmark="linefit")
+            ratio = (num(p.get("nhalf")) / num(fit.params.get("nhalf"))
+                     if fit and num(p.get("nhalf")) and num(fit.params.get("nhalf")) else None)
+            out.append(Row("n½ of the median / n½ of the line-fit", ratio, 1.0, "×",
+                           "paper: more than 1 (\u201cMPI's high communication overhead is even more apparent\u201d); "
+                           "a lower bound"))
         out.append(Row("asymptotic rate", num(p.get("rate_melem_per_s")), None, "M elements/s per rank",
                        "paper: drawn, not printed", compared=False))
         return out

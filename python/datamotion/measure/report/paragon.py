@@ -409,6 +409,18 @@ def _segment_text(s: Mapping[str, Any]) -> str:
             + _flags(s))
 
 
+def _segments_text(segments: Sequence[Mapping[str, Any]]) -> str:
+    """The first segment as the one the paper's line compares with; the rest in a line
+    after it. A segment whose r² is negative is no line: it is marked, not compared."""
+    first, rest = segments[0], segments[1:]
+    text = _segment_text(first)
+    if (num(first.get("r2")) or 0) < 0:
+        text += " <span class=bad>(r² < 0: not comparable with the paper's line)</span>"
+    if rest:
+        text += f"<br><span class=ci>other segments: {'; '.join(_segment_text(s) for s in rest)}</span>"
+    return text
+
+
 def summary_rows(entries: Sequence[Entry]) -> List[Tuple[str, ...]]:
     """Table 1's rows: (quantity, ours, source, Paragon, SP2, CS-2), HTML cells."""
     rows: List[Tuple[str, ...]] = []
@@ -449,23 +461,22 @@ def summary_rows(entries: Sequence[Entry]) -> List[Tuple[str, ...]]:
         if zero is not None:
             rows.append((f"zero-byte message (µs), {html.escape(_method(e))}", fmt(zero), "paragon_sweep")
                         + _paper(TABLE1_ZERO_US, _quoted))
-        fit = _sweep_fit(e)
-        for i, s in enumerate((fit or {}).get("segments", [])):
-            rows.append((f"small messages (µs), {html.escape(_method(e))}, segment {i + 1}", _segment_text(s),
+        segments = (_sweep_fit(e) or {}).get("segments") or []
+        if segments:  # the paper's small-message line: our first segment; the others are listed with it
+            rows.append((f"small messages (µs), {html.escape(_method(e))}", _segments_text(segments),
                          "paragon_sweep") + _paper(TABLE1_SMALL, _paper_expression))
-    # Large messages: every segment of the point-to-point fits over the full size range.
+    # Large messages: the largest-size segment of each point-to-point fit (the paper's "large" line).
     large = [e for e in by_kernel(entries, ("pingpong", "exchange"))]
     k1 = _first(entries, "paragon_contention", mode="messages")
-    for e in large:
-        fit = _piecewise(e)
-        for i, s in enumerate((fit or {}).get("segments", [])):
-            rows.append((f"messages (µs), {html.escape(e.label)}, segment {i + 1}", _segment_text(s), e.kernel)
-                        + _paper(TABLE1_LARGE, _paper_expression))
+    fits = [(f"messages (µs), {html.escape(e.label)}", _piecewise(e), e.kernel) for e in large]
     if not large and k1:
-        fit = _piecewise(k1, where=lambda r: num(r.get("k")) == 1 and num(r.get("bytes")) > 0)
-        for i, s in enumerate((fit or {}).get("segments", [])):
-            rows.append((f"messages (µs), one exchange, segment {i + 1}", _segment_text(s),
-                         "paragon_contention, k = 1") + _paper(TABLE1_LARGE, _paper_expression))
+        fits.append(("messages (µs), one exchange",
+                     _piecewise(k1, where=lambda r: num(r.get("k")) == 1 and num(r.get("bytes")) > 0),
+                     "paragon_contention, k = 1"))
+    for what, fit, source in fits:
+        segments = (fit or {}).get("segments") or []
+        if segments:
+            rows.append((what, _segments_text(segments[::-1]), source) + _paper(TABLE1_LARGE, _paper_expression))
     # Contention slope: slowdown = 1 + s (k - 1) at the largest size.
     for e in by_kernel(entries, ("paragon_contention",)):
         s = contention_slope(e)

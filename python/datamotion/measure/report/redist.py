@@ -1,5 +1,5 @@
 """Block-cyclic redistribution: the report's section for the redist experiments
-(measure/suites/redist.py): Figures 11(c), 11(d) and 12 against K and against P,
+(measure/suites/redist.py): Figures 11 and 12 (all four panels) against K and against P,
 with Table 1's collectives; the K-phase variants side by side; Figure 7's
 permutation blocks."""
 
@@ -102,32 +102,43 @@ def _volume_text(entry: Entry) -> str:
     return f"{fmt(blocks)} blocks of r = {fmt(r)} {dtype} per rank" if blocks is not None else "the paper's volume"
 
 
+PANELS = (("(a) simple schedule, wildcard receives", ("simple_sync", "simple_unsync")),
+          ("(b) random schedule, synchronized", ("random_sync",)),
+          ("(c) optimal schedule, nonblocking receives", ("irecv",)),
+          ("(d) optimal schedule, MPI_Sendrecv", ("sendrecv",)))
+"""Figures 11 and 12's four panels and the variants each draws."""
+PANEL_LINES = {"simple_sync": "-", "simple_unsync": ":"}
+
+
 def _against_k_section(entry: Entry, plots: Plots) -> str:
-    panels = [v for v in ("irecv", "sendrecv") if _rows(entry, variant=v)]
+    panels = [(title, [v for v in variants if _rows(entry, variant=v)]) for title, variants in PANELS]
+    panels = [(title, variants) for title, variants in panels if variants]
     if not panels:
         return ""
-    fig, axes = plots.figure(width=9.6, height=4.0, ncols=len(panels))
+    fig, axes = plots.figure(width=4.2 * len(panels), height=4.0, ncols=len(panels))
     axes = axes if isinstance(axes, list) else [axes]
     ranks = sorted({int(num(r.get("ranks"))) for r in entry.rows if num(r.get("ranks")) is not None})
-    values = [num(r.get("median_us")) for r in entry.rows if r.get("variant") in panels]
-    for ax, variant in zip(axes, panels):
-        for P in ranks:
-            x, _, rows = entry.series("K", where=lambda r, P=P, v=variant: (r.get("ranks"), r.get("variant")) == (P, v))
-            if len(x):
-                errorbars(ax, x, rows, label=f"P = {P}")
+    values = [num(r.get("median_us")) for r in entry.rows if any(r.get("variant") in v for _, v in panels)]
+    for ax, (title, variants) in zip(axes, panels):
+        for i, P in enumerate(ranks):
+            for v in variants:
+                x, _, rows = entry.series("K", where=lambda r, P=P, v=v: (r.get("ranks"), r.get("variant")) == (P, v))
+                if len(x):
+                    sync = {"simple_sync": ", synchronized", "simple_unsync": ", unsynchronized"}.get(v, "")
+                    errorbars(ax, x, rows, color=f"C{i}", linestyle=PANEL_LINES.get(v, "-"), label=f"P = {P}{sync}")
         ax.set_xlabel("expansion factor K (block size r → K r)")
         whole_number_ticks(ax, entry.distinct("K"))
         value_axis(ax, values, "time (µs)")
-        ax.set_title({"irecv": "(c) optimal schedule, nonblocking receives",
-                      "sendrecv": "(d) optimal schedule, MPI_Sendrecv"}[variant], fontsize=10)
-        ax.legend(fontsize=8)
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=7)
     ours = plots.save(fig, "redist figure 11 against K", "Redistribution time against the expansion factor K",
-                      f"Median with 5–95% range, {_volume_text(entry)}; one curve per P (the first P ranks).")
+                      f"Median with 5–95% range, {_volume_text(entry)}; one curve per P (the first P ranks), "
+                      f"K = {', '.join(f'{k:g}' for k in entry.distinct('K'))}.")
     seed = (f"<p>Figures 11 (IBM SP-1) and 12 (Intel Paragon) plot the time against K for "
             f"P = {', '.join(str(p) for p in TABLE1_P)}, 800 blocks of r = 4 integers per process; the paper gives "
             "them only as plots. Its text states:</p>" + _quotes(FIGURE_STATEMENTS)
             + "<p>Table 1 quotes panel (d) at K = 2 and 20 (next subsection).</p>")
-    return ("<section id=redist-fig11><h3>Figures 11(c), 11(d) and 12: redistribution time against K</h3>"
+    return ("<section id=redist-fig11><h3>Figures 11 and 12, panels (a)–(d): redistribution time against K</h3>"
             + beside_seed(ours, seed, f"{SP1}; {PARAGON}") + "</section>")
 
 
