@@ -91,15 +91,17 @@ def _value(value: Optional[float]) -> str:
 
 
 def item_section(item: Item, entries: Sequence[Entry], conditions: str) -> str:
-    """The item's ``<section>``: heading, the conditions, the rows with their ratios."""
+    """The item's ``<section>``: heading, the conditions, the rows with their ratios; ""
+    when none of our rows is for this item (a rank of subgrid not measured, say)."""
     rows = item.rows(entries)
+    if not rows:
+        return ""
     body = [(html.escape(r.quantity), _value(r.ours), _value(r.paper), html.escape(r.unit), _ratio_text(r),
              html.escape(r.note)) for r in rows]
     differs = f" {html.escape(item.differs)}" if item.differs else ""
     text = (f"<p class=conditions>Ours: {conditions}. The paper: {html.escape(item.machine)}.{differs}</p>"
-            + (table(["quantity", "ours", "the paper", "unit", "ours / paper", "note"], body,
-                     f"{html.escape(item.name)}: ours beside the paper's numbers", numeric_from=1)
-               if body else "<p>No row of ours to set beside the paper's.</p>"))
+            + table(["quantity", "ours", "the paper", "unit", "ours / paper", "note"], body,
+                    f"{html.escape(item.name)}: ours beside the paper's numbers", numeric_from=1))
     return (f'<section id="{item.section_id}" class=item><h4>{html.escape(item.name)}: {html.escape(item.title)}'
             f"</h4>{text}</section>")
 
@@ -107,6 +109,7 @@ def item_section(item: Item, entries: Sequence[Entry], conditions: str) -> str:
 def items_section(seed_id: str, items: Sequence[Item], entries: Sequence[Entry], conditions: str) -> str:
     """A seed's items that have data, each in its section, under one heading."""
     parts = [item_section(i, entries, conditions) for i in items if i.present(entries)]
+    parts = [p for p in parts if p]
     if not parts:
         return ""
     return (f'<section id="{seed_id}-items"><h3>Every numbered table and figure beside the paper</h3>'
@@ -118,9 +121,7 @@ def csv_rows(items: Sequence[Item], entries: Sequence[Entry]) -> List[Dict[str, 
     """results.csv lines of the paper's numbers: one per row of every present item."""
     out = []
     for item in items:
-        if not item.present(entries):
-            continue
-        for r in item.rows(entries):
+        for r in item.rows(entries) if item.present(entries) else []:
             out.append({"kernel": f"paper:{item.seed}", "params": f"item={item.name};quantity={r.quantity}",
                         "item": item.name, "quantity": r.quantity, "unit": r.unit, "ours": num(r.ours),
                         "paper": num(r.paper), "ratio": r.ratio, "paper_machine": item.machine, "note": r.note})
