@@ -1,6 +1,7 @@
 """The redistribution paper's experiments (datamotion bench redist): the literal
 K-phase algorithms (MPI_Sendrecv, ready mode, synchronised nonblocking receives, and
-the self-describing wildcard ones with the simple and random schedules) give the array datamotion's RedistPlan and a NumPy oracle give, at 1-4 ranks with
+the self-describing wildcard ones with the simple and random schedules) give the
+array datamotion's RedistPlan and a NumPy oracle give, at 1-4 ranks with
 uneven sizes and ranks that own nothing; the paper's schedule construction matches
 the library's and Figure 8; the quick suite returns its kernels and rows; the
 report renders every subsection from a synthetic document (serial)."""

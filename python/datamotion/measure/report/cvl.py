@@ -179,8 +179,8 @@ def _item_figure2(entries: Sequence[Entry]) -> List[Row]:
     buffered = [r for r in e.rows if r.get("method") == "buffered" and num(r.get("mwords_per_s"))]
     at_4k = next((num(r["mwords_per_s"]) for r in buffered if num(r.get("buffer_bytes")) == 4096), None)
     best = max(buffered, key=lambda r: num(r["mwords_per_s"])) if buffered else None
-    return [Row("bandwidth with 4 KB buffers, Paragon MPI", at_4k, _table1_values("Paragon MPI")[1], "Mwords/s per rank",
-                "paper: Table 1 (Figure 2 prints no points; 4 KB is its chosen buffer)"),
+    return [Row("bandwidth with 4 KB buffers, Paragon MPI", at_4k, _table1_values("Paragon MPI")[1],
+                "Mwords/s per rank", "paper: Table 1 (Figure 2 prints no points; 4 KB is its chosen buffer)"),
             Row("buffer size with the best bandwidth", num(best.get("buffer_bytes")) if best else None, 4096, "bytes",
                 "paper: the size chosen from Figure 2")]
 
@@ -274,7 +274,8 @@ def _item_table2(entries: Sequence[Entry]) -> List[Row]:
 
 ITEMS = (
     Item("cvl", "Figure 2", "buffer size against permutation bandwidth", frozenset({"cvl_buffer_size"}),
-         _item_figure2, "Intel Paragon, 16 processors, MPI CVL", "Ours: plain MPI with the buffer as the largest message."),
+         _item_figure2, "Intel Paragon, 16 processors, MPI CVL",
+         "Ours: plain MPI with the buffer as the largest message."),
     Item("cvl", "Figure 3", "permutation bandwidth against the number of ranks", frozenset({"cvl_scaling"}),
          _item_figure3, SEED_MACHINES, "Ours: the first P ranks of the job."),
     Item("cvl", "Figure 4", "bandwidth against words per rank", frozenset({"cvl_sweep"}), _item_figure4,

@@ -237,7 +237,8 @@ def _eq2_curves(tables: Sequence[Entry], plots: Plots) -> str:
         values = list(t) + [SEED_TABLES[k][x][1] * 1e3 for x in seedL]
         ax.plot(L, t, "o", color="C0", label="ours")
         ax.plot(seedL, [SEED_TABLES[k][x][1] * 1e3 for x in seedL], "s", color="C3", label="CM-200")
-        grid = np.geomspace(min(seedL[0], L.min() if len(L) else seedL[0]), max(seedL[-1], L.max() if len(L) else 1), 60)
+        lo, hi = (min(seedL[0], L.min()), max(seedL[-1], L.max())) if len(L) else (seedL[0], seedL[-1])
+        grid = np.geomspace(lo, hi, 60)
         for fitted, color in ((e.params.get("eq2"), "C0"), (paper_eq2(k), "C3")):
             if isinstance(fitted, Mapping):
                 ax.plot(grid, eq2(fitted, grid, k), color=color, linestyle="--", linewidth=1)

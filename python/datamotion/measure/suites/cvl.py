@@ -39,6 +39,7 @@ from mpi4py import MPI
 from ... import _core
 from ... import vector as cv
 from ..fit import fit_piecewise_linear
+from ..nesl import linefit, select_kth
 from ..stats import time_call
 
 RECORD = np.dtype([("offset", "<u4"), ("value", "<f8")])  # packed: 12 bytes per element on the wire
@@ -261,37 +262,6 @@ def scaling_entry(comm, quick: bool, progress=None) -> dict:
 # ---------------------------------------------------------------------------
 # Figures 5 and 6: the NESL benchmarks of the appendix
 # ---------------------------------------------------------------------------
-
-
-def linefit(x, y):
-    """The appendix's least-squares line through (x, y): intercept a, slope b and their
-    probable uncertainties, with its five plus-reductions."""
-    n = float(len(x))
-    xa, ya = x.sum() / n, y.sum() / n
-    dx = x - xa
-    stt = (dx * dx).sum()
-    b = (dx * y).sum() / stt
-    a = ya - xa * b
-    r = y - a - b * x
-    chi2 = (r * r).sum()
-    return a, b, float(np.sqrt((1.0 / n + xa * xa / stt) * chi2 / n)), float(np.sqrt(chi2 / (stt * n)))
-
-
-def select_kth(s, k: int):
-    """The appendix's quickselect: the k-th smallest element of vector ``s`` (the
-    recursion as a loop; every partition is packed, so it is load-balanced again)."""
-    while True:
-        pivot = s[len(s) // 2]
-        les = cv.pack(s, s < pivot)
-        if k < len(les):
-            s = les
-            continue
-        grt = cv.pack(s, s > pivot)
-        if k >= len(s) - len(grt):
-            k -= len(s) - len(grt)
-            s = grt
-            continue
-        return pivot
 
 
 def nesl_entries(comm, quick: bool, validate: bool, progress=None) -> List[dict]:

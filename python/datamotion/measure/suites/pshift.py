@@ -19,7 +19,7 @@ Kernels (see measure/report/pshift.py for their section):
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Sequence
 
 import numpy as np
 from mpi4py import MPI
