@@ -5,7 +5,7 @@
     datamotion info [--np N]    print the provenance of this installation and MPI
     datamotion bench SUITE... [--np N] [--quick] [--validate] [--thread-level L] --out results.json
                                 measure the machine (suites: pt2pt, collectives, local, patterns,
-                                cm5, paragon, pshift, redist, cvl, or all)
+                                cm5, paragon, pshift, redist, cvl, gauss, or all)
     datamotion model fit results.json --out model.json
     datamotion model predict model.json KERNEL [--bytes B] [--ranks P]
     datamotion report results.json [--model model.json] --out DIR

@@ -15,6 +15,7 @@ from ._errors import Error
 from ._mpi import MPI, _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from .array import DistArray
 from .measure.cores import shared_cores
+from .measure.nesl import linefit, select_kth
 from .measure.stats import time_collective
 from .layout import Block, BlockCyclic, Cyclic, ProcessGrid
 from ._provenance import provenance
@@ -182,38 +183,6 @@ def _redistribution(d: _Demo) -> None:
     d.check(np.array_equal(b.to_global(), matrix), "the matrix is the same after the change of grid and blocks")
 
 
-def _linefit(x: "cv.Vector", y: "cv.Vector"):
-    """NESL's linefit (the seed paper's Appendix A.1) with five plus-reductions."""
-    n = float(len(x))
-    xa = cv.reduce(x) / n
-    ya = cv.reduce(y) / n
-    dx = x - xa
-    stt = cv.reduce(dx * dx)
-    b = cv.reduce(dx * y) / stt
-    a = ya - xa * b
-    r = y - a - b * x
-    chi2 = cv.reduce(r * r)
-    sigma = np.sqrt((1.0 / n + xa * xa / stt) * chi2 / n)
-    sigb = np.sqrt((1.0 / stt) * chi2 / n)
-    return a, b, sigma, sigb
-
-
-def _select_kth(s: "cv.Vector", k: int):
-    """NESL's quickselect (Appendix A.2): the k-th smallest element of s."""
-    while True:
-        pivot = s[len(s) // 2]
-        les = cv.pack(s, s < pivot)
-        if k < len(les):
-            s = les
-            continue
-        grt = cv.pack(s, s > pivot)
-        if k >= len(s) - len(grt):
-            k -= len(s) - len(grt)
-            s = grt
-            continue
-        return pivot
-
-
 def _vectors(d: _Demo) -> None:
     d.section("CVL vectors: NESL's line-fit and median")
     comm = d.comm
@@ -230,14 +199,14 @@ def _vectors(d: _Demo) -> None:
         result = fn()
         return result, comm.allreduce(time.perf_counter() - start, op=MPI.MAX)
 
-    (a, b, sigma, sigb), t_fit = timed(lambda: _linefit(x, y))
+    (a, b, sigma, sigb), t_fit = timed(lambda: linefit(x, y))
     slope, intercept = np.polyfit(xs, ys, 1)
     d.say(f"  line-fit (five plus-reductions): y = {b:.4f} x + {a:.4f} (sigma {sigma:.2e}, sigb {sigb:.2e}) "
           f"in {t_fit * 1e3:.2f} ms")
     d.check(bool(np.isclose(b, slope, rtol=1e-9) and np.isclose(a, intercept, rtol=1e-9)),
             "slope and intercept match np.polyfit")
 
-    med, t_med = timed(lambda: _select_kth(x, n // 2))
+    med, t_med = timed(lambda: select_kth(x, n // 2))
     d.times(f"  median by quickselect (scalar extract, compare, pack): {med:.6f} in {t_med * 1e3:.2f} ms")
     d.check(med == np.median(xs), "the median matches np.median")
 

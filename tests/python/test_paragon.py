@@ -184,9 +184,11 @@ def test_report_recovers_the_known_models():
     barrier = rows["barrier (µs), d = log2 P"]
     assert barrier[1].startswith("3.00d + 1.00"), barrier
     assert rows["memory copy (µs/byte)"][1].startswith("0.00200 (500 MB/s"), rows["memory copy (µs/byte)"]
-    # The sweep: two segments split at 1024 bytes, 1 µs per 1000 bytes in each.
+    # The sweep: two segments split at 1024 bytes, 1 µs per 1000 bytes in each, in one row beside
+    # the paper's small-message line (once, not once per segment).
     small = [r for name, r in rows.items() if name.startswith("small messages (µs), paper")]
-    assert len(small) == 2 and "1000 MB/s" in small[0][1] and "16–1008" in small[0][1], small
+    assert len(small) == 1 and small[0][3] == "75 + 0.011m", small
+    assert "1000 MB/s, 16–1008" in small[0][1] and "other segments: 3.00 + 1.00e−03m" in small[0][1], small
     messages = next(e for e in entries if e.params.get("mode") == "messages")
     nbytes, slope, top = paragon_report.contention_slope(messages)
     assert (nbytes, top) == (262144, 16) and slope == pytest.approx(0.5)

@@ -184,8 +184,9 @@ def test_csv_has_one_line_per_row(full):
     doc = synthetic_results()
     with open(full[0] / "results.csv", newline="") as f:
         lines = list(csv.reader(f))
-    header, body = lines[0], lines[1:]
+    header, body = lines[0], [line for line in lines[1:] if not line[0].startswith("paper:")]
     assert len(body) == sum(len(e["rows"]) for e in doc["results"])
+    assert len(lines) > 1 + len(body)  # then the papers' numbers
     assert header[:12] == ["kernel", "params", "bytes", "ranks", "median_us", "p05_us", "p95_us", "mean_us",
                            "min_us", "ci95_lo_us", "ci95_hi_us", "reps"]
     for extra in ("src", "dst", "elements", "scalar_median_us", "dimension", "matchings", "spread", "direction",
@@ -251,7 +252,8 @@ def test_unknown_and_malformed_entries(tmp_path):
     assert "(no kernel)" in other
     check_pngs(tmp_path, names)
     with open(tmp_path / "results.csv", newline="") as f:
-        assert len(list(csv.reader(f))) == 1 + 3 + 2 + 1 + 1
+        ours = [line for line in csv.reader(f) if not line[0].startswith("paper:")]
+    assert len(ours) == 1 + 3 + 2 + 1 + 1
 
 
 def test_given_model_is_used(tmp_path):
@@ -383,3 +385,102 @@ def test_noisy_rows_give_one_warning_per_kernel():
                             {"kernel": "pingpong", "params": {"x": 1}, "rows": [louder]},
                             {"kernel": "barrier", "params": {}, "rows": [quiet]}])
     assert notes == ["pingpong: 2 of 3 rows noisy, mean above 1.5 x median (worst 32 bytes: mean 9 us, median 2 us)"]
+
+
+# ---------------------------------------------------------------------------
+# Every numbered table and figure of the seeds beside ours
+# ---------------------------------------------------------------------------
+
+RECORDED = os.path.join(os.path.dirname(__file__), "data", "bench_all_quick_np4.json")
+"""A ``datamotion bench all --quick --np 4`` run (4 ranks on 2 cores), raw samples left out."""
+
+
+def item_body(text, item):
+    m = re.search(f'<section id="{item.section_id}" class=item>(.*?)</section>', text, re.S)
+    return m.group(1) if m else None
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("recorded")
+    with open(RECORDED, encoding="utf-8") as f:
+        doc = json.load(f)
+    index = report.write_report(doc, str(folder))
+    return folder, open(index, encoding="utf-8").read()
+
+
+def test_44_items_across_the_five_seeds():
+    counts = {}
+    for item in report.ITEMS:
+        counts[item.seed] = counts.get(item.seed, 0) + 1
+    assert counts == {"cm5": 16, "paragon": 6, "pshift": 8, "redist": 7, "cvl": 7}
+    assert len({i.section_id for i in report.ITEMS}) == 44
+
+
+def test_every_item_stands_beside_the_papers_numbers_with_a_ratio(recorded):
+    folder, text = recorded
+    for item in report.ITEMS:
+        body = item_body(text, item)
+        assert body is not None, item.section_id
+        assert "<th>the paper</th>" in body and "<th>ours / paper</th>" in body, item.section_id
+        assert "4 ranks sharing 2 cores" in body, item.section_id  # the conditions that differ
+        cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", body)]
+        compared = [c for c in cells if len(c) == 6 and c[1] != "—" and c[2] != "—" and c[4] != "—"]
+        assert compared, f"{item.section_id}: no row with ours, the paper's number and their ratio"
+    # No aggregate rate over ranks that share cores.
+    assert "not summed: ranks share cores" in text
+
+
+def test_pshift_speedups_far_below_the_papers_are_explained(tmp_path):
+    rows = [{**row(t, 8 * L, 2, L=L, method=m, rank=1, shape=[L], elements=L)}
+            for L in (4, 16, 64) for m, t in (("pshift", 10.0), ("cshift", 11.0))]
+    doc = {"schema": "datamotion.bench/1", "provenance": {"ranks": 2},
+           "results": [{"kernel": "pshift_table", "params": {"rank": 1, "grid": [2]}, "rows": rows}]}
+    text = open(report.write_report(doc, str(tmp_path)), encoding="utf-8").read()
+    assert "Why our speedups stay far below the paper" in text and "1.10 at rank 1" in text
+    shown = [i.name for i in report.ITEMS if i.seed == "pshift" and item_body(text, i) is not None]
+    assert shown == ["Table 1", "Figure 8", "Figure 9"]  # no section for ranks of subgrids not measured
+
+
+def test_results_csv_holds_the_papers_numbers(recorded):
+    folder, _ = recorded
+    with open(folder / "results.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    paper = [r for r in rows if r["kernel"].startswith("paper:")]
+    assert {r["item"] for r in paper if r["kernel"] == "paper:cm5"} >= {"Table 6", "Table 7", "Figure 11"}
+    assert len({(r["kernel"], r["item"]) for r in paper}) == 44
+    table7 = next(r for r in paper if r["item"] == "Table 7" and r["quantity"] == "512 × 513: measured")
+    assert float(table7["paper"]) == 4598.69 and table7["unit"] == "ms"
+    ratio = next(r for r in paper if r["ratio"])
+    assert float(ratio["ratio"]) == pytest.approx(float(ratio["ours"]) / float(ratio["paper"]))
+
+
+def pt2pt_only():
+    doc = synthetic_results()
+    kept = ("pingpong", "exchange", "stream", "bidir", "pingpong_fine")
+    doc["results"] = [e for e in doc["results"] if e["kernel"] in kept]
+    doc["results"].append({"kernel": "distance", "params": {"bytes": 8},
+                           "rows": [row(2.0, 8, 2, src=0, dst=1)]})  # two ranks: one destination
+    return doc
+
+
+def test_a_pt2pt_only_report_shows_only_what_pt2pt_measured(tmp_path):
+    text, names = images(report.write_report(pt2pt_only(), str(tmp_path)))
+    headings = re.findall(r"<h2>(.*?)</h2>", text)
+    assert "Computation and communication (the CM-5 paper)" not in headings
+    assert not any(h.startswith("Communication overhead") for h in headings)
+    assert [h for h in headings if "beside" in h] == ["The pt2pt suite beside the CM-5 paper",
+                                                     "The pt2pt suite beside the Paragon, SP2 and CS-2 paper"]
+    for other in ("Collectives versus P", "Patterns", "Predicted versus measured", "Local"):
+        assert f"<h3>{other}</h3>" not in text, other
+    shown = {i.section_id for i in report.ITEMS if item_body(text, i) is not None}
+    assert shown == {"item-cm5-figure-5", "item-cm5-figure-7", "item-paragon-figure-1", "item-paragon-table-1"}
+    # No one-bar distance chart: one destination is a line of a table.
+    assert not any(n.startswith("distance") for n in names) and "One destination only" in text
+    # Table 1's large-message line once per kernel, not once per fitted segment.
+    summary = text[text.index('id="paragon-table1"'):]
+    ours = summary[:summary.index("<div class=seed>")]
+    assert ours.count("135 + 0.011m") == 2  # pingpong and exchange
+    # Every figure says that ranks share cores (the document's warning).
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", text, re.S)
+    assert captions and all("8 ranks share 2 cores" in c for c in captions)

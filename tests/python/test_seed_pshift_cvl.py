@@ -68,7 +68,12 @@ def test_cvl_suite_quick_entries():
         buffers, = got["cvl_buffer_size"]
         sweeps = got["cvl_sweep"]
         table2, = got["cvl_table2"]
-        ok = (sorted(got) == ["cvl_buffer_size", "cvl_sweep", "cvl_table2"]
+        scaling, = got["cvl_scaling"]
+        nesl = got["cvl_nesl"]
+        ok = (sorted(got) == ["cvl_buffer_size", "cvl_nesl", "cvl_scaling", "cvl_sweep", "cvl_table2"]
+              and [r["ranks"] for r in scaling["rows"]] == list(range(2, WORLD.size + 1))
+              and [e["params"]["benchmark"] for e in nesl] == list(cvl.NESL_BENCHMARKS)
+              and all([r["elements_per_rank"] for r in e["rows"]] == cvl.QUICK_NESL_ELEMENTS for e in nesl)
               and [(r["method"], r["buffer_bytes"]) for r in buffers["rows"]]
               == [("buffered", b) for b in cvl.QUICK_BUFFER_BYTES] + [("vector.permute", None)]
               and all(r["messages_per_rank"] >= 1 and r["mwords_per_s"] > 0 for r in buffers["rows"])
@@ -90,7 +95,8 @@ def test_cvl_suite_runs_on_the_communicator_it_is_given():
     try:
         entries = cvl.run(half, quick=True, validate=True)
         ok = half.rank != 0 or (
-            sorted({e["kernel"] for e in entries}) == ["cvl_buffer_size", "cvl_sweep", "cvl_table2"]
+            sorted({e["kernel"] for e in entries})
+            == ["cvl_buffer_size", "cvl_nesl", "cvl_scaling", "cvl_sweep", "cvl_table2"]
             and all(r["ranks"] == half.size for e in entries for r in e["rows"]))
         check_all(WORLD, ok, f"entries on {half.size} ranks")
     finally:
@@ -261,7 +267,7 @@ def test_report_draws_every_subsection(tmp_path):
     assert text.count("class=beside") == 4 + 1 + 3 + 3
     assert "Other kernels" not in text  # every entry has its section
     images = [f for f in os.listdir(tmp_path) if f.endswith(".png")]
-    assert len(images) == 2 * 4 + 2 + 1 + 1 + 1 + 3
+    assert len(images) == 2 * 4 + 2 + 1 + 1 + 1 + 1 + 3  # the Eq. 2 curves (Figures 9-11) too
     for name in images:
         with open(tmp_path / name, "rb") as f:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"

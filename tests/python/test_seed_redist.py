@@ -1,6 +1,7 @@
 """The redistribution paper's experiments (datamotion bench redist): the literal
-K-phase algorithms (MPI_Sendrecv, ready mode, synchronised nonblocking receives)
-give the array datamotion's RedistPlan and a NumPy oracle give, at 1-4 ranks with
+K-phase algorithms (MPI_Sendrecv, ready mode, synchronised nonblocking receives, and
+the self-describing wildcard ones with the simple and random schedules) give the
+array datamotion's RedistPlan and a NumPy oracle give, at 1-4 ranks with
 uneven sizes and ranks that own nothing; the paper's schedule construction matches
 the library's and Figure 8; the quick suite returns its kernels and rows; the
 report renders every subsection from a synthetic document (serial)."""
@@ -38,6 +39,14 @@ def run_variants(n, r, K, schedule=None):
                 problems.append(f"{name}: {dst.local[:8]} != {expected[:8]}")
     finally:
         expansion.free()
+    if schedule is None:  # the self-describing variants bring their own (simple, random) schedules
+        runs = seed.self_describing_runs(WORLD, n, r, K, seed.SELF_DESCRIBING, src, dst)
+        for name, run in runs.items():
+            dst.local[...] = -1
+            WORLD.Barrier()
+            run()
+            if not np.array_equal(dst.local, expected):
+                problems.append(f"{name}: {dst.local[:8]} != {expected[:8]}")
     return problems
 
 
@@ -91,6 +100,16 @@ def test_layout_b_is_an_optimal_schedule():
                 assert np.array_equal(s.send_block, seed.paper_schedule(P, K, "a").send_block)
 
 
+def test_figures_6_8_and_9_as_printed_are_the_library_schedules():
+    from datamotion.measure.report import redist as section
+
+    small, large = optimal_schedule(4, 3), optimal_schedule(16, 12)
+    for field, printed in section.FIGURE6.items():
+        assert getattr(small, field).tolist() == [list(r) for r in printed], field
+    assert large.send_block.tolist() == [list(r) for r in section.FIGURE8A]
+    assert large.recv_block.tolist() == [list(r) for r in section.FIGURE9A]
+
+
 def test_figure_7_blocks():
     from datamotion.measure.report import redist as section
 
@@ -105,6 +124,8 @@ def test_figure_7_blocks():
 
 @pytest.mark.parallel(nprocs=[2, 3])
 def test_quick_suite_entries():
+    from datamotion.measure.report import redist as section
+
     doc = suites.run_suites(["redist"], WORLD, quick=True)
     ok, why = True, ""
     if WORLD.rank == 0:
@@ -114,7 +135,11 @@ def test_quick_suite_entries():
         want = sorted((P, K, v) for P in range(1, SIZE + 1) for K in seed.KS_QUICK for v in seed.VARIANTS)
         fields = {"variant", "ranks", "K", "r", "s", "bytes", "bytes_per_rank", "median_us", "ci95_us",
                   "samples_us", "reps"}
-        ok = (sorted(got) == ["redist_collectives", "redist_expand", "redist_fig7b"] and keys == want
+        tables = got["redist_schedules"]["params"]["schedules"]
+        lib = optimal_schedule(16, 12)
+        ok = (sorted(got) == ["redist_collectives", "redist_expand", "redist_fig7b", "redist_schedules"]
+              and keys == want and tables["fig8_fig9"]["recv_block"] == lib.recv_block.tolist()
+              and tables["fig6"]["send_block"] == [list(r) for r in section.FIGURE6["send_block"]]
               and all(fields <= set(r) and r["median_us"] > 0 and r["s"] == r["K"] * r["r"] for r in expand["rows"])
               and all(r["bytes"] == 0 for r in expand["rows"] if r["ranks"] == 1)
               and all(r["bytes"] > 0 for r in expand["rows"] if r["ranks"] > 1)

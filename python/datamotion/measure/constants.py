@@ -11,6 +11,8 @@ PAIR_KERNELS = ("pingpong", "exchange", "stream", "bidir")
 QUICK_SIZES = [0, 8, 64, 512, 1024, 4096, 32768, 65536, 262144, 1 << 20]
 FULL_SIZES = [0] + [1 << k for k in range(0, 25)]
 FINE_SIZES = list(range(0, 16001, 64))
+QUICK_FINE_SIZES = list(range(0, 16001, 1024))
+"""The Paragon paper's Figure 1 sweep, 0 to 16000 bytes: in steps of 64, quick runs of 1024."""
 
 THREAD_LEVELS = ("single", "funneled", "serialized", "multiple")
 """MPI thread levels, lowest first, as mpi4py names them."""
@@ -35,7 +37,7 @@ FIT_MAX_RELATIVE_RMSE = 0.25
 """Quality threshold of a fitted model: a fit or segment whose residuals, relative to
 the measured times, have a root mean square above this (25 %) is flagged."""
 
-SUITE_NAMES = ("pt2pt", "collectives", "local", "patterns", "cm5", "paragon", "pshift", "redist", "cvl")
+SUITE_NAMES = ("pt2pt", "collectives", "local", "patterns", "cm5", "paragon", "pshift", "redist", "cvl", "gauss")
 """The suites ``datamotion bench`` runs, in the order ``all`` runs them (the keys of
 ``datamotion.measure.suites.SUITES``, named here so the command line can list them
 without loading MPI)."""

@@ -9,7 +9,7 @@ launcher that binds every rank to one core counts one core), not all it has.
 from __future__ import annotations
 
 import os
-from typing import Optional
+from typing import Optional, Tuple
 
 
 def _allowed_cores() -> list:
@@ -20,11 +20,10 @@ def _allowed_cores() -> list:
         return list(range(os.cpu_count() or 1))
 
 
-def shared_cores(comm) -> Optional[str]:
-    """Collective on ``comm``. None when no host holds more ranks than cores to run
-    them on; else, the same on every rank, a sentence saying so for the most crowded
-    host: ``"4 ranks on 2 cores: ranks share cores, times are not those of a
-    dedicated machine"``."""
+def crowded_host(comm) -> Tuple[int, int, int]:
+    """Collective on ``comm``. ``(ranks, cores, hosts)``: the ranks and the cores they
+    may run on of the most crowded host (most ranks per core), and how many hosts
+    the ranks span; the same on every rank."""
     from mpi4py import MPI
 
     hosts = {}
@@ -33,7 +32,22 @@ def shared_cores(comm) -> Optional[str]:
         hosts[host][0] = ranks + 1
         union.update(cores)
     ranks, cores = max(((r, len(c)) for r, c in hosts.values()), key=lambda rc: rc[0] / rc[1])
+    return ranks, cores, len(hosts)
+
+
+def shared_cores(comm) -> Optional[str]:
+    """Collective on ``comm``. None when no host holds more ranks than cores to run
+    them on; else, the same on every rank, a sentence saying so for the most crowded
+    host: ``"4 ranks on 2 cores: ranks share cores, times are not those of a
+    dedicated machine"``."""
+    ranks, cores, hosts = crowded_host(comm)
+    return sharing_sentence(ranks, cores, hosts)
+
+
+def sharing_sentence(ranks: int, cores: int, hosts: int = 1) -> Optional[str]:
+    """The sentence of :func:`shared_cores` for ``ranks`` on ``cores`` (None when
+    every rank has a core of its own)."""
     if ranks <= cores:
         return None
-    where = " of a host" if len(hosts) > 1 else ""
+    where = " of a host" if hosts > 1 else ""
     return f"{ranks} ranks on {cores} cores{where}: ranks share cores, times are not those of a dedicated machine"

@@ -9,7 +9,7 @@ from typing import Any, List, Mapping, Sequence
 
 from .._files import atomic_write
 from .constants import ENVIRONMENT_PREFIXES, MODEL_SCHEMA, RESULTS_SCHEMA
-from .cores import shared_cores
+from .cores import crowded_host, sharing_sentence
 
 __all__ = ["document", "write_results", "load_results", "load_model", "check_results", "check_model"]
 
@@ -61,7 +61,9 @@ def document(comm, results: List[dict], *, quick: bool, validate: bool, **fields
     info = provenance(comm)
     info["environment"] = {k: v for k, v in os.environ.items() if k.startswith(ENVIRONMENT_PREFIXES)}
     info["scheduling"] = _scheduling()
-    sharing = shared_cores(comm)
+    ranks, cores, hosts = crowded_host(comm)
+    info["ranks_per_host"], info["cores_per_host"] = ranks, cores  # the report says when ranks share cores
+    sharing = sharing_sentence(ranks, cores, hosts)
     warnings = [sharing] if sharing else []
     if info.get("thread_level") == "multiple":
         warnings.append("measured under MPI_THREAD_MULTIPLE: MPI calls take locks that a program calling "

@@ -19,17 +19,18 @@ import csv
 import html
 import json
 import os
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..._files import atomic_write
 from ..constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, RESULTS_SCHEMA
 from ..fit import fit_results, flagged_fits
 from ..results import check_model, check_results, load_results
-from . import cm5, cvl, paragon, pshift, redist
+from . import cm5, cm5_items, cvl, paragon, pshift, redist
+from .compare import conditions_text, csv_rows, items_section, sharing
 from .format import Entry, make_entries, num, params_text, table
 from .plots import Plots
 
-__all__ = ["write_report", "merge_results", "load_folder", "SEEDS", "KNOWN_KERNELS"]
+__all__ = ["write_report", "merge_results", "load_folder", "SEEDS", "KNOWN_KERNELS", "ITEMS"]
 
 SEEDS = (cm5, paragon, pshift, redist, cvl)
 """The seed papers in report order. Each module names its ``TITLE``, ``SEED`` (the
@@ -39,6 +40,22 @@ the HTML of its subsections, each a ``<section>`` with an ``<h3>``."""
 KNOWN_KERNELS = frozenset().union(*(seed.KERNELS for seed in SEEDS))
 """Kernels some seed section draws; entries of any other kernel are listed in the
 "other kernels" table."""
+
+SEED_ITEMS = {cm5: cm5_items.ITEMS, paragon: paragon.ITEMS, pshift: pshift.ITEMS, redist: redist.ITEMS,
+              cvl: cvl.ITEMS}
+"""Each seed's numbered data tables and figures (44 in all), each beside ours in its own section."""
+ITEMS = tuple(item for items in SEED_ITEMS.values() for item in items)
+
+SUITE_KERNELS = {
+    "pt2pt": ("pingpong", "exchange", "stream", "bidir", "pingpong_fine", "distance"),
+    "collectives": cm5.COLLECTIVE_KERNELS, "local": ("memcopy", "vector"), "patterns": cm5.PATTERN_KERNELS,
+    "cm5": cm5.EXPERIMENT_KERNELS, "paragon": paragon.PARAGON_KERNELS, "pshift": tuple(pshift.KERNELS),
+    "redist": tuple(redist.KERNELS), "cvl": tuple(cvl.KERNELS), "gauss": ("gauss_elimination",),
+}
+"""The kernels each suite of ``datamotion bench`` writes: a seed's heading names the
+suites whose kernels it shows, and names the paper alone only when the paper's own
+suite ran."""
+OWN_SUITE = {cm5: "cm5", paragon: "paragon", pshift: "pshift", redist: "redist", cvl: "cvl"}
 
 
 def _provenance_section(results: Mapping[str, Any]) -> str:
@@ -160,18 +177,20 @@ def _csv_fields(row: Mapping[str, Any]) -> Dict[str, Any]:
 
 
 def _write_csv(entries: Sequence[Entry], path: str) -> int:
-    lines = [(e, _csv_fields(r)) for e in entries for r in e.rows]
+    """Every row of every entry, then the paper's numbers of every item shown (kernel
+    ``paper:<seed>``, with ``item``, ``quantity``, ``unit``, ``ours``, ``paper``, ``ratio``)."""
+    lines = [(e.kernel, params_text(e.params), _csv_fields(r)) for e in entries for r in e.rows]
+    lines += [(r.pop("kernel"), r.pop("params"), r) for r in csv_rows(ITEMS, entries)]
     seen: Dict[str, None] = {}
-    for _, fields in lines:
+    for _, _, fields in lines:
         for key in fields:
             seen.setdefault(key, None)
     header = [k for k in _CSV_FIRST if k in seen] + [k for k in seen if k not in _CSV_FIRST]
     with atomic_write(path, newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(["kernel", "params"] + header)
-        for e, fields in lines:
-            w.writerow([e.kernel, params_text(e.params)] + ["" if fields.get(k) is None else fields[k]
-                                                               for k in header])
+        for kernel, params, fields in lines:
+            w.writerow([kernel, params] + ["" if fields.get(k) is None else fields[k] for k in header])
     return len(lines)
 
 
@@ -257,11 +276,29 @@ def load_folder(path: str) -> dict:
     return merge_results(docs)
 
 
-def _seed_section(seed, entries: Sequence[Entry], plots: Plots) -> str:
+def suites_run(entries: Sequence[Entry]) -> List[str]:
+    """The suites whose kernels the entries hold, in the order ``all`` runs them."""
+    kernels = {e.kernel for e in entries if e.rows}
+    return [name for name, ks in SUITE_KERNELS.items() if kernels & set(ks)]
+
+
+def seed_title(seed, entries: Sequence[Entry]) -> str:
+    """The seed's heading: its title when its own suite ran, else the suites shown beside its paper."""
+    item_kernels = frozenset().union(*(i.kernels for i in SEED_ITEMS[seed]))
+    shown = suites_run([e for e in entries if e.kernel in seed.KERNELS | item_kernels])
+    if not shown or OWN_SUITE[seed] in shown:
+        return seed.TITLE
+    paper = seed.TITLE[seed.TITLE.rfind("(") + 1:].rstrip(")")
+    return f"The {', '.join(shown)} suite{'s' if len(shown) > 1 else ''} beside {paper}"
+
+
+def _seed_section(seed, entries: Sequence[Entry], plots: Plots, conditions: str) -> str:
     parts = [p for p in seed.sections(entries, plots) if p]
+    parts.append(items_section(seed.__name__.rsplit(".", 1)[-1], SEED_ITEMS[seed], entries, conditions))
+    parts = [p for p in parts if p]
     if not parts:
         return ""
-    return (f'<section id="{seed.__name__.rsplit(".", 1)[-1]}"><h2>{html.escape(seed.TITLE)}</h2>'
+    return (f'<section id="{seed.__name__.rsplit(".", 1)[-1]}"><h2>{html.escape(seed_title(seed, entries))}</h2>'
             f'<p class=seed>Seed: {html.escape(seed.SEED)}. Its numbers are quoted as published, beside ours.</p>'
             + "\n".join(parts) + "</section>")
 
@@ -277,10 +314,13 @@ def write_report_counted(results: Mapping[str, Any], out_dir: str, model: Option
         fitted = fit_results(results)
     os.makedirs(out_dir, exist_ok=True)
     entries = make_entries(results, fitted)
-    plots = Plots(out_dir)
+    shared = sharing(results)
+    plots = Plots(out_dir, note=f"{shared[0]} ranks share {shared[1]} cores: times include waiting for a core, and "
+                                "rates summed over ranks are not those of separate processors." if shared else "")
+    conditions = conditions_text(results)
     sections = [("provenance", "Provenance", _provenance_section(results))]
-    sections += [(seed.__name__.rsplit(".", 1)[-1], seed.TITLE, _seed_section(seed, entries, plots))
-                 for seed in SEEDS]
+    sections += [(seed.__name__.rsplit(".", 1)[-1], seed_title(seed, entries),
+                  _seed_section(seed, entries, plots, conditions)) for seed in SEEDS]
     sections += [("other", "Other kernels", _other_section(entries)),
                  ("notes", "Fitting notes", _notes_section(fitted))]
     _write_csv(entries, os.path.join(out_dir, "results.csv"))

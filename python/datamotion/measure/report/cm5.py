@@ -117,10 +117,13 @@ def _distance_section(entries: Sequence[Entry], plots: Plots) -> str:
     chosen = [e for e in by_kernel(entries, ("distance",)) if len(e.series("dst")[0])]
     if not chosen:
         return ""
-    figures = []
+    figures, single = [], []
     for e in chosen:
         x, y, rows = e.series("dst")
         nbytes = num(e.params.get("bytes")) or (num(rows[0].get("bytes")) if rows else None)
+        if len(x) < 2:  # one destination: a bar chart would compare nothing
+            single.append((f"{x[0]:.0f}", size_text(nbytes), ci_text(rows[0].get("median_us"), rows[0].get("ci95_us"))))
+            continue
         fig, ax = plots.figure(width=max(5.0, min(12.0, 2.0 + 0.35 * len(x))))
         err = np.vstack([np.maximum(y - [(num(r.get("p05_us")) or m) for r, m in zip(rows, y)], 0),
                          np.maximum([(num(r.get("p95_us")) or m) for r, m in zip(rows, y)] - y, 0)])
@@ -131,8 +134,10 @@ def _distance_section(entries: Sequence[Entry], plots: Plots) -> str:
         ax.set_title(f"latency from rank 0 to each rank ({size_text(nbytes)} bytes)")
         figures.append(plots.save(fig, "distance", "latency from rank 0 to each rank",
                                   "Median ping-pong time from rank 0; bars span the 5th to 95th percentile."))
+    one = (table(["destination", "size", "median (µs) [95 % CI]"], single,
+                 "One destination only: with two ranks there is no distance to compare") if single else "")
     return ('<section id="distance"><h3>Distance</h3><p>Does the time depend on which rank rank 0 talks to '
-            f"(same socket, other socket, other host)?</p><div class=plots>{''.join(figures)}</div></section>")
+            f"(same socket, other socket, other host)?</p><div class=plots>{''.join(figures)}</div>{one}</section>")
 
 
 def _collective_plot(e: Entry, plots: Plots) -> Optional[str]:
@@ -826,15 +831,20 @@ def _aggregate_section(entries: Sequence[Entry], plots: Plots) -> str:
         return ""
     fig, ax = plots.figure()
     allp, trows = [], []
+    shared_any = False
     for i, e in enumerate(chosen):
         p, rate, rows = e.series("ranks", "aggregate_mflops")
         if not len(p):
             continue
         label = f"{e.params.get('op', '?')} {e.params.get('dtype', '')}"
-        ax.plot(p, rate / 1e3, marker="o", markersize=4, color=f"C{i % 10}", label=label)
-        ax.plot(p, p * rate[0] / p[0] / 1e3, linestyle=":", linewidth=0.9, color=f"C{i % 10}")
+        own = np.array([not r.get("shared_cores") for r in rows])
+        shared_any |= not own.all()
+        # Rows where ranks share cores are each rank's speed while it runs: their sum is no machine's rate.
+        ax.plot(p[own], rate[own] / 1e3, marker="o", markersize=4, color=f"C{i % 10}", label=label)
+        ax.plot(p[own], p[own] * rate[0] / p[0] / 1e3, linestyle=":", linewidth=0.9, color=f"C{i % 10}")
         allp += list(p)
         trows += [(html.escape(label), fmt(r.get("ranks")), fmt(r.get("elements")),
+                   "not summed: ranks share cores" if r.get("shared_cores") else
                    fmt(num(r.get("aggregate_mflops")) / 1e3), fmt(r.get("min_rank_mflops")),
                    fmt(r.get("max_rank_mflops")), fmt((num(r.get("aggregate_wall_mflops")) or 0) / 1e3 or None))
                   for r in rows]
@@ -844,7 +854,9 @@ def _aggregate_section(entries: Sequence[Entry], plots: Plots) -> str:
     ax.legend(fontsize="small")
     figure = plots.save(fig, "cm5-aggregate-flops", "aggregate vector rate against ranks",
                         "Sum over the ranks of flops × length / median sweep time; dotted: P times the rate "
-                        "of one rank.")
+                        "of one rank." + (" Rank counts whose ranks share cores are left out: each rank's own "
+                                          "speed there counts only the time it held a core, so the sum would "
+                                          "show scaling that is not there." if shared_any else ""))
     ours = figure + table(["operation", "ranks", "length", "aggregate (Gflop/s)", "slowest rank (Mflop/s)",
                            "fastest rank (Mflop/s)", "from wall time (Gflop/s)"], trows,
                           "Aggregate rate (wall time counts time a rank waited for a core)")

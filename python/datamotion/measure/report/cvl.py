@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
+from .compare import Item, Row, one
 from .format import Entry, by_kernel, first_entry, fmt, num, seed_section, size_text, table
 from .plots import Plots, bytes_axis, errorbars, value_axis
 
 TITLE = "Vector operations (the CVL on MPI paper)"
 SEED = ("Hardwick, Porting a vector library: a comparison of MPI, Paris, CMMD and PVM (1994), measured on "
         "a CM-5 and other machines")
-KERNELS: frozenset = frozenset({"cvl_buffer_size", "cvl_sweep", "cvl_table2"})
+KERNELS: frozenset = frozenset({"cvl_buffer_size", "cvl_sweep", "cvl_table2", "cvl_scaling", "cvl_nesl"})
 """The kernels this section draws."""
 
 SEED_MACHINES = "IBM SP-1, Intel Paragon and TMC CM-5 (ANL/MSU MPI), CM-5 CMMD, CM-2 Paris, Cray C90"
@@ -154,3 +155,138 @@ def sections(entries: Sequence[Entry], plots: Plots) -> List[str]:
     """The HTML of this seed's subsections that have data."""
     return [s for s in (_buffer_section(entries, plots), _sweep_section(entries, plots),
                         _table2_section(entries, plots)) if s]
+
+
+# ---------------------------------------------------------------------------
+# Every numbered table and figure beside ours (measure/report/compare.py)
+# ---------------------------------------------------------------------------
+
+MPI_MACHINES = ("SP-1 MPI", "Paragon MPI", "CM-5 MPI", "CM-5 CMMD")
+LINEFIT_REDUCES = 5
+"""The line-fit benchmark's only communication: five plus-reductions (Section 4.3)."""
+NHALF_TEXT = {"CM-5 CMMD": 4.5, "CM-5 MPI": 250.0, "Paragon MPI": 250.0}
+"""Figure 4 as the text reads it: 4 or 5 words for CMMD, about 250 for the MPI versions."""
+
+
+def _table1_values(machine: str):
+    return next((f, w, r) for m, f, w, r in SEED_TABLE1 if m == machine)
+
+
+def _item_figure2(entries: Sequence[Entry]) -> List[Row]:
+    e = one(entries, "cvl_buffer_size")
+    if e is None:
+        return []
+    buffered = [r for r in e.rows if r.get("method") == "buffered" and num(r.get("mwords_per_s"))]
+    at_4k = next((num(r["mwords_per_s"]) for r in buffered if num(r.get("buffer_bytes")) == 4096), None)
+    best = max(buffered, key=lambda r: num(r["mwords_per_s"])) if buffered else None
+    return [Row("bandwidth with 4 KB buffers, Paragon MPI", at_4k, _table1_values("Paragon MPI")[1],
+                "Mwords/s per rank", "paper: Table 1 (Figure 2 prints no points; 4 KB is its chosen buffer)"),
+            Row("buffer size with the best bandwidth", num(best.get("buffer_bytes")) if best else None, 4096, "bytes",
+                "paper: the size chosen from Figure 2")]
+
+
+def _item_figure3(entries: Sequence[Entry]) -> List[Row]:
+    e = one(entries, "cvl_scaling")
+    if e is None:
+        return []
+    P, bw, _ = e.series("ranks", "mwords_per_s")
+    out = []
+    for p, b in zip(P, bw):
+        for m in ("Paragon MPI", "CM-5 MPI", "CM-5 CMMD"):
+            out.append(Row(f"P = {p:.0f}, {m}", b, _table1_values(m)[1], "Mwords/s per rank",
+                           "paper: Table 1's asymptote, the level of Figure 3's curve"))
+    if len(P) > 1:
+        out.append(Row(f"per-rank bandwidth at P = {P[-1]:.0f} / at P = {P[0]:.0f}", bw[-1] / bw[0], 1.0, "×",
+                       "paper: horizontal = perfect scaling"))
+    return out
+
+
+def _item_figure4(entries: Sequence[Entry]) -> List[Row]:
+    e = one(entries, "cvl_sweep", op="permute")
+    ours = num(e.params.get("nhalf")) if e else None
+    return [Row(f"n½ of the random permutation, {m}", ours, v, "words per rank", "paper: as the text reads Figure 4")
+            for m, v in NHALF_TEXT.items()]
+
+
+def _overhead_us(entries) -> Optional[float]:
+    e = one(entries, "cvl_table2")
+    return num(e.params.get("reduce_overhead_us")) if e else None
+
+
+def _item_nesl(benchmark: str):
+    def rows(entries: Sequence[Entry]) -> List[Row]:
+        e = one(entries, "cvl_nesl", benchmark=benchmark)
+        if e is None:
+            return []
+        p = e.params
+        out = []
+        if benchmark == "linefit":
+            for m, overhead, _ in SEED_TABLE2:
+                if m in MPI_MACHINES:
+                    out.append(Row(f"fixed cost t0, {m}", num(p.get("t0_us")), LINEFIT_REDUCES * overhead, "µs",
+                                   "paper: five plus-reductions at Table 2's overhead (Figure 5 prints no points)"))
+            own = _overhead_us(entries)
+            out.append(Row("fixed cost t0 / five of our plus-reductions", num(p.get("t0_us")) / (LINEFIT_REDUCES * own)
+                           if own and num(p.get("t0_us")) is not None else None, 1.0, "×",
+                           "1 = the reductions are the whole fixed cost, as the paper explains the curve"))
+        out.append(Row("n½ (elements per rank at half the asymptotic rate)", num(p.get("nhalf")), None,
+                       "elements per rank", "paper: \u201cvery high\u201d for the MPI versions, no number printed",
+                       compared=False))
+        if benchmark == "median":
+            fit = one(entries, "cvl_nesl", benchmark="linefit")
+            ratio = (num(p.get("nhalf")) / num(fit.params.get("nhalf"))
+                     if fit and num(p.get("nhalf")) and num(fit.params.get("nhalf")) else None)
+            out.append(Row("n½ of the median / n½ of the line-fit", ratio, 1.0, "×",
+                           "paper: more than 1 (\u201cMPI's high communication overhead is even more apparent\u201d); "
+                           "a lower bound"))
+        out.append(Row("asymptotic rate", num(p.get("rate_melem_per_s")), None, "M elements/s per rank",
+                       "paper: drawn, not printed", compared=False))
+        return out
+    return rows
+
+
+def _item_table1(entries: Sequence[Entry]) -> List[Row]:
+    e = one(entries, "cvl_table2")
+    if e is None:
+        return []
+    p = e.params
+    out = []
+    for m, f, w, r in SEED_TABLE1:
+        if m in MPI_MACHINES:
+            out += [Row(f"64-bit additions, {m}", num(p.get("add_mflops")), f, "MFLOPS per rank"),
+                    Row(f"random permutation, {m}", num(p.get("permute_mwords_per_s")), w, "Mwords/s per rank"),
+                    Row(f"ratio MFLOPS / Mwords/s, {m}", num(p.get("ratio")), r, "")]
+    return out
+
+
+def _item_table2(entries: Sequence[Entry]) -> List[Row]:
+    e = one(entries, "cvl_table2")
+    if e is None:
+        return []
+    p = e.params
+    out = []
+    for m, overhead, flops in SEED_TABLE2:
+        out += [Row(f"plus-reduce overhead, {m}", num(p.get("reduce_overhead_us")), overhead, "µs",
+                    "paper: 32 processors"),
+                Row(f"out-of-cache additions it is worth, {m}", num(p.get("flops_equivalent")), flops, "FLOPS")]
+    return out
+
+
+ITEMS = (
+    Item("cvl", "Figure 2", "buffer size against permutation bandwidth", frozenset({"cvl_buffer_size"}),
+         _item_figure2, "Intel Paragon, 16 processors, MPI CVL",
+         "Ours: plain MPI with the buffer as the largest message."),
+    Item("cvl", "Figure 3", "permutation bandwidth against the number of ranks", frozenset({"cvl_scaling"}),
+         _item_figure3, SEED_MACHINES, "Ours: the first P ranks of the job."),
+    Item("cvl", "Figure 4", "bandwidth against words per rank", frozenset({"cvl_sweep"}), _item_figure4,
+         "32 processors", "Ours: every rank of the job."),
+    Item("cvl", "Figure 5", "the NESL line-fit benchmark", frozenset({"cvl_nesl"}), _item_nesl("linefit"),
+         "Paragon MPI, CM-5 MPI and CM-5 CMMD CVL, 32 processors", "Ours: datamotion.vector on every rank."),
+    Item("cvl", "Figure 6", "the NESL median benchmark", frozenset({"cvl_nesl"}), _item_nesl("median"),
+         "Paragon MPI, CM-5 MPI and CM-5 CMMD CVL, 32 processors", "Ours: datamotion.vector on every rank."),
+    Item("cvl", "Table 1", "out-of-cache additions and permutation bandwidth per processor", frozenset({"cvl_table2"}),
+         _item_table1, SEED_MACHINES),
+    Item("cvl", "Table 2", "plus-reduce overhead and the additions it is worth", frozenset({"cvl_table2"}),
+         _item_table2, "32 processors of each machine"),
+)
+"""The CVL paper's numbered data tables and figures (Figure 1 is a diagram)."""

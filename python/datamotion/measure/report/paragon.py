@@ -12,6 +12,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..fit import fit_barrier, fit_piecewise_linear
+from .compare import Item, Row, find, one, pick
 from .format import Entry, by_kernel, ci_text, fmt, num, r2_text, seed_section, size_label, size_text, table
 from .plots import Plots, bytes_axis, draw_piecewise, errorbars, piecewise_fits, value_axis
 
@@ -408,6 +409,18 @@ def _segment_text(s: Mapping[str, Any]) -> str:
             + _flags(s))
 
 
+def _segments_text(segments: Sequence[Mapping[str, Any]]) -> str:
+    """The first segment as the one the paper's line compares with; the rest in a line
+    after it. A segment whose r² is negative is no line: it is marked, not compared."""
+    first, rest = segments[0], segments[1:]
+    text = _segment_text(first)
+    if (num(first.get("r2")) or 0) < 0:
+        text += " <span class=bad>(r² < 0: not comparable with the paper's line)</span>"
+    if rest:
+        text += f"<br><span class=ci>other segments: {'; '.join(_segment_text(s) for s in rest)}</span>"
+    return text
+
+
 def summary_rows(entries: Sequence[Entry]) -> List[Tuple[str, ...]]:
     """Table 1's rows: (quantity, ours, source, Paragon, SP2, CS-2), HTML cells."""
     rows: List[Tuple[str, ...]] = []
@@ -448,23 +461,22 @@ def summary_rows(entries: Sequence[Entry]) -> List[Tuple[str, ...]]:
         if zero is not None:
             rows.append((f"zero-byte message (µs), {html.escape(_method(e))}", fmt(zero), "paragon_sweep")
                         + _paper(TABLE1_ZERO_US, _quoted))
-        fit = _sweep_fit(e)
-        for i, s in enumerate((fit or {}).get("segments", [])):
-            rows.append((f"small messages (µs), {html.escape(_method(e))}, segment {i + 1}", _segment_text(s),
+        segments = (_sweep_fit(e) or {}).get("segments") or []
+        if segments:  # the paper's small-message line: our first segment; the others are listed with it
+            rows.append((f"small messages (µs), {html.escape(_method(e))}", _segments_text(segments),
                          "paragon_sweep") + _paper(TABLE1_SMALL, _paper_expression))
-    # Large messages: every segment of the point-to-point fits over the full size range.
+    # Large messages: the largest-size segment of each point-to-point fit (the paper's "large" line).
     large = [e for e in by_kernel(entries, ("pingpong", "exchange"))]
     k1 = _first(entries, "paragon_contention", mode="messages")
-    for e in large:
-        fit = _piecewise(e)
-        for i, s in enumerate((fit or {}).get("segments", [])):
-            rows.append((f"messages (µs), {html.escape(e.label)}, segment {i + 1}", _segment_text(s), e.kernel)
-                        + _paper(TABLE1_LARGE, _paper_expression))
+    fits = [(f"messages (µs), {html.escape(e.label)}", _piecewise(e), e.kernel) for e in large]
     if not large and k1:
-        fit = _piecewise(k1, where=lambda r: num(r.get("k")) == 1 and num(r.get("bytes")) > 0)
-        for i, s in enumerate((fit or {}).get("segments", [])):
-            rows.append((f"messages (µs), one exchange, segment {i + 1}", _segment_text(s),
-                         "paragon_contention, k = 1") + _paper(TABLE1_LARGE, _paper_expression))
+        fits.append(("messages (µs), one exchange",
+                     _piecewise(k1, where=lambda r: num(r.get("k")) == 1 and num(r.get("bytes")) > 0),
+                     "paragon_contention, k = 1"))
+    for what, fit, source in fits:
+        segments = (fit or {}).get("segments") or []
+        if segments:
+            rows.append((what, _segments_text(segments[::-1]), source) + _paper(TABLE1_LARGE, _paper_expression))
     # Contention slope: slowdown = 1 + s (k - 1) at the largest size.
     for e in by_kernel(entries, ("paragon_contention",)):
         s = contention_slope(e)
@@ -496,3 +508,167 @@ def _summary_section(entries: Sequence[Entry]) -> str:
         "small and large rows of the paper are its exchange (ITERS messages each way, time / 2 ITERS), "
         "our rows name the method.",
         ours, seed, SEED_MACHINES)
+
+
+# ---------------------------------------------------------------------------
+# Every numbered table and figure beside ours (measure/report/compare.py)
+# ---------------------------------------------------------------------------
+
+FIGURE1_SIZES = (0, 1024, 4096, 8192, 12288, 16000)
+"""Sizes of Figure 1's 0-16000 byte sweep at which ours stands beside Table 1's lines."""
+FIGURE4_SPREAD_PCT = {"Intel Paragon": 60.0, "Meiko CS-2": 25.0, "IBM SP2": 100.0}
+"""Section 6 and Figure 4: the variation over 256 random matchings of 64 nodes (the SP2's "can exceed 100%")."""
+
+
+def paper_time(machine: str, nbytes: float) -> float:
+    """Table 1's time of one message of ``nbytes`` on ``machine``: zero, small or large line."""
+    if nbytes == 0:
+        return TABLE1_ZERO_US[machine]
+    large = nbytes > SHORT_LONG_BYTES.get(machine, math.inf)
+    t0, slope = (TABLE1_LARGE if large else TABLE1_SMALL)[machine]
+    return t0 + slope * nbytes
+
+
+def _item_figure1(entries: Sequence[Entry]) -> List[Row]:
+    e = one(entries, "pingpong_fine")
+    rows = []
+    for b in FIGURE1_SIZES:
+        ours = pick(e, bytes=b) if e else None
+        if ours is None and e is not None:  # the nearest size measured
+            x, t, _ = e.series("bytes")
+            if len(x):
+                i = int(np.argmin(abs(x - b)))
+                b, ours = float(x[i]), float(t[i])
+        for m in MACHINES:
+            rows.append(Row(f"{b:.0f} bytes, {m}", ours, paper_time(m, b), "µs", "paper: Table 1's line for the size"))
+    return rows
+
+
+def _item_figure2(entries: Sequence[Entry]) -> List[Row]:
+    e = one(entries, "paragon_sweep", method="paper") or one(entries, "paragon_sweep")
+    if e is None:
+        return []
+    fit = _sweep_fit(e)
+    seg = (fit or {}).get("segments", [{}])[0]
+    bad = num(seg.get("r2")) is not None and num(seg.get("r2")) < 0
+    note = "ours: r² < 0, the line does not describe the sweep" if bad else ""
+    rows = []
+    for m in MACHINES:
+        rows += [Row(f"zero bytes, {m}", pick(e, bytes=0), TABLE1_ZERO_US[m], "µs"),
+                 Row(f"small messages t0, {m}", num(seg.get("t0_us")), TABLE1_SMALL[m][0], "µs", note,
+                     compared=not bad),
+                 Row(f"small messages per byte, {m}", num(seg.get("us_per_byte")), TABLE1_SMALL[m][1], "µs/byte",
+                     note, compared=not bad)]
+    return rows
+
+
+def _item_figure3(entries: Sequence[Entry]) -> List[Row]:
+    e = one(entries, "hypercube")
+    rows = []
+    if e is None:
+        return rows
+    sizes = [b for b in e.distinct("bytes") if b <= 16384] or e.distinct("bytes")
+    b = sizes[-1]
+    first = pick(e, dimension=1, bytes=b)
+    for d in e.distinct("dimension"):
+        t = pick(e, dimension=d, bytes=b)
+        rows.append(Row(f"d = {d:.0f}, {b:.0f} bytes", t, d * paper_time("Intel Paragon", b), "µs",
+                        "paper: d × Table 1's Paragon time (the text: linear in d)"))
+        rows.append(Row(f"d = {d:.0f}: T(d) / (d T(1))", t / (d * first) if t and first else None, 1.0, "",
+                        "1 = linear in d, as the paper finds on the Paragon and SP2"))
+    return rows
+
+
+def _item_figure4(entries: Sequence[Entry]) -> List[Row]:
+    e = one(entries, "matching")
+    rows = []
+    if e is None:
+        return rows
+    for r in sorted(e.rows, key=lambda r: num(r.get("bytes")) or 0):
+        spread = num(r.get("spread"))
+        if spread is None:
+            samples = [s for s in (num(v) for v in r.get("samples_us") or []) if s]
+            spread = max(samples) / min(samples) if samples else None
+        for m, pct in FIGURE4_SPREAD_PCT.items():
+            rows.append(Row(f"{size_text(r.get('bytes'))}: slowest / fastest matching − 1, {m}",
+                            100.0 * (spread - 1) if spread else None, pct, "%",
+                            f"ours: {fmt(r.get('matchings'))} matchings of {fmt(r.get('ranks'))} ranks"
+                            + ("; paper: more than 100 %" if m == "IBM SP2" else "")))
+    return rows
+
+
+def _item_figure5(entries: Sequence[Entry]) -> List[Row]:
+    rows = []
+    for e in find(entries, "paragon_contention"):
+        s = contention_slope(e)
+        if s:
+            rows.append(Row(f"{e.params.get('mode')}: slowdown at the largest k ({s[2]:g}), {size_text(s[0])}",
+                            1 + s[1] * (s[2] - 1), 1 + (FIGURE5_SLOWDOWN_AT_MAX - 1) / (FIGURE5_MAX_CONTENTION - 1)
+                            * (s[2] - 1), "×", "paper: slowdown 3 at k = 16, taken as linear in k"))
+            rows.append(Row(f"{e.params.get('mode')}: slope s of slowdown = 1 + s (k − 1)", s[1],
+                            (FIGURE5_SLOWDOWN_AT_MAX - 1) / (FIGURE5_MAX_CONTENTION - 1), "per message"))
+    return rows
+
+
+def _item_table1(entries: Sequence[Entry]) -> List[Row]:
+    rows = []
+    copy = one(entries, "memcopy")
+    fit = _copy_fit(copy) if copy else None
+    if fit and fit.get("segments"):
+        for m in MACHINES:
+            rows.append(Row(f"memory copy, {m}", num(fit["segments"][-1].get("us_per_byte")),
+                            TABLE1_MEMCPY_US_PER_BYTE[m], "µs/byte", "ours: the largest sizes' segment"))
+    barrier = one(entries, "paragon_barrier") or one(entries, "barrier")
+    if barrier:
+        p, t, _ = barrier.series("ranks")
+        if len(np.unique(p)) >= 2:
+            try:
+                b = fit_barrier(p, t).to_dict()
+            except ValueError:
+                b = None
+            if b:
+                bad = (num(b.get("r2")) or 0) < 0
+                for m in MACHINES:
+                    rows.append(Row(f"barrier a (µs per log2 P), {m}", num(b.get("a")), TABLE1_BARRIER[m][0], "µs",
+                                    "ours: r² < 0, not compared" if bad else "", compared=not bad))
+        d = math.log2(p.max()) if len(p) else None
+        for m in MACHINES:
+            if d:
+                rows.append(Row(f"barrier at P = {p.max():g}, {m}", float(t[-1]),
+                                TABLE1_BARRIER[m][0] * d + TABLE1_BARRIER[m][1], "µs", "paper: a d + b at d = log2 P"))
+    sweep = one(entries, "paragon_sweep", method="paper") or one(entries, "paragon_sweep")
+    if sweep is not None:
+        rows += [r for r in _item_figure2(entries) if not r.quantity.startswith("zero")]
+    for e in find(entries, "pingpong")[:1]:
+        fit = _piecewise(e)
+        segs = (fit or {}).get("segments") or []
+        if segs:
+            s = segs[-1]
+            bad = num(s.get("r2")) is not None and num(s.get("r2")) < 0
+            for m in MACHINES:
+                rows.append(Row(f"large messages t0, {m}", num(s.get("t0_us")), TABLE1_LARGE[m][0], "µs",
+                                "ours: r² < 0, not compared" if bad else "ours: pingpong, largest segment",
+                                compared=not bad))
+                rows.append(Row(f"large messages per byte, {m}", num(s.get("us_per_byte")), TABLE1_LARGE[m][1],
+                                "µs/byte", "ours: r² < 0, not compared" if bad else "", compared=not bad))
+    return rows
+
+
+_MACHINES_TEXT = "Intel Paragon, IBM SP2 and Meiko CS-2"
+ITEMS = (
+    Item("paragon", "Figure 1", "message time from 0 to 16000 bytes", frozenset({"pingpong_fine"}), _item_figure1,
+         _MACHINES_TEXT, "Ours: a blocking ping-pong (half the round trip) between ranks 0 and 1."),
+    Item("paragon", "Figure 2", "0 to 2000 bytes in steps of 16", frozenset({"paragon_sweep"}), _item_figure2,
+         _MACHINES_TEXT, "Ours: the paper's method, ITERS messages each way between two barriers."),
+    Item("paragon", "Figure 3", "hypercube emulation", frozenset({"hypercube"}), _item_figure3, _MACHINES_TEXT,
+         "Ours: the first 2^d ranks, one exchange per dimension in sequence."),
+    Item("paragon", "Figure 4", "random matchings", frozenset({"matching"}), _item_figure4,
+         "64 nodes of each machine, 256 matchings", "Ours: every rank paired at random, a few matchings."),
+    Item("paragon", "Figure 5", "contention on the Paragon", frozenset({"paragon_contention"}), _item_figure5,
+         "Intel Paragon, a chain of up to 32 nodes on its mesh",
+         "Ours: shared memory, where a path is memory bandwidth, not a mesh link."),
+    Item("paragon", "Table 1", "summary of performance figures",
+         frozenset({"memcopy", "barrier", "paragon_barrier", "paragon_sweep", "pingpong"}), _item_table1,
+         _MACHINES_TEXT),
+)
+"""The Paragon/SP2/CS-2 paper's numbered data tables and figures."""

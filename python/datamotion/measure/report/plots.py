@@ -76,10 +76,12 @@ class LogTicks(ticker.Locator):
 
 
 class Plots:
-    """Writes figures as PNG files in the report folder, with unique names."""
+    """Writes figures as PNG files in the report folder, with unique names; ``note``
+    goes under every figure (the report says there when ranks share cores)."""
 
-    def __init__(self, folder: str):
+    def __init__(self, folder: str, note: str = ""):
         self.folder = folder
+        self.note = note  # said under every figure (ranks that share cores)
         self.files: List[str] = []
 
     def figure(self, width: float = 6.4, height: float = 4.2, ncols: int = 1):
@@ -100,6 +102,8 @@ class Plots:
             fig.savefig(f, format="png")
         fig.clear()
         self.files.append(filename)
+        if self.note:
+            caption = (caption + " " if caption else "") + f"<span class=bad>{html.escape(self.note)}</span>"
         cap = f"<figcaption>{caption}</figcaption>" if caption else ""
         return f'<figure><img src="{filename}" alt="{html.escape(alt, quote=True)}">{cap}</figure>'
 

@@ -1,20 +1,23 @@
 """Block-cyclic redistribution: the report's section for the redist experiments
-(measure/suites/redist.py): Figures 11(c), 11(d) and 12 against K and against P,
+(measure/suites/redist.py): Figures 11 and 12 (all four panels) against K and against P,
 with Table 1's collectives; the K-phase variants side by side; Figure 7's
 permutation blocks."""
 
 from __future__ import annotations
 
 import html
-from typing import Dict, List, Mapping, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
+from .compare import Item, Row, one, pick
 from .format import Entry, beside_seed, ci_text, first_entry, fmt, num, table
 from .plots import Plots, errorbars, ranks_axis, value_axis, whole_number_ticks
 
 TITLE = "Block-cyclic redistribution (the Walker-Otto paper)"
 SEED = ("Walker & Otto, Redistribution of block-cyclic data distributions using MPI (1996), measured on "
         "an IBM SP-1 (Argonne's SP, MPICH 1.0.7 over Ethernet)")
-KERNELS: frozenset = frozenset({"redist_expand", "redist_collectives", "redist_fig7b"})
+KERNELS: frozenset = frozenset({"redist_expand", "redist_collectives", "redist_fig7b", "redist_schedules"})
 """The kernels this section draws."""
 
 SP1 = "IBM SP-1 (Argonne, Power-1 nodes, MPICH 1.0.7 over Ethernet)"
@@ -99,32 +102,43 @@ def _volume_text(entry: Entry) -> str:
     return f"{fmt(blocks)} blocks of r = {fmt(r)} {dtype} per rank" if blocks is not None else "the paper's volume"
 
 
+PANELS = (("(a) simple schedule, wildcard receives", ("simple_sync", "simple_unsync")),
+          ("(b) random schedule, synchronized", ("random_sync",)),
+          ("(c) optimal schedule, nonblocking receives", ("irecv",)),
+          ("(d) optimal schedule, MPI_Sendrecv", ("sendrecv",)))
+"""Figures 11 and 12's four panels and the variants each draws."""
+PANEL_LINES = {"simple_sync": "-", "simple_unsync": ":"}
+
+
 def _against_k_section(entry: Entry, plots: Plots) -> str:
-    panels = [v for v in ("irecv", "sendrecv") if _rows(entry, variant=v)]
+    panels = [(title, [v for v in variants if _rows(entry, variant=v)]) for title, variants in PANELS]
+    panels = [(title, variants) for title, variants in panels if variants]
     if not panels:
         return ""
-    fig, axes = plots.figure(width=9.6, height=4.0, ncols=len(panels))
+    fig, axes = plots.figure(width=4.2 * len(panels), height=4.0, ncols=len(panels))
     axes = axes if isinstance(axes, list) else [axes]
     ranks = sorted({int(num(r.get("ranks"))) for r in entry.rows if num(r.get("ranks")) is not None})
-    values = [num(r.get("median_us")) for r in entry.rows if r.get("variant") in panels]
-    for ax, variant in zip(axes, panels):
-        for P in ranks:
-            x, _, rows = entry.series("K", where=lambda r, P=P, v=variant: (r.get("ranks"), r.get("variant")) == (P, v))
-            if len(x):
-                errorbars(ax, x, rows, label=f"P = {P}")
+    values = [num(r.get("median_us")) for r in entry.rows if any(r.get("variant") in v for _, v in panels)]
+    for ax, (title, variants) in zip(axes, panels):
+        for i, P in enumerate(ranks):
+            for v in variants:
+                x, _, rows = entry.series("K", where=lambda r, P=P, v=v: (r.get("ranks"), r.get("variant")) == (P, v))
+                if len(x):
+                    sync = {"simple_sync": ", synchronized", "simple_unsync": ", unsynchronized"}.get(v, "")
+                    errorbars(ax, x, rows, color=f"C{i}", linestyle=PANEL_LINES.get(v, "-"), label=f"P = {P}{sync}")
         ax.set_xlabel("expansion factor K (block size r → K r)")
         whole_number_ticks(ax, entry.distinct("K"))
         value_axis(ax, values, "time (µs)")
-        ax.set_title({"irecv": "(c) optimal schedule, nonblocking receives",
-                      "sendrecv": "(d) optimal schedule, MPI_Sendrecv"}[variant], fontsize=10)
-        ax.legend(fontsize=8)
+        ax.set_title(title, fontsize=9)
+        ax.legend(fontsize=7)
     ours = plots.save(fig, "redist figure 11 against K", "Redistribution time against the expansion factor K",
-                      f"Median with 5–95% range, {_volume_text(entry)}; one curve per P (the first P ranks).")
+                      f"Median with 5–95% range, {_volume_text(entry)}; one curve per P (the first P ranks), "
+                      f"K = {', '.join(f'{k:g}' for k in entry.distinct('K'))}.")
     seed = (f"<p>Figures 11 (IBM SP-1) and 12 (Intel Paragon) plot the time against K for "
             f"P = {', '.join(str(p) for p in TABLE1_P)}, 800 blocks of r = 4 integers per process; the paper gives "
             "them only as plots. Its text states:</p>" + _quotes(FIGURE_STATEMENTS)
             + "<p>Table 1 quotes panel (d) at K = 2 and 20 (next subsection).</p>")
-    return ("<section id=redist-fig11><h3>Figures 11(c), 11(d) and 12: redistribution time against K</h3>"
+    return ("<section id=redist-fig11><h3>Figures 11 and 12, panels (a)–(d): redistribution time against K</h3>"
             + beside_seed(ours, seed, f"{SP1}; {PARAGON}") + "</section>")
 
 
@@ -243,3 +257,194 @@ def _fig7_section(entry: Entry) -> str:
     seed += "<p>Figure 7 draws both layouts for g = 4; the text gives numbers for layout (a) only (Figure 8).</p>"
     return ("<section id=redist-fig7><h3>Figure 7(b): permutation blocks of the optimal schedule</h3>"
             + beside_seed(ours, seed, "schedule tables, no machine") + "</section>")
+
+
+# ---------------------------------------------------------------------------
+# Every numbered table and figure beside ours (measure/report/compare.py)
+# ---------------------------------------------------------------------------
+
+FIGURE6 = {"send_block": ((0, 9, 6, 3), (4, 1, 10, 7), (8, 5, 2, 11)),
+           "send_proc": ((0, 3, 2, 1), (1, 0, 3, 2), (2, 1, 0, 3)),
+           "send_local": ((0, 2, 1, 0), (1, 0, 2, 1), (2, 1, 0, 2))}
+"""Figure 6: the optimal send schedule of the reduced system K' = 3, P' = 4 (rows k, columns p):
+global block, destination process and local block."""
+FIGURE8A = (
+    (0, 49, 98, 147, 36, 85, 134, 183, 24, 73, 122, 171, 12, 61, 110, 159),
+    (144, 1, 50, 99, 180, 37, 86, 135, 168, 25, 74, 123, 156, 13, 62, 111),
+    (96, 145, 2, 51, 132, 181, 38, 87, 120, 169, 26, 75, 108, 157, 14, 63),
+    (48, 97, 146, 3, 84, 133, 182, 39, 72, 121, 170, 27, 60, 109, 158, 15),
+    (16, 65, 114, 163, 4, 53, 102, 151, 40, 89, 138, 187, 28, 77, 126, 175),
+    (160, 17, 66, 115, 148, 5, 54, 103, 184, 41, 90, 139, 172, 29, 78, 127),
+    (112, 161, 18, 67, 100, 149, 6, 55, 136, 185, 42, 91, 124, 173, 30, 79),
+    (64, 113, 162, 19, 52, 101, 150, 7, 88, 137, 186, 43, 76, 125, 174, 31),
+    (32, 81, 130, 179, 20, 69, 118, 167, 8, 57, 106, 155, 44, 93, 142, 191),
+    (176, 33, 82, 131, 164, 21, 70, 119, 152, 9, 58, 107, 188, 45, 94, 143),
+    (128, 177, 34, 83, 116, 165, 22, 71, 104, 153, 10, 59, 140, 189, 46, 95),
+    (80, 129, 178, 35, 68, 117, 166, 23, 56, 105, 154, 11, 92, 141, 190, 47),
+)
+FIGURE9A = (
+    (0, 12, 24, 36, 49, 61, 73, 85, 98, 110, 122, 134, 147, 159, 171, 183),
+    (1, 13, 25, 37, 50, 62, 74, 86, 99, 111, 123, 135, 144, 156, 168, 180),
+    (2, 14, 26, 38, 51, 63, 75, 87, 96, 108, 120, 132, 145, 157, 169, 181),
+    (3, 15, 27, 39, 48, 60, 72, 84, 97, 109, 121, 133, 146, 158, 170, 182),
+    (4, 16, 28, 40, 53, 65, 77, 89, 102, 114, 126, 138, 151, 163, 175, 187),
+    (5, 17, 29, 41, 54, 66, 78, 90, 103, 115, 127, 139, 148, 160, 172, 184),
+    (6, 18, 30, 42, 55, 67, 79, 91, 100, 112, 124, 136, 149, 161, 173, 185),
+    (7, 19, 31, 43, 52, 64, 76, 88, 101, 113, 125, 137, 150, 162, 174, 186),
+    (8, 20, 32, 44, 57, 69, 81, 93, 106, 118, 130, 142, 155, 167, 179, 191),
+    (9, 21, 33, 45, 58, 70, 82, 94, 107, 119, 131, 143, 152, 164, 176, 188),
+    (10, 22, 34, 46, 59, 71, 83, 95, 104, 116, 128, 140, 153, 165, 177, 189),
+    (11, 23, 35, 47, 56, 68, 80, 92, 105, 117, 129, 141, 154, 166, 178, 190),
+)
+"""Figures 8(a) and 9(a): the optimal send schedule B(k, p) and receive schedule C(k, q)
+for P = 16, K = 12 (rows k, columns p); their panels (b) and (c) follow by the paper's
+formulas q = floor(B / K) mod P, b = floor(B / P), p = C mod P, t = C mod K."""
+SCHEDULE_TABLES = {
+    "Figure 8": ("fig8_fig9", (("send_block", "(a) global block B(k, p)", lambda B: B),
+                               ("send_proc", "(b) destination process", lambda B: (B // 12) % 16),
+                               ("send_local", "(c) local block", lambda B: B // 16)), FIGURE8A),
+    "Figure 9": ("fig8_fig9", (("recv_block", "(a) global block C(k, q)", lambda C: C),
+                               ("recv_proc", "(b) source process", lambda C: C % 16),
+                               ("recv_slot", "(c) local slot", lambda C: C % 12)), FIGURE9A),
+}
+FIGURE11_STATEMENTS = {
+    "sync_over_unsync": (3.0, "(a): the unsynchronized routine up to three times faster than the synchronized one"),
+    "random_over_simple": (None, "(b): the random schedule a substantial improvement over the simple one"),
+    "optimal_over_unsync": (1.0, "(c): the optimal schedule comparable with the unsynchronized case"),
+    "sendrecv_over_unsync": (1.0, "(d): MPI_SENDRECV comparable with the unsynchronized routine"),
+}
+
+
+def _schedules(entries) -> Dict:
+    e = one(entries, "redist_schedules")
+    return e.params.get("schedules", {}) if e is not None and isinstance(e.params.get("schedules"), Mapping) else {}
+
+
+def _matching(ours, paper) -> Tuple[Optional[int], int]:
+    a, b = np.asarray(ours if ours is not None else [], dtype=float), np.asarray(paper, dtype=float)
+    equal = int((a == b).sum()) if a.shape == b.shape else None
+    return equal, b.size
+
+
+def _item_figure6(entries: Sequence[Entry]) -> List[Row]:
+    tables = _schedules(entries).get("fig6", {})
+    rows = []
+    for field, text in (("send_block", "global block"), ("send_proc", "destination process"),
+                        ("send_local", "local block")):
+        equal, total = _matching(tables.get(field), FIGURE6[field])
+        rows.append(Row(f"{text}: entries equal to the paper's", equal, total, "entries",
+                        f"K' = 3, P' = 4: {total} entries"))
+    return rows
+
+
+def _schedule_item(name: str):
+    def rows(entries: Sequence[Entry]) -> List[Row]:
+        key, panels, printed = SCHEDULE_TABLES[name]
+        tables = _schedules(entries).get(key, {})
+        out = []
+        for field, text, formula in panels:
+            paper = [[formula(v) for v in r] for r in printed]
+            equal, total = _matching(tables.get(field), paper)
+            out.append(Row(f"{text}: entries equal to the paper's", equal, total, "entries", "P = 16, K = 12"))
+        return out
+    return rows
+
+
+def _item_figure7(entries: Sequence[Entry]) -> List[Row]:
+    e = one(entries, "redist_fig7b")
+    blocks = e.params.get("permutation_blocks", {}) if e is not None else {}
+    equal, total = _matching(blocks.get("a"), FIG8_FIRST_BLOCK)
+    out = [Row("layout (a) permutation block, B' = 0: entries equal to the paper's", equal, total, "entries",
+               "paper: Figure 8(a), rows 0-3, columns 0-3")]
+    if e is not None:
+        a, b = pick(e, layout="a"), pick(e, layout="b")
+        out.append(Row(f"layout (b) / layout (a) expansion time, P = {fmt(e.rows[0].get('ranks'))}, K = 12",
+                       b / a if a and b else None, 1.0, "×", "paper: both layouts keep every phase a permutation; "
+                       "it times neither apart", compared=False))
+    return out
+
+
+def _largest_p(entry: Optional[Entry]) -> Optional[int]:
+    ranks = entry.distinct("ranks") if entry is not None else []
+    return int(ranks[-1]) if ranks else None
+
+
+def _paper_p(P: int) -> int:
+    """Table 1's process count nearest ours."""
+    return min(TABLE1_P, key=lambda p: abs(p - P))
+
+
+def _figure_11_12(machine: str):
+    def rows(entries: Sequence[Entry]) -> List[Row]:
+        e = one(entries, "redist_expand")
+        P = _largest_p(e)
+        if P is None:
+            return []
+        Ks = [int(k) for k in e.distinct("K")]
+        med = {(v, K): pick(e, variant=v, ranks=P, K=K) for v in VARIANTS_ALL for K in Ks}
+        out = []
+
+        def ratio_row(key, num_variant, den_variant, how):
+            vals = [med[(num_variant, K)] / med[(den_variant, K)] for K in Ks
+                    if med[(num_variant, K)] and med[(den_variant, K)]]
+            target, text = FIGURE11_STATEMENTS[key]
+            out.append(Row(f"{num_variant} / {den_variant}, {how} over K = {Ks[0]}..{Ks[-1]}, P = {P}",
+                           (max(vals) if how == "largest" else float(np.median(vals))) if vals else None, target,
+                           "×", "paper: " + text, compared=target is not None))
+
+        ratio_row("sync_over_unsync", "simple_sync", "simple_unsync", "largest")
+        ratio_row("random_over_simple", "random_sync", "simple_sync", "median")
+        ratio_row("optimal_over_unsync", "irecv", "simple_unsync", "median")
+        ratio_row("sendrecv_over_unsync", "sendrecv", "simple_unsync", "median")
+        paper_p = _paper_p(P)
+        for K in (2, 20):
+            ours = med.get(("sendrecv", K))
+            out.append(Row(f"(d) sendrecv, K = {K}: ours at P = {P}, paper at P = {paper_p}",
+                           ours / 1e3 if ours else None, TABLE1_MS[machine][f"redist K={K}"][TABLE1_P.index(paper_p)],
+                           "ms", "paper: Table 1, the only printed points of the figure"))
+        return out
+    return rows
+
+
+def _item_table1(entries: Sequence[Entry]) -> List[Row]:
+    expand, coll = one(entries, "redist_expand"), one(entries, "redist_collectives")
+    P = _largest_p(expand) or _largest_p(coll)
+    if P is None:
+        return []
+    paper_p = _paper_p(P)
+    i = TABLE1_P.index(paper_p)
+    out = []
+    for machine in (SP1, PARAGON):
+        short = "SP-1" if machine == SP1 else "Paragon"
+        for op in ("bcast", "alltoall"):
+            ours = pick(coll, op=op, ranks=P)
+            out.append(Row(f"{op}, {short}: ours at P = {P}, paper at P = {paper_p}", ours / 1e3 if ours else None,
+                           TABLE1_MS[machine][op][i], "ms"))
+        for K in (2, 20):
+            ours = pick(expand, variant="sendrecv", ranks=P, K=K)
+            out.append(Row(f"redist K = {K}, {short}: ours at P = {P}, paper at P = {paper_p}",
+                           ours / 1e3 if ours else None, TABLE1_MS[machine][f"redist K={K}"][i], "ms"))
+    return out
+
+
+VARIANTS_ALL = ("sendrecv", "rsend", "irecv", "datamotion", "simple_sync", "simple_unsync", "random_sync")
+_SCHEDULE_MACHINE = "schedule tables (no machine)"
+_PAPER_P = "The paper: P = 3, 10, 16, 32, 64 processes, 800 blocks of r = 4 integers each; ours: the same volume."
+ITEMS = (
+    Item("redist", "Figure 6", "the optimal send schedule of the reduced system", frozenset({"redist_schedules"}),
+         _item_figure6, _SCHEDULE_MACHINE, "Ours: datamotion.redist.optimal_schedule(4, 3)."),
+    Item("redist", "Figure 7", "permutation blocks of the two layouts", frozenset({"redist_fig7b"}), _item_figure7,
+         _SCHEDULE_MACHINE),
+    Item("redist", "Figure 8", "the optimal send schedule, P = 16, K = 12", frozenset({"redist_schedules"}),
+         _schedule_item("Figure 8"), _SCHEDULE_MACHINE, "Ours: datamotion.redist.optimal_schedule(16, 12)."),
+    Item("redist", "Figure 9", "the optimal receive schedule, P = 16, K = 12", frozenset({"redist_schedules"}),
+         _schedule_item("Figure 9"), _SCHEDULE_MACHINE, "Ours: datamotion.redist.optimal_schedule(16, 12)."),
+    Item("redist", "Figure 11", "redistribution time against K on the IBM SP-1, panels (a)-(d)",
+         frozenset({"redist_expand"}), _figure_11_12(SP1), SP1, _PAPER_P),
+    Item("redist", "Figure 12", "redistribution time against K on the Intel Paragon, panels (a)-(d)",
+         frozenset({"redist_expand"}), _figure_11_12(PARAGON), PARAGON, _PAPER_P),
+    Item("redist", "Table 1", "broadcast, all-to-all and redistribution", frozenset({"redist_expand",
+                                                                                     "redist_collectives"}),
+         _item_table1, f"{SP1}; {PARAGON}", _PAPER_P),
+)
+"""Walker and Otto's numbered data tables and figures (Figures 1-5 and 10 are diagrams and code)."""

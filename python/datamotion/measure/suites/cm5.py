@@ -8,6 +8,7 @@ the report is measure/report/cm5.py."""
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
@@ -220,13 +221,18 @@ def aggregate_flops(comm, quick=False, progress=None) -> List[dict]:
     ranks (the paper's peak rate), its summary the per-sweep samples of all of
     them. aggregate_wall_mflops sums flops over wall time instead, time a rank
     was descheduled included: below aggregate_mflops when ranks outnumber free
-    cores."""
+    cores. shared_cores marks rows where ranks of a host outnumber its cores: their
+    rates do not add up to a machine's."""
     ops = _sizes(quick)["vector_ops"]
     n = AGGREGATE_ELEMENTS
     results = {(op, dtype): [] for dtype in ("float64", "float32") for op in ops}
+    cores = os.cpu_count() or 1
     for p in range(1, comm.size + 1):
         sub = comm.Split(0 if comm.rank < p else MPI.UNDEFINED, comm.rank)
         if sub != MPI.COMM_NULL:
+            host = sub.Split_type(MPI.COMM_TYPE_SHARED)
+            shared = host.allreduce(1 if host.size > cores else 0, op=MPI.MAX) > 0
+            host.Free()
             for (op, dtype), rows in results.items():
                 flops, single = _core.vector_op_flops(op), dtype == "float32"
                 probe = _core.bench_vector(op, single, n, 3, 1, 16)  # warm caches; size the samples
@@ -251,6 +257,7 @@ def aggregate_flops(comm, quick=False, progress=None) -> List[dict]:
                     rows.append({"ranks": p, "elements": n, "bytes": n * (4 if single else 8),
                                  "aggregate_mflops": float(sum(rates)), "min_rank_mflops": float(min(rates)),
                                  "max_rank_mflops": float(max(rates)), "aggregate_wall_mflops": float(sum(walls)),
+                                 "shared_cores": bool(shared),
                                  **summarize([s for samples in everyone for s in samples])})
             sub.Free()
         if progress:

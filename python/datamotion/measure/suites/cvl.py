@@ -1,8 +1,10 @@
 """The CVL on MPI paper's experiments, on ``datamotion.vector`` over the ranks of the
 communicator the suite is given:
-its Figure 2 (buffer size against permutation bandwidth), Figure 4 (bandwidth against
-the number of elements per rank) and Tables 1 and 2 (per-element rates of the vector
-operations out of cache, and the fixed overhead of a plus-reduce in 64-bit additions).
+its Figure 2 (buffer size against permutation bandwidth), Figure 3 (permutation
+bandwidth against the number of ranks), Figure 4 (bandwidth against the number of
+elements per rank), Figures 5 and 6 (the NESL line-fit and median benchmarks of its
+appendix) and Tables 1 and 2 (per-element rates of the vector operations out of
+cache, and the fixed overhead of a plus-reduce in 64-bit additions).
 
 Kernels (see measure/report/cvl.py for their section):
 
@@ -15,6 +17,12 @@ Kernels (see measure/report/cvl.py for their section):
 - ``cvl_sweep``: one entry per operation (elementwise add, add-scan, add-reduce,
   random permutation) over elements per rank; params hold t0, the asymptotic rate
   and n_1/2 of T(n) = t0 + n / r.
+- ``cvl_scaling``: the random permutation's bandwidth per rank on the first P ranks,
+  P = 2 .. size, at a length per rank past the caches (Figure 3: horizontal is perfect).
+- ``cvl_nesl``: one entry per benchmark (``linefit``: the least-squares line of the
+  appendix, five plus-reductions; ``median``: quickselect, the partitions packed and
+  load-balanced by ``vector.pack``) over elements per rank; params hold t0, the
+  asymptotic rate and n_1/2 as for ``cvl_sweep``.
 - ``cvl_table2``: the operations at an out-of-cache length (ns per element, Mflop/s
   of the arithmetic ones, Mwords/s of the permutation), and the overhead of an int32
   plus-reduce of one element per rank with the number of additions it is worth.
@@ -31,6 +39,7 @@ from mpi4py import MPI
 from ... import _core
 from ... import vector as cv
 from ..fit import fit_piecewise_linear
+from ..nesl import linefit, select_kth
 from ..stats import time_call
 
 RECORD = np.dtype([("offset", "<u4"), ("value", "<f8")])  # packed: 12 bytes per element on the wire
@@ -45,6 +54,10 @@ TABLE_ELEMENTS, QUICK_TABLE_ELEMENTS = 1 << 22, 1 << 20  # per rank: 32 MiB and 
 TABLE_OPS = ("add", "mul", "scan", "reduce", "permute")
 FLOPS = {"add": 1, "mul": 1, "scan": 1, "reduce": 1, "permute": 0}
 """64-bit floating-point operations per element."""
+SCALING_ELEMENTS, QUICK_SCALING_ELEMENTS = 1 << 18, 1 << 16  # per rank: 2 MiB and 512 KiB of float64
+NESL_ELEMENTS = [16, 64, 256, 1024, 4096, 16384, 65536, 262144]
+QUICK_NESL_ELEMENTS = [16, 256, 4096, 65536]
+NESL_BENCHMARKS = ("linefit", "median")
 SEED = 1994
 
 
@@ -219,6 +232,68 @@ def table2_entry(comm, quick: bool) -> dict:
         "ratio": mflops / mwords, "checked_mode": bool(_core.checked_mode())}, "rows": rows}
 
 
+# ---------------------------------------------------------------------------
+# Figure 3: the permutation against the number of ranks
+# ---------------------------------------------------------------------------
+
+
+def scaling_entry(comm, quick: bool, progress=None) -> dict:
+    """Collective on comm. The random permutation on the first P ranks, P = 2 .. size."""
+    n = QUICK_SCALING_ELEMENTS if quick else SCALING_ELEMENTS
+    rows = []
+    for P in range(2, comm.size + 1):
+        sub = comm.Split(0 if comm.rank < P else MPI.UNDEFINED, comm.rank)
+        if sub != MPI.COMM_NULL:
+            x = cv.distribute(1.5, n * P, np.float64, sub)
+            index = cv.Vector.from_numpy(_permutation(sub, n), sub)
+            row = time_call(sub, lambda: cv.permute(x, index), quick)
+            del x, index
+            gc.collect()
+            if sub.rank == 0:
+                rows.append({"ranks": P, "elements_per_rank": n, "elements": n * P, "bytes": 8 * n,
+                             "mwords_per_s": n / row["median_us"], **row})
+            sub.Free()
+        if progress:
+            progress()
+    return {"kernel": "cvl_scaling", "params": {"dtype": "float64", "permutation": "random", "seed": SEED},
+            "rows": rows}
+
+
+# ---------------------------------------------------------------------------
+# Figures 5 and 6: the NESL benchmarks of the appendix
+# ---------------------------------------------------------------------------
+
+
+def nesl_entries(comm, quick: bool, validate: bool, progress=None) -> List[dict]:
+    lengths = QUICK_NESL_ELEMENTS if quick else NESL_ELEMENTS
+    rows: Dict[str, List[dict]] = {b: [] for b in NESL_BENCHMARKS}
+    for n in lengths:
+        total = n * comm.size
+        rng = np.random.default_rng(SEED + n)
+        xs = np.arange(total, dtype=np.float64)
+        ys = 2.0 + 0.5 * xs + rng.normal(0.0, 1.0, total)
+        keys = rng.permutation(total).astype(np.float64)
+        x, y, s = (cv.Vector.from_numpy(v, comm) for v in (xs, ys, keys))
+        if validate:
+            a, b, _, _ = linefit(x, y)
+            slope, intercept = np.polyfit(xs, ys, 1)
+            if not (np.isclose(a, intercept) and np.isclose(b, slope)):
+                raise RuntimeError(f"linefit of {total} points gave a={a}, b={b}, NumPy {intercept}, {slope}")
+            if select_kth(s, total // 2) != np.sort(keys)[total // 2]:
+                raise RuntimeError(f"the median of {total} keys differs from NumPy's")
+        for bench, call in (("linefit", lambda: linefit(x, y)), ("median", lambda: select_kth(s, total // 2))):
+            row = time_call(comm, call, quick)
+            rows[bench].append({"elements_per_rank": n, "elements": total, "bytes": 8 * n, "ranks": comm.size,
+                                "melements_per_s": n / row["median_us"], **row})
+        del x, y, s
+        gc.collect()
+        if progress:
+            progress()
+    return [{"kernel": "cvl_nesl", "params": {"benchmark": b, "dtype": "float64", **rate_fit(
+        [r["elements_per_rank"] for r in rows[b]], [r["median_us"] for r in rows[b]])}, "rows": rows[b]}
+        for b in NESL_BENCHMARKS]
+
+
 def run(comm, quick=False, validate=False, progress=None) -> List[dict]:
     """Collective on comm, whose ranks hold the vectors (on a duplicate of comm, so that
     the suite's messages and vectors stay its own). The experiments' result entries on
@@ -229,6 +304,8 @@ def run(comm, quick=False, validate=False, progress=None) -> List[dict]:
         if progress:
             progress()
         results += sweep_entries(comm, quick, progress)
+        results.append(scaling_entry(comm, quick, progress))
+        results += nesl_entries(comm, quick, validate, progress)
         results.append(table2_entry(comm, quick))
         if progress:
             progress()

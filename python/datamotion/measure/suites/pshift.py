@@ -19,7 +19,7 @@ Kernels (see measure/report/pshift.py for their section):
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Sequence
 
 import numpy as np
 from mpi4py import MPI
@@ -28,6 +28,7 @@ from ...array import DistArray
 from ...layout import ProcessGrid
 from ...shift import CShift, Halo, PShift
 from ..lsq import nonnegative_lstsq as nnls  # the name this module has always exported
+from ..polyshift import fit_eq2
 from ..stats import time_call
 
 # Local extents L of the paper's tables (Table 1: rank 1, ..., Table 4: rank 4).
@@ -104,17 +105,6 @@ def fit_cost_model(rows: Sequence[Mapping], terms: Sequence[str] = EQ1_TERMS) ->
 
 def predict_cost(constants_us: Mapping[str, float], row: Mapping) -> float:
     return float(sum(c * float(row[t]) for t, c in constants_us.items()))
-
-
-def fit_eq2(extents: Sequence[float], times_us: Sequence[float], k: int) -> Optional[dict]:
-    """Eq. 2, T = a + b L^(k-1) + c L^k (shift 1, equal axes), non-negative, relative error."""
-    if len(extents) < 3:
-        return None
-    L = np.asarray(extents, dtype=float)
-    y = np.asarray(times_us, dtype=float)
-    A = np.stack([np.ones_like(L), L ** (k - 1), L ** k], axis=1)
-    a, b, c = nnls(A, y, weights=y ** -2.0)
-    return {"a_us": float(a), "b_us": float(b), "c_us": float(c)}
 
 
 # ---------------------------------------------------------------------------

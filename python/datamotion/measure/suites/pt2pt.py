@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import List
 
 from ... import _core
-from ..constants import FINE_SIZES, FULL_SIZES, PAIR_KERNELS, QUICK_SIZES
+from ..constants import FINE_SIZES, FULL_SIZES, PAIR_KERNELS, QUICK_FINE_SIZES, QUICK_SIZES
 from ..stats import OSU_WINDOW, adaptive, osu_params, osu_rules, summarize
 
 _KIND = {"pingpong": "latency", "exchange": "latency", "stream": "bandwidth", "bidir": "bandwidth"}
@@ -46,15 +46,16 @@ def _pair_rows(comm, kernel, sizes, quick, validate, progress=None) -> List[dict
 
 def suite_pt2pt(comm, quick=False, validate=False, progress=None) -> List[dict]:
     """Ping-pong, exchange, streaming and bidirectional bandwidth between ranks 0 and 1
-    over message sizes, plus (full runs) a fine sweep and the distance sweep."""
+    over message sizes, the fine sweep (the Paragon paper's Figure 1: steps of 64 bytes,
+    of 1024 in quick runs) and the distance sweep."""
     sizes = QUICK_SIZES if quick else FULL_SIZES
     results = []
     for kernel in PAIR_KERNELS:
         results.append({"kernel": kernel, "params": _params(kernel, validate),
                         "rows": _pair_rows(comm, kernel, sizes, quick, validate, progress=progress)})
-    if not quick:
-        results.append({"kernel": "pingpong_fine", "params": _params("pingpong"),
-                        "rows": _pair_rows(comm, "pingpong", FINE_SIZES, True, validate, progress=progress)})
+    results.append({"kernel": "pingpong_fine", "params": _params("pingpong"),
+                    "rows": _pair_rows(comm, "pingpong", QUICK_FINE_SIZES if quick else FINE_SIZES, True, validate,
+                                       progress=progress)})
     rows = []
     for peer in range(1, comm.size):  # rank 0 to every other rank
         samples = _pair_samples(comm, "pingpong", 8, quick, validate, 0, peer)

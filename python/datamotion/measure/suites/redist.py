@@ -15,9 +15,20 @@ and Experience, 1996): the block size of a 1-d array expanded from r to K r.
   ``irecv``      the synchronised nonblocking-receive algorithm (Figure 4) with the
                  optimal schedule, the algorithm of Figures 11(c) and 12(c): per phase
                  post the receive, send, wait;
-  ``datamotion`` ``RedistPlan`` with its automatic method.
+  ``datamotion`` ``RedistPlan`` with its automatic method;
+
+  and the self-describing algorithms of Section 2.2.1, every message carrying its
+  global block index and received from ``MPI_ANY_SOURCE``:
+
+  ``simple_sync``    Figure 4 (post one receive, send, wait, per phase) with the
+                     simple schedule B(k, p) = k P + p: Figures 11(a), 12(a);
+  ``simple_unsync``  Figure 5 (all K receives posted, K sends, K waits): 11(a);
+  ``random_sync``    Figure 4 with each process's blocks in random order: 11(b), 12(b).
 - ``redist_collectives`` (Table 1): ``MPI_Bcast`` of the 3200 integers a process
   holds and ``MPI_Alltoall`` of floor(3200 / P) integers per pair, at each P.
+- ``redist_schedules`` (Figures 6, 8 and 9): the optimal send schedule of the
+  reduced system K' = 3, P' = 4 and the send and receive schedules of P = 16,
+  K = 12, as datamotion builds them (no timing).
 - ``redist_fig7b`` (Figure 7): the permutation blocks of the two (alpha, beta)
   layouts for P = 16, K = 12, B' = 0, and the ``sendrecv`` expansion by K = 12
   with each layout's full schedule at P = size.
@@ -35,7 +46,7 @@ from mpi4py.util.dtlib import from_numpy_dtype
 
 from ...array import DistArray
 from ...layout import BlockCyclic, ProcessGrid
-from ...redist import RedistPlan, Schedule, optimal_schedule
+from ...redist import RedistPlan, Schedule, optimal_schedule, random_schedule, simple_schedule
 from ..stats import adaptive, summarize
 
 BLOCKS_PER_RANK = 800
@@ -45,9 +56,14 @@ R = 4
 DTYPE = np.int32
 """The paper redistributes integers."""
 KS = (2, 3, 4, 6, 8, 12, 16, 20)
-KS_QUICK = (2, 20)
-"""Expansion factors K: Table 1 quotes K = 2 and K = 20."""
-VARIANTS = ("sendrecv", "rsend", "irecv", "datamotion")
+KS_QUICK = (2, 5, 12, 20)
+"""Expansion factors K: Table 1 quotes K = 2 and K = 20, Figures 11 and 12 draw 2 .. 20."""
+SELF_DESCRIBING = ("simple_sync", "simple_unsync", "random_sync")
+"""The variants of Figures 11(a) and 11(b): messages that carry their block index."""
+VARIANTS = ("sendrecv", "rsend", "irecv", "datamotion") + SELF_DESCRIBING
+RANDOM_SEED = 1996
+SCHEDULES = {"fig6": {"P": 4, "K": 3}, "fig8_fig9": {"P": 16, "K": 12}}
+"""Figure 6: the reduced system K' = 3, P' = 4; Figures 8 and 9: P = 16, K = 12."""
 LAYOUTS = ("a", "b")
 """Figure 7's two layouts of (alpha, beta) in a permutation block."""
 FIG7 = {"P": 16, "K": 12, "Bprime": 0}
@@ -201,6 +217,86 @@ class KPhaseExpansion:
         self._types = []
 
 
+def _block_positions(n: int, P: int, K: int, r: int, first_block: int, local_start: Callable[[int], int]):
+    """Local storage positions of the r-element pieces of global block j P K +
+    first_block, j = 0, 1, ..., that lie in the array (local_start(j): where the piece
+    of superblock j starts)."""
+    out = []
+    for j in range(-(-n // (P * K * r))):
+        m0 = ((j * P * K) + first_block) * r
+        if m0 < n:
+            start = local_start(j)
+            out.extend(range(start, start + min(r, n - m0)))
+    return np.array(out, dtype=np.int64)
+
+
+class SelfDescribingExpansion:
+    """Collective on comm. Section 2.2.1's expansion by K with wildcard receives: in
+    phase k process p sends its local block b(k, p) of every superblock to q(k, p),
+    the global block index B(k, p) first in the message (the paper packs it with
+    MPI_PACK; here it is the first element of the same buffer), and stores what it
+    receives, from any source, into the slot that index names. Only the send
+    schedule is needed: the simple and random ones have no receive schedule."""
+
+    TAG = 7
+
+    def __init__(self, comm: MPI.Comm, n: int, r: int, K: int, schedule: Schedule, dtype=DTYPE):
+        P, p = comm.size, comm.rank
+        self.comm, self.K = comm, K
+        self.sends = []
+        for k in range(K):
+            b, B = int(schedule.send_local[k, p]), int(schedule.send_block[k, p])
+            take = _block_positions(n, P, K, r, B, lambda j: (j * K + b) * r)
+            message = np.empty(1 + len(take), dtype)
+            message[0] = B
+            self.sends.append((int(schedule.send_proc[k, p]), take, message))
+        # Process p receives the global blocks K p .. K p + K - 1 of each superblock, block B into slot B mod K.
+        self.slots = {B: _block_positions(n, P, K, r, B, lambda j, t=B % K: (j * K + t) * r)
+                      for B in range(K * p, K * p + K)}
+        longest = max([len(t) for t in self.slots.values()] + [len(t) for _, t, _ in self.sends] + [0])
+        self.inbox = [np.empty(1 + longest, dtype) for _ in range(K)]
+
+    def _send(self, k: int, src: np.ndarray) -> MPI.Request:
+        dest, take, message = self.sends[k]
+        np.take(src, take, out=message[1:])
+        return self.comm.Isend(message, dest, self.TAG)
+
+    def _store(self, message: np.ndarray, dst: np.ndarray) -> None:
+        where = self.slots[int(message[0])]
+        dst[where] = message[1:1 + len(where)]
+
+    def synchronized(self, src: np.ndarray, dst: np.ndarray) -> None:
+        """Collective. Figure 4: per phase post one receive, send, wait for both."""
+        for k in range(self.K):
+            request = self.comm.Irecv(self.inbox[0], MPI.ANY_SOURCE, self.TAG)
+            sent = self._send(k, src)
+            request.Wait()
+            self._store(self.inbox[0], dst)
+            sent.Wait()
+
+    def unsynchronized(self, src: np.ndarray, dst: np.ndarray) -> None:
+        """Collective. Figure 5: post every receive, send every block, store each
+        message as it completes."""
+        requests = [self.comm.Irecv(box, MPI.ANY_SOURCE, self.TAG) for box in self.inbox]
+        sent = [self._send(k, src) for k in range(self.K)]
+        for _ in range(self.K):
+            self._store(self.inbox[MPI.Request.Waitany(requests)], dst)
+        MPI.Request.Waitall(sent)
+
+
+def self_describing_runs(comm: MPI.Comm, n: int, r: int, K: int, names: Sequence[str], src, dst):
+    """Collective. variant -> zero-argument function for the SELF_DESCRIBING ``names``."""
+    P = comm.size
+    schedules = {"simple": simple_schedule(P, K), "random": random_schedule(P, K, RANDOM_SEED)}
+    runs = {}
+    for name in names:
+        kind, mode = name.split("_")
+        expansion = SelfDescribingExpansion(comm, n, r, K, schedules[kind])
+        method = expansion.synchronized if mode == "sync" else expansion.unsynchronized
+        runs[name] = lambda method=method: method(src.local, dst.local)
+    return runs
+
+
 # ---------------------------------------------------------------------------
 # Checks and timing
 # ---------------------------------------------------------------------------
@@ -233,8 +329,11 @@ def checked_runs(comm: MPI.Comm, n: int, r: int, K: int, variants: Sequence[str]
     reference = dst.local.copy()
     expected = owned(n, K * r, comm.size, comm.rank).astype(DTYPE)
     expansion = KPhaseExpansion(comm, n, r, K, DTYPE, schedule)
-    runs: Dict[str, Callable[[], None]] = {}
+    runs: Dict[str, Callable[[], None]] = self_describing_runs(
+        comm, n, r, K, [v for v in variants if v in SELF_DESCRIBING], src, dst)
     for name in variants:
+        if name in SELF_DESCRIBING:
+            continue
         if name == "datamotion":
             runs[name] = lambda: plan.execute(src, dst)
         else:
@@ -245,6 +344,7 @@ def checked_runs(comm: MPI.Comm, n: int, r: int, K: int, variants: Sequence[str]
         problems.append("datamotion's RedistPlan differs from the NumPy oracle")
     for name, run in runs.items():
         dst.local[...] = -1
+        comm.Barrier()  # wildcard receives must not take the previous variant's messages
         run()
         if not np.array_equal(dst.local, expected):
             problems.append(f"{name} differs from the NumPy oracle and from RedistPlan")
@@ -345,6 +445,18 @@ def _fig7_entry(comm: MPI.Comm, quick: bool) -> Optional[dict]:
     return {"kernel": "redist_fig7b", "params": {**FIG7, "permutation_blocks": blocks}, "rows": rows}
 
 
+def schedules_entry() -> dict:
+    """Local. Figures 6, 8 and 9's tables as datamotion's optimal_schedule builds them."""
+    tables = {}
+    for name, where in SCHEDULES.items():
+        sched = optimal_schedule(where["P"], where["K"])
+        tables[name] = {**where, **{field: getattr(sched, field).tolist() for field in
+                                    ("send_block", "send_proc", "send_local", "recv_block", "recv_proc",
+                                     "recv_slot")}}
+    rows = [{"figure": name, "ranks": t["P"], "K": t["K"], "entries": t["P"] * t["K"]} for name, t in tables.items()]
+    return {"kernel": "redist_schedules", "params": {"schedules": tables}, "rows": rows}
+
+
 def run(comm, quick=False, validate=False, progress=None) -> List[dict]:
     """Collective on comm. The experiments' result entries on rank 0, [] elsewhere.
     Every redistribution is checked before it is timed, ``validate`` or not."""
@@ -367,4 +479,4 @@ def run(comm, quick=False, validate=False, progress=None) -> List[dict]:
     return [{"kernel": "redist_expand", "params": {**common, "Ks": list(Ks), "variants": list(VARIANTS)},
              "rows": expand_rows},
             {"kernel": "redist_collectives", "params": common, "rows": collective_rows},
-            fig7]
+            fig7, schedules_entry()]
