@@ -288,7 +288,8 @@ def _model(args) -> int:
                     bandwidth = seg.get("bandwidth_MBps")
                     line += (f"\n    {seg['start_bytes']}-{seg['end_bytes']} B: t0 {seg['t0_us']:.2f} us, "
                              + (f"{bandwidth:.0f} MB/s" if bandwidth is not None else "no time per byte")
-                             + f", r2 {_r2_text(seg.get('r2'))}")
+                             + f", r2 {_r2_text(seg.get('r2'))}"
+                             + (f" (constrained: {seg['constraint']})" if seg.get("constraint") else ""))
                 print(line)
         for key, why in sorted(fitted["skipped"].items()):
             print(f"{key}: skipped ({why})")
@@ -301,8 +302,11 @@ def _model(args) -> int:
                                        ranks=args.ranks)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    note = f" {result.note()}" if result.extrapolated else ""
+    note = f" {result.note()}" if result.note() else ""
     print(f"{args.kernel}: {result.value_us:.3f} us{note}")
+    if result.gaps:
+        print(f"warning: {args.bytes} B lies inside the unmeasured gap {' and '.join(result.gaps)}: measure sizes "
+              "there (a full run) before trusting this")
     if result.flags:
         print(f"warning: the model of {result.kernel} is below the quality threshold: {'; '.join(result.flags)}")
     return 0

@@ -8,7 +8,9 @@ MODEL_SCHEMA = "datamotion.model/1"
 """The schema of a model document (what ``datamotion model fit`` writes)."""
 
 PAIR_KERNELS = ("pingpong", "exchange", "stream", "bidir")
-QUICK_SIZES = [0, 8, 64, 512, 1024, 4096, 32768, 65536, 262144, 1 << 20]
+QUICK_SIZES = [0, 8, 64, 512, 1024, 4096, 8192, 16384, 32768, 65536, 262144, 1 << 20]
+"""Quick message sizes: no gap wider than a factor 4 above 512 B, so a protocol switch
+between 4 KiB and 32 KiB is placed between measured sizes on both sides of it."""
 FULL_SIZES = [0] + [1 << k for k in range(0, 25)]
 FINE_SIZES = list(range(0, 16001, 64))
 
@@ -30,6 +32,11 @@ is flagged."""
 FIT_R2_MIN_POINTS = 3
 """The fewest distinct sizes (or rank counts) on which a low r² flags a fit: through
 two points every line has r² = 1."""
+
+CACHE_BREAKPOINTS = 4
+"""The most breakpoints of the kernels whose time bends where a cache level runs out
+(memcopy, stream, exchange, bidir; :data:`datamotion.measure.fit.CACHE_KERNELS`): a
+protocol switch or two and the L1, L2 and last-level capacities."""
 
 FIT_MAX_RELATIVE_RMSE = 0.25
 """Quality threshold of a fitted model: a fit or segment whose residuals, relative to
