@@ -42,7 +42,7 @@ FIT_MAX_RELATIVE_RMSE = 0.25
 """Quality threshold of a fitted model: a fit or segment whose residuals, relative to
 the measured times, have a root mean square above this (25 %) is flagged."""
 
-SUITE_NAMES = ("pt2pt", "collectives", "local", "patterns", "cm5", "paragon", "pshift", "redist", "cvl")
+SUITE_NAMES = ("pt2pt", "collectives", "local", "patterns", "cm5", "paragon", "pshift", "redist", "cvl", "programs")
 """The suites ``datamotion bench`` runs, in the order ``all`` runs them (the keys of
 ``datamotion.measure.suites.SUITES``, named here so the command line can list them
 without loading MPI)."""

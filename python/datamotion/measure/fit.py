@@ -137,6 +137,10 @@ copied through the caches): :func:`fit_results` allows them
 :data:`~datamotion.measure.constants.CACHE_BREAKPOINTS` breakpoints, the protocol
 switches and the cache capacities."""
 
+LOCAL_KERNELS = ("vector_sweep", "ufunc")
+"""Kernels of one rank's computation, not of moving messages: their ``bytes`` are a
+working set or an array length, so their slopes are not compared with memcpy's."""
+
 _MAX_DISTINCT_SIZES = 4096  # the breakpoint search holds an m x m table of segment errors
 
 # ---------------------------------------------------------------------------
@@ -1256,7 +1260,7 @@ def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_poi
     if memcpy is not None:
         reference = PiecewiseFit.from_dict(memcpy)
         for entry in models.values():
-            if entry["kernel"] != "memcopy":
+            if entry["kernel"] not in ("memcopy",) + LOCAL_KERNELS:
                 for _, fit in _piecewise_dicts(entry):
                     _flag_above_memcpy(fit, reference)
     else:

@@ -41,15 +41,8 @@ def suite_local(comm, quick=False, validate=False, progress=None) -> List[dict]:
     without vectorisation, whose median each row carries as scalar_median_us)."""
     results = []
     if comm.rank == 0:
-        sizes = [1 << k for k in (range(10, 25, 2) if quick else range(6, 25))]
-        rows = []
-        for nbytes in sizes:
-            iters = max(1, min(1000, (1 << 20) // nbytes))
-            samples = _local_samples(lambda reps: _core.bench_memcopy(nbytes, reps, 2, iters), quick)
-            rows.append({"bytes": nbytes, "ranks": 1, **summarize(samples)})
-            if progress:
-                progress()
-        results.append({"kernel": "memcopy", "params": {}, "rows": rows})
+        results.append(memcopy_entry([1 << k for k in (range(10, 25, 2) if quick else range(6, 25))], quick,
+                                     progress))
         lengths = ([4, 16, 256, 4096, 65536] if quick
                    else [2, 4, 8, 16, 32, 64, 256, 1024, 4096, 16384, 65536, 262144])
         for dtype, single in (("float32", True), ("float64", False)):
@@ -79,6 +72,19 @@ def suite_local(comm, quick=False, validate=False, progress=None) -> List[dict]:
         results.append(ufunc_entry([1 << k for k in (range(10, 24, 2) if quick else range(8, 24))], quick, progress))
     comm.Barrier()
     return results
+
+
+def memcopy_entry(sizes: Sequence[int], quick: bool, progress=None) -> dict:
+    """Local. memcpy time against the size (kernel ``memcopy``, a cache family: the
+    same two buffers every call, a working set of twice the size)."""
+    rows = []
+    for nbytes in sizes:
+        iters = max(1, min(1000, (1 << 20) // max(1, nbytes)))
+        samples = _local_samples(lambda reps: _core.bench_memcopy(nbytes, reps, 2, iters), quick)
+        rows.append({"bytes": nbytes, "ranks": 1, **summarize(samples)})
+        if progress:
+            progress()
+    return {"kernel": "memcopy", "params": {}, "rows": rows}
 
 
 def ufunc_entry(lengths: Sequence[int], quick: bool, progress=None) -> dict:

@@ -44,14 +44,20 @@ def _pair_rows(comm, kernel, sizes, quick, validate, progress=None) -> List[dict
     return rows
 
 
+def pair_entry(comm, kernel: str, sizes, quick: bool, validate: bool = False, progress=None) -> dict:
+    """Collective. One pair kernel between ranks 0 and 1 over ``sizes``: its entry
+    (rows on rank 0 only)."""
+    return {"kernel": kernel, "params": _params(kernel, validate),
+            "rows": _pair_rows(comm, kernel, sizes, quick, validate, progress=progress)}
+
+
 def suite_pt2pt(comm, quick=False, validate=False, progress=None) -> List[dict]:
     """Ping-pong, exchange, streaming and bidirectional bandwidth between ranks 0 and 1
     over message sizes, plus (full runs) a fine sweep and the distance sweep."""
     sizes = QUICK_SIZES if quick else FULL_SIZES
     results = []
     for kernel in PAIR_KERNELS:
-        results.append({"kernel": kernel, "params": _params(kernel, validate),
-                        "rows": _pair_rows(comm, kernel, sizes, quick, validate, progress=progress)})
+        results.append(pair_entry(comm, kernel, sizes, quick, validate, progress))
     if not quick:
         results.append({"kernel": "pingpong_fine", "params": _params("pingpong"),
                         "rows": _pair_rows(comm, "pingpong", FINE_SIZES, True, validate, progress=progress)})
