@@ -3,7 +3,7 @@ and a vector operation against its working set (the cache levels, see measure.me
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 from ..._mpi import MPI  # MPI at the thread level _mpi settles
@@ -69,7 +69,8 @@ def suite_local(comm, quick=False, validate=False, progress=None) -> List[dict]:
                     "nv": vector_crossover(lengths, [r["median_us"] for r in rows],
                                            [r["scalar_median_us"] for r in rows])}, "rows": rows})
         results.append(_working_set_sweep(quick, progress))
-        results.append(ufunc_entry([1 << k for k in (range(10, 24, 2) if quick else range(8, 24))], quick, progress))
+        results.append(ufunc_entry([(1, 1 << k) for k in (range(10, 24, 2) if quick else range(8, 24))], quick,
+                                   progress))
     comm.Barrier()
     return results
 
@@ -87,17 +88,23 @@ def memcopy_entry(sizes: Sequence[int], quick: bool, progress=None) -> dict:
     return {"kernel": "memcopy", "params": {}, "rows": rows}
 
 
-def ufunc_entry(lengths: Sequence[int], quick: bool, progress=None) -> dict:
-    """Local. NumPy's ``np.add(b, c, out=a)`` in float64 against the length: what a
-    Python program's array statements cost (kernel ``ufunc``, a cache family: ``bytes``
-    is 8 per element, the working set three times that). A sample is the mean of a
-    block of calls."""
+def ufunc_entry(shapes: Sequence[Tuple[int, int]], quick: bool, progress=None, ghost: int = 0) -> dict:
+    """Local. NumPy's ``np.add(b, c, out=a)`` in float64 against the number of
+    elements: what a Python program's array statements cost (kernel ``ufunc``, a
+    cache family: ``bytes`` is 8 per element, the working set three times that).
+    Each shape is ``(rows, columns)``; with ``ghost`` > 0, ``b`` and ``c`` are the
+    interiors of arrays with that many ghost cells around them (rows of ``columns``
+    elements at a longer stride, as a stencil reads them) and ``a`` is contiguous.
+    A sample is the mean of a block of calls."""
     import time
 
     rows = []
-    for n in lengths:
-        a, b, c = np.zeros(n), np.full(n, 1.5), np.full(n, 2.5)
-        iters = max(1, min(1000, (1 << 20) // n))
+    for r, n in shapes:
+        whole = (r + 2 * ghost, n + 2 * ghost)
+        inner = (slice(ghost, ghost + r), slice(ghost, ghost + n))
+        b, c = np.full(whole, 1.5)[inner], np.full(whole, 2.5)[inner]
+        a = np.zeros((r, n))
+        iters = max(1, min(1000, (1 << 20) // (r * n)))
 
         def measure(reps: int, a=a, b=b, c=c, iters=iters) -> List[float]:
             out = []
@@ -109,10 +116,11 @@ def ufunc_entry(lengths: Sequence[int], quick: bool, progress=None) -> dict:
                     out.append((time.perf_counter() - t0) / iters)
             return out
 
-        rows.append({"bytes": 8 * n, "elements": n, "ranks": 1, **summarize(_local_samples(measure, quick))})
+        rows.append({"bytes": 8 * r * n, "elements": r * n, "shape": [r, n], "ranks": 1,
+                     **summarize(_local_samples(measure, quick))})
         if progress:
             progress()
-    return {"kernel": "ufunc", "params": {"op": "np.add(b, c, out=a)", "dtype": "float64",
+    return {"kernel": "ufunc", "params": {"op": "np.add(b, c, out=a)", "dtype": "float64", "ghost": ghost,
                                           "numpy": np.__version__}, "rows": rows}
 
 

@@ -11,8 +11,8 @@ programs of this library).
 
 Each round measures the primitives the predictions read (``exchange`` between
 ranks 0 and 1 at the plans' message sizes and around them, ``memcopy`` at their
-run sizes, ``ufunc`` at the local array lengths, each local kernel on every rank
-at once as the programs compute), then the programs; rounds alternate so both see
+run sizes, ``ufunc`` on ghosted blocks of rows shaped like the stencil's, each
+local kernel on every rank at once as the programs compute), then the programs; rounds alternate so both see
 the same machine. The pooled primitives are fitted
 (:func:`datamotion.measure.fit.fit_results`) and priced from the plans' messages
 (:mod:`datamotion.measure.programs`). Entries ``stencil_step`` and
@@ -97,14 +97,15 @@ def _pool(rows_by_round: Sequence[dict]) -> dict:
     return {**keep, **summarize(us), "median_by_round_us": [float(r["median_us"]) for r in rows_by_round]}
 
 
-def _primitives(comm, shapes: List[dict], elements: Sequence[int], quick: bool) -> List[dict]:
+def _primitives(comm, shapes: List[dict], blocks: Sequence[Tuple[int, int]], quick: bool) -> List[dict]:
     """Collective. The exchange, memcopy and ufunc entries the predictions read, on
-    rank 0 (empty elsewhere); the local kernels run on every rank at once."""
+    rank 0 (empty elsewhere); the local kernels run on every rank at once, ufunc on
+    ghosted blocks of rows like the stencil's (``blocks`` and a range around them)."""
     sent = {int(m["bytes"]) for m in shapes if m["peer"] >= 0}
     runs = {max(1, int(round(m["bytes"] / m["runs"]))) for m in shapes if m["runs"] > 1 or m["peer"] < 0}
     exchange = pt2pt.pair_entry(comm, "exchange", sorted(set(QUICK_SIZES) | sent), quick)
     memcopy = local.memcopy_entry(sorted(runs | {64 << (2 * k) for k in range(9)}), quick)
-    ufunc = local.ufunc_entry(sorted(set(elements) | {1 << (2 * k) for k in range(5, 12)}), quick)
+    ufunc = local.ufunc_entry(sorted(set(blocks) | {(1 << k, 2 << k) for k in range(3, 11, 2)}), quick, ghost=1)
     return [exchange, memcopy, ufunc] if comm.rank == 0 else []
 
 
@@ -115,10 +116,10 @@ def run(comm, quick: bool = False, validate: bool = False, progress=None) -> Lis
     built = {(kernel, n): make(comm, n) for kernel, make in PROGRAMS.items() for n in orders}
     gathered = {key: comm.gather(b[1], root=0) for key, b in built.items()}
     shapes = [m for b in built.values() for m in b[1]]
-    elements = sorted({b[2] for b in built.values()})
+    blocks = sorted({(b[2] // n, n) for (kernel, n), b in built.items() if kernel == "stencil_step"})
     primitives, measured = [], {key: [] for key in built}
     for _ in range(ROUNDS[0] if quick else ROUNDS[1]):
-        primitives.append(_primitives(comm, shapes, elements, quick))
+        primitives.append(_primitives(comm, shapes, blocks, quick))
         for key, (fn, *_rest) in built.items():
             measured[key].append(time_call(comm, fn, quick))
             if progress:
