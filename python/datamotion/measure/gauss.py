@@ -519,10 +519,7 @@ def primitive_model(results: Mapping[str, Any]) -> Dict[str, Any]:
         ValueError: if ``results`` is not a results document.
     """
     doc = _fit.fit_results(results)
-    # fit_results has no model for "vector" and skipped it: fitted here instead.
-    for stale in [k for k in doc["skipped"] if k == "vector" or k.startswith("vector[")]:
-        del doc["skipped"][stale]
-    doc["notes"] = [note for note in doc["notes"] if not note.startswith("vector")]
+    _unskip(doc, "vector")
     for entry in results["results"]:
         if not isinstance(entry, Mapping) or entry.get("kernel") != "vector":
             continue
@@ -542,12 +539,18 @@ def primitive_model(results: Mapping[str, Any]) -> Dict[str, Any]:
     return doc
 
 
+def _unskip(doc: Dict[str, Any], kernel: str) -> None:
+    """fit_results has no model for ``kernel`` and skipped it, with a note: it is
+    fitted here instead, so the skip and the note go."""
+    for stale in [k for k in doc["skipped"] if k == kernel or k.startswith(kernel + "[")]:
+        del doc["skipped"][stale]
+    doc["notes"] = [note for note in doc["notes"] if not note.startswith(kernel)]
+
+
 def _fit_row_update(results: Mapping[str, Any], doc: Dict[str, Any]) -> None:
     """Fits, into ``doc``, the ``row_update`` entries of ``results``: the in-cache line
     over row lengths, and the time per row over working sets (cache levels as breakpoints)."""
-    for stale in [k for k in doc["skipped"] if k == "row_update" or k.startswith("row_update[")]:
-        del doc["skipped"][stale]
-    doc["notes"] = [note for note in doc["notes"] if not note.startswith("row_update")]
+    _unskip(doc, "row_update")
     for entry in results["results"]:
         if not isinstance(entry, Mapping) or entry.get("kernel") != "row_update":
             continue
