@@ -148,3 +148,14 @@ def test_machine_caches_reads_a_sysfs_tree(tmp_path):
     assert [(c["level"], c["bytes"], c["shared_by"]) for c in caches] == [(1, 48 << 10, 1), (2, 2 << 20, 1),
                                                                         (3, 300 << 20, 2)]
     assert memory.machine_caches(str(tmp_path / "absent")) == []
+
+
+def test_a_flat_segment_within_its_noise_is_not_flagged_for_its_r2():
+    """Small messages at a constant 1 us with 2 % noise: r² near 0 (the times vary only
+    by noise) but residuals of 2 %: not flagged. With 40 % noise it is."""
+    sizes = [0, 8, 16, 32, 64, 128, 256, 512]
+    rng = np.random.default_rng(3)
+    quiet = dmm.fit_piecewise_linear(sizes, 1 + 0.02 * rng.standard_normal(len(sizes)), max_breakpoints=0)
+    assert quiet.r2 < 0.9 and not quiet.flags
+    noisy = dmm.fit_piecewise_linear(sizes, 1 + 0.4 * np.abs(rng.standard_normal(len(sizes))), max_breakpoints=0)
+    assert noisy.flags

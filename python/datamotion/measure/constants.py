@@ -33,6 +33,13 @@ FIT_R2_MIN_POINTS = 3
 """The fewest distinct sizes (or rank counts) on which a low r² flags a fit: through
 two points every line has r² = 1."""
 
+FIT_R2_BELOW_NOISE = 0.05
+"""A low r² flags a fit only where its residuals are also above this fraction (5 %) of
+the times: a nearly flat segment (one cache level, the start-up of small messages) has
+r² near 0 however closely its line follows the times, because r² compares the
+residuals with the spread of the times, which is itself only noise there."""
+
+
 CACHE_BREAKPOINTS = 4
 """The most breakpoints of the kernels whose time bends where a cache level runs out
 (memcopy, stream, exchange, bidir; :data:`datamotion.measure.fit.CACHE_KERNELS`): a

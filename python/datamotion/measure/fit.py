@@ -541,7 +541,7 @@ def _segment_name(seg: Segment) -> str:
 
 
 def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int = 3, *,
-                         weighting: str = "relative") -> PiecewiseFit:
+                         weighting: str = "relative", hold_small_bandwidth: bool = True) -> PiecewiseFit:
     """Fit ``T(l) = t0_i + l / B_i`` on consecutive ranges of message size.
 
     The number of breakpoints (0 to ``max_breakpoints``) and their positions
@@ -576,6 +576,8 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     per byte is held at theirs and only its start-up refitted; its
     ``constraint`` says so, with the free fit's bandwidth (constrained, not
     flagged: the held line fits the small messages as well).
+    ``hold_small_bandwidth=False`` leaves every segment free: for sizes that are
+    not bytes moved (a working set, where a flat segment is one cache level).
 
     Args:
         sizes: message sizes in bytes (non-negative); a size may repeat, one
@@ -655,7 +657,8 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
         segments.append(_fit_line_segment(x[sl], y[sl], w[sl]))
     # A small-message segment may not claim more bandwidth than the large-message ones:
     # its slope is held at their best (their smallest time per byte) where it is below.
-    large = [seg.us_per_byte for seg in segments if not _startup_bound(seg) and seg.us_per_byte > 0]
+    large = [seg.us_per_byte for seg in segments if hold_small_bandwidth and not _startup_bound(seg)
+             and seg.us_per_byte > 0]
     for i, (seg, sl) in enumerate(zip(segments, slices)):
         if large and _startup_bound(seg) and seg.us_per_byte < min(large):
             segments[i] = _hold_bandwidth(x[sl], y[sl], w[sl], seg, min(large))
@@ -1090,7 +1093,7 @@ def _key(kernel: str, params: Mapping[str, Any]) -> str:
 
 
 def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints: int, min_points: int,
-               weighting: str) -> Dict[str, Any]:
+               weighting: str, hold: bool = True) -> Dict[str, Any]:
     """Fits one benchmark entry; raises ValueError when it cannot."""
     b, p, t = _rows_xy(rows, need_bytes=family != "log2", need_ranks=family != "piecewise", kernel=kernel,
                        notes=notes)
@@ -1099,14 +1102,15 @@ def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints
     distinct_p = np.unique(p)
     if family == "piecewise":
         if distinct_p.size <= 1:
-            fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting)
+            fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting,
+                                       hold_small_bandwidth=hold)
             return {"model": "piecewise", "ranks": [int(x) for x in distinct_p], "fit": fit.to_dict()}
         fits = {}
         for P in distinct_p:
             sel = p == P
             try:
                 fits[str(int(P))] = fit_piecewise_linear(b[sel], t[sel], max_breakpoints, min_points,
-                                                         weighting=weighting).to_dict()
+                                                         weighting=weighting, hold_small_bandwidth=hold).to_dict()
             except ValueError as exc:
                 notes.append(f"{kernel}: not fitted at {int(P)} ranks: {exc}")
         if not fits:
@@ -1249,7 +1253,8 @@ def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_poi
             continue
         breakpoints = max(max_breakpoints, CACHE_BREAKPOINTS) if kernel in CACHE_KERNELS else max_breakpoints
         try:
-            fitted = _fit_entry(family, key, rows, notes, breakpoints, min_points, weighting)
+            fitted = _fit_entry(family, key, rows, notes, breakpoints, min_points, weighting,
+                                hold=kernel not in LOCAL_KERNELS)
         except ValueError as exc:
             skipped[key] = str(exc)
             notes.append(f"{key}: not fitted: {exc}")

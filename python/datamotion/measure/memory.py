@@ -101,7 +101,8 @@ def fit_hierarchy(working_set_bytes: Sequence[float], times_us: Sequence[float],
     Raises:
         ValueError: as :func:`~datamotion.measure.fit.fit_piecewise_linear`.
     """
-    return fit_piecewise_linear(working_set_bytes, times_us, max_breakpoints=max_breakpoints, min_points=2)
+    return fit_piecewise_linear(working_set_bytes, times_us, max_breakpoints=max_breakpoints, min_points=2,
+                                hold_small_bandwidth=False)
 
 
 def rate_at(fit: PiecewiseFit, working_set_bytes, *, work: float = 1.0, floor_us: float = 0.0):
