@@ -115,6 +115,7 @@ def run(comm, quick: bool = False, validate: bool = False, progress=None) -> Lis
     orders = QUICK_ORDERS if quick else FULL_ORDERS
     built = {(kernel, n): make(comm, n) for kernel, make in PROGRAMS.items() for n in orders}
     gathered = {key: comm.gather(b[1], root=0) for key, b in built.items()}
+    elements = {key: comm.gather(b[2], root=0) for key, b in built.items()}
     shapes = [m for b in built.values() for m in b[1]]
     blocks = sorted({(b[2] // n, n) for (kernel, n), b in built.items() if kernel == "stencil_step"})
     primitives, measured = [], {key: [] for key in built}
@@ -135,8 +136,7 @@ def run(comm, quick: bool = False, validate: bool = False, progress=None) -> Lis
         rows = []
         for n in orders:
             key = (kernel, n)
-            local_sizes = comm.size * [built[key][2]]  # the same block on every rank (n divisible by P here)
-            predict = (lambda m: programs.stencil_step(m, gathered[key], local_sizes)) if kernel == "stencil_step" \
+            predict = (lambda m: programs.stencil_step(m, gathered[key], elements[key])) if kernel == "stencil_step" \
                 else (lambda m: programs.redistribution(m, gathered[key]))
             p = predict(model)
             got = _pool(measured[key])
