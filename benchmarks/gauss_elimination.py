@@ -284,7 +284,7 @@ def main(argv=None) -> int:
         print(f"row update: {line['row_update_ns_per_element_in_cache']:.3f} ns per element in cache, "
               + ", ".join(f"N={p['n']}: {p['primitives']['row_update_ns_per_element_at_block']:.3f} ns at its block"
                           for p in predictions)
-              + f"; rate changes at {', '.join(f'{b / 1024:.0f} KiB' for b in line['row_update_levels_bytes'])} "
+              + f"; rate changes at {', '.join(f'{b / 1024:.0f} KiB' for b in line['row_update_levels_bytes']) or 'none found'} "
               + "(machine: " + ", ".join(f"L{c['level']} {c['bytes'] // 1024} KiB" for c in machine_caches()) + ")")
 
     if args.out:
