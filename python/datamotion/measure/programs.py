@@ -13,15 +13,17 @@ data: ``Halo.messages()``, ``RedistPlan.messages()``) and a fitted
             + sum_local copies        runs * M(bytes / runs)
 
   ``X`` the ``exchange`` kernel (both ranks of a pair send and receive at once,
-  the Paragon paper's exchange), ``M`` the ``memcopy`` kernel at the size of
-  one run: a message of several runs is packed on one side and unpacked on
-  the other, a contiguous one travels in place. The plan takes its slowest
+  the Paragon paper's exchange), ``M`` the ``memcopy`` kernel: copying ``b``
+  bytes in ``k`` runs is no faster than one copy of them all at the rate of
+  their working set, nor than ``k`` copies of one run (a start-up each). A
+  message of several runs is packed on one side and unpacked on the other, a
+  contiguous one travels in place. The plan takes its slowest
   rank's time, ``max_r T_r``.
 * :func:`stencil_step` adds the compute of a 5-point stencil on the local
-  array: ``calls`` NumPy ufunc sweeps over its ``m`` elements, each priced by
-  the ``ufunc`` kernel at ``8 m`` bytes (its fit has breakpoints where the
-  arrays leave a cache level, so the step is priced at the rate of its own
-  working set).
+  array: its NumPy statements over the ``m`` local elements, each priced by the
+  ``ufunc`` entry of its form at ``8 m`` bytes (measured on ghosted blocks like
+  the stencil's; the fit has breakpoints where the arrays leave a cache level,
+  so the step is priced at the rate of its own working set).
 * :func:`redistribution` is :func:`plan_time` of a redistribution plan.
 
 Pure NumPy, no MPI: the messages of every rank are gathered by the caller
@@ -34,11 +36,12 @@ from typing import Any, Dict, List, Mapping, Sequence
 
 from .predict import prediction
 
-__all__ = ["plan_time", "stencil_step", "redistribution", "STENCIL_UFUNC_CALLS"]
+__all__ = ["plan_time", "stencil_step", "redistribution", "STENCIL_STATEMENTS"]
 
-STENCIL_UFUNC_CALLS = 4
-"""The NumPy calls of one 5-point update into preallocated arrays: three additions of
-the four neighbours and one scaling (benchmarks/programs_predicted.py)."""
+STENCIL_STATEMENTS = {"add": 1, "accumulate": 2, "scale": 1}
+"""The NumPy statements of one 5-point update into preallocated arrays, by form (the
+``form`` of a ``ufunc`` entry) and count: the sum of two neighbours, two more added
+to it in place, and the scaling into the array (datamotion.measure.suites.programs)."""
 
 _KEYS = ("peer", "round", "bytes", "runs", "sending")
 
@@ -61,6 +64,14 @@ class _Pricer:
     def __init__(self, model: Mapping[str, Any], ranks: int):
         self.model, self.ranks, self.warnings = model, ranks, {}
 
+    def ufunc(self, form: str, nbytes: float) -> float:
+        """The ``ufunc`` entry of this form when the model has one per form (from
+        ``datamotion bench programs``), else its one ``ufunc`` entry."""
+        models = self.model.get("models") or {}
+        keys = [k for k, e in models.items() if isinstance(e, Mapping) and e.get("kernel") == "ufunc"
+                and (e.get("params") or {}).get("form") == form]
+        return self(keys[0] if len(keys) == 1 else "ufunc", nbytes)
+
     def __call__(self, kernel: str, nbytes: float) -> float:
         p = prediction(self.model, kernel, size_bytes=float(nbytes), ranks=self.ranks if kernel == "exchange" else None)
         notes = list(p.flags) + ([p.note()] if p.note() else [])
@@ -78,18 +89,27 @@ def _exchange_model_ranks(model: Mapping[str, Any]) -> int:
     return int((entry.get("ranks") or [2])[0])
 
 
+def _runs_us(price: _Pricer, nbytes: int, runs: int) -> float:
+    """Copying ``nbytes`` in ``runs`` contiguous runs: no faster than one copy of all
+    the bytes (at the rate of their working set: past a cache level it streams), nor
+    than ``runs`` copies of one run each (a start-up per run)."""
+    if runs <= 0 or nbytes <= 0:
+        return 0.0
+    return max(price("memcopy", nbytes), runs * price("memcopy", nbytes / runs))
+
+
 def _rank_time(price: _Pricer, messages: Sequence[Mapping[str, Any]]) -> Dict[str, float]:
     exchanged: Dict[tuple, int] = {}
     pack = copy = 0.0
     for m in messages:
         nbytes, runs = int(m["bytes"]), int(m["runs"])
         if m["peer"] < 0:
-            copy += runs * price("memcopy", nbytes / runs) if runs else 0.0
+            copy += _runs_us(price, nbytes, runs)
             continue
         key = (int(m["round"]), int(m["peer"]))
         exchanged[key] = max(exchanged.get(key, 0), nbytes)
         if runs > 1:
-            pack += runs * price("memcopy", nbytes / runs)
+            pack += _runs_us(price, nbytes, runs)
     comm = sum(price("exchange", nbytes) for nbytes in exchanged.values())
     return {"exchange_us": comm, "pack_us": pack, "copy_us": copy, "total_us": comm + pack + copy}
 
@@ -121,10 +141,12 @@ def plan_time(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[Mapp
 
 
 def stencil_step(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[Mapping[str, Any]]],
-                 local_elements: Sequence[int], *, calls: int = STENCIL_UFUNC_CALLS) -> Dict[str, Any]:
+                 local_elements: Sequence[int], *, statements: Mapping[str, int] = STENCIL_STATEMENTS
+                 ) -> Dict[str, Any]:
     """Predicted time of one stencil time step: the halo exchange
-    (:func:`plan_time` of the halo plan) then ``calls`` NumPy ufunc sweeps over
-    each rank's ``local_elements``, priced by the model's ``ufunc`` kernel at
+    (:func:`plan_time` of the halo plan) then the NumPy ``statements`` (form ->
+    count) over each rank's ``local_elements``, each priced by the model's
+    ``ufunc`` entry of its form (or its one ``ufunc`` entry) at
     ``8 * local_elements`` bytes (float64). The step takes the slowest rank's
     halo plus compute.
 
@@ -138,13 +160,13 @@ def stencil_step(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[M
     """
     if len(local_elements) != len(messages_by_rank):
         raise ValueError(f"local_elements has {len(local_elements)} entries for {len(messages_by_rank)} ranks")
-    if calls < 0 or any(m < 0 for m in local_elements):
-        raise ValueError("calls and local_elements must be non-negative")
+    if any(c < 0 for c in statements.values()) or any(m < 0 for m in local_elements):
+        raise ValueError("statement counts and local_elements must be non-negative")
     halo = plan_time(model, messages_by_rank)
     price = _Pricer(model, 1)
     rows: List[Dict[str, float]] = []
     for rank, m in enumerate(local_elements):
-        compute = calls * price("ufunc", 8 * int(m)) if m else 0.0
+        compute = sum(count * price.ufunc(form, 8 * int(m)) for form, count in statements.items()) if m else 0.0
         halo_us = halo["by_rank"][rank]["total_us"]
         rows.append({"halo_us": halo_us, "compute_us": compute, "total_us": halo_us + compute})
     slowest = max(range(len(rows)), key=lambda r: rows[r]["total_us"])

@@ -88,13 +88,23 @@ def memcopy_entry(sizes: Sequence[int], quick: bool, progress=None) -> dict:
     return {"kernel": "memcopy", "params": {}, "rows": rows}
 
 
-def ufunc_entry(shapes: Sequence[Tuple[int, int]], quick: bool, progress=None, ghost: int = 0) -> dict:
-    """Local. NumPy's ``np.add(b, c, out=a)`` in float64 against the number of
-    elements: what a Python program's array statements cost (kernel ``ufunc``, a
-    cache family: ``bytes`` is 8 per element, the working set three times that).
-    Each shape is ``(rows, columns)``; with ``ghost`` > 0, ``b`` and ``c`` are the
-    interiors of arrays with that many ghost cells around them (rows of ``columns``
-    elements at a longer stride, as a stencil reads them) and ``a`` is contiguous.
+UFUNC_FORMS = {
+    "add": "np.add(b, c, out=a)",
+    "accumulate": "np.add(a, b, out=a)",
+    "scale": "np.multiply(a, s, out=b)",
+}
+"""The statements a stencil's update is made of, by name: a sum of two arrays into a
+third, an accumulation into an array, and a scaling into another."""
+
+
+def ufunc_entry(shapes: Sequence[Tuple[int, int]], quick: bool, progress=None, ghost: int = 0,
+                form: str = "add") -> dict:
+    """Local. A NumPy statement in float64 (``form``, one of :data:`UFUNC_FORMS`)
+    against the number of elements: what a Python program's array statements cost
+    (kernel ``ufunc``, a cache family: ``bytes`` is 8 per element). Each shape is
+    ``(rows, columns)``; with ``ghost`` > 0, ``b`` and ``c`` are the interiors of
+    arrays with that many ghost cells around them (rows of ``columns`` elements at
+    a longer stride, as a stencil reads and writes them) and ``a`` is contiguous.
     A sample is the mean of a block of calls."""
     import time
 
@@ -104,14 +114,17 @@ def ufunc_entry(shapes: Sequence[Tuple[int, int]], quick: bool, progress=None, g
         inner = (slice(ghost, ghost + r), slice(ghost, ghost + n))
         b, c = np.full(whole, 1.5)[inner], np.full(whole, 2.5)[inner]
         a = np.zeros((r, n))
+        statement = {"add": lambda a=a, b=b, c=c: np.add(b, c, out=a),
+                     "accumulate": lambda a=a, b=b: np.add(a, b, out=a),
+                     "scale": lambda a=a, b=b: np.multiply(a, 0.25, out=b)}[form]
         iters = max(1, min(1000, (1 << 20) // (r * n)))
 
-        def measure(reps: int, a=a, b=b, c=c, iters=iters) -> List[float]:
+        def measure(reps: int, statement=statement, iters=iters) -> List[float]:
             out = []
             for rep in range(-1, reps):
                 t0 = time.perf_counter()
                 for _ in range(iters):
-                    np.add(b, c, out=a)
+                    statement()
                 if rep >= 0:
                     out.append((time.perf_counter() - t0) / iters)
             return out
@@ -120,7 +133,7 @@ def ufunc_entry(shapes: Sequence[Tuple[int, int]], quick: bool, progress=None, g
                      **summarize(_local_samples(measure, quick))})
         if progress:
             progress()
-    return {"kernel": "ufunc", "params": {"op": "np.add(b, c, out=a)", "dtype": "float64", "ghost": ghost,
+    return {"kernel": "ufunc", "params": {"op": UFUNC_FORMS[form], "form": form, "dtype": "float64", "ghost": ghost,
                                           "numpy": np.__version__}, "rows": rows}
 
 

@@ -4,8 +4,8 @@ programs of this library).
 
 * The stencil: an ``n x n`` float64 array in blocks of rows over the ranks
   (periodic along the rows), ghost width 1; one time step is ``Halo.exchange``
-  then the 5-point average in ``STENCIL_UFUNC_CALLS`` NumPy calls into
-  preallocated arrays.
+  then the 5-point average in four NumPy statements into preallocated arrays
+  (``programs.STENCIL_STATEMENTS``).
 * The redistribution: an ``n x n`` float64 matrix from cyclic rows to blocks of
   rows, one ``RedistPlan.execute``.
 
@@ -105,8 +105,9 @@ def _primitives(comm, shapes: List[dict], blocks: Sequence[Tuple[int, int]], qui
     runs = {max(1, int(round(m["bytes"] / m["runs"]))) for m in shapes if m["runs"] > 1 or m["peer"] < 0}
     exchange = pt2pt.pair_entry(comm, "exchange", sorted(set(QUICK_SIZES) | sent), quick)
     memcopy = local.memcopy_entry(sorted(runs | {64 << (2 * k) for k in range(9)}), quick)
-    ufunc = local.ufunc_entry(sorted(set(blocks) | {(1 << k, 2 << k) for k in range(3, 11, 2)}), quick, ghost=1)
-    return [exchange, memcopy, ufunc] if comm.rank == 0 else []
+    grid = sorted(set(blocks) | {(1 << k, 2 << k) for k in range(3, 11, 2)})
+    ufuncs = [local.ufunc_entry(grid, quick, ghost=1, form=form) for form in programs.STENCIL_STATEMENTS]
+    return [exchange, memcopy, *ufuncs] if comm.rank == 0 else []
 
 
 def run(comm, quick: bool = False, validate: bool = False, progress=None) -> List[dict]:
