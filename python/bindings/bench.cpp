@@ -78,14 +78,24 @@ void bind_bench(nb::module_ &m) {
           "(dtype 'int64' or 'float64', op 'add', 'max' or 'min') over bytes / 8 elements per rank, a segment "
           "starting at every multiple of segment_length of the global index.");
     m.def("bench_vector",
-          [](const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters, bool scalar) {
+          [](const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters, bool scalar,
+             std::size_t working_set) {
               nb::gil_scoped_release release;
-              return bench::vector_op(op, single, n, reps, warmup, iters, scalar);
+              return bench::vector_op(op, single, n, reps, warmup, iters, scalar, working_set);
           },
           nb::arg("op"), nb::arg("single"), nb::arg("n"), nb::arg("reps"), nb::arg("warmup"), nb::arg("iters"),
-          nb::arg("scalar") = false,
+          nb::arg("scalar") = false, nb::arg("working_set") = 0,
           "Local. Raw samples (seconds) of one sweep of a vector operation over n elements; scalar=True runs "
-          "the same loop compiled without auto-vectorisation.");
+          "the same loop compiled without auto-vectorisation; working_set (bytes) spreads successive sweeps "
+          "over that much memory.");
+    m.def("bench_row_update",
+          [](std::size_t rows, std::size_t length, int reps, int warmup, int iters) {
+              nb::gil_scoped_release release;
+              return bench::row_update(rows, length, reps, warmup, iters);
+          },
+          nb::arg("rows"), nb::arg("length"), nb::arg("reps"), nb::arg("warmup"), nb::arg("iters"),
+          "Local. Raw samples (seconds) of one sweep of Gaussian elimination's row update y_r -= f_r * x over "
+          "a rows x length float64 matrix (working set rows * length * 8 bytes).");
     m.def("bench_hypercube",
           [](nb::handle comm, int dimension, std::size_t bytes, int reps, int warmup, bool validate) {
               MPI_Comm c = comm_from_python(comm);

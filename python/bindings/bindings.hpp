@@ -6,6 +6,12 @@
 
 #include <datamotion/core.h>
 
+#include "exchange/plan.hpp"
+
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
 namespace dm::python {
 
 namespace nb = nanobind;
@@ -16,6 +22,14 @@ MPI_Comm comm_from_python(nb::handle comm);
 nb::object comm_to_python(MPI_Comm comm);
 
 nb::dlpack::dtype dlpack_dtype(dm_dtype dtype);
+
+// A plan's messages as (peer, round, bytes, runs, sending) tuples (peer -1: a local copy).
+inline std::vector<std::tuple<int, int, std::int64_t, std::int64_t, bool>> message_tuples(
+    const std::vector<exchange::MessageShape> &shapes) {
+    std::vector<std::tuple<int, int, std::int64_t, std::int64_t, bool>> out;
+    for (const exchange::MessageShape &m : shapes) out.emplace_back(m.peer, m.round, m.bytes, m.runs, m.sending);
+    return out;
+}
 
 void bind_errors(nb::module_ &m);
 void bind_grid(nb::module_ &m);

@@ -56,6 +56,7 @@ void bind_redist(nb::module_ &m) {
              })
         .def("test", &RedistPlan::test)
         .def("describe", &RedistPlan::describe)
+        .def("messages", [](const RedistPlan &p) { return message_tuples(p.messages()); })
         .def_prop_ro("method", [](const RedistPlan &p) { return static_cast<int>(p.method()); })
         .def("volume", [](const RedistPlan &p) {
             return std::make_tuple(p.messages_sent(), p.messages_received(), p.elements_sent(),

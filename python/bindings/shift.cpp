@@ -71,6 +71,7 @@ void bind_shift(nb::module_ &m) {
              })
         .def("test", &PShiftPlan::test)
         .def("describe", &PShiftPlan::describe)
+        .def("messages", [](const PShiftPlan &p) { return message_tuples(p.messages()); })
         .def_prop_ro("in_flight", &PShiftPlan::in_flight)
         .def_prop_ro("nshifts", &PShiftPlan::nshifts)
         .def("boundary_shape", &PShiftPlan::boundary_shape, nb::arg("k"))
@@ -103,6 +104,7 @@ void bind_shift(nb::module_ &m) {
              })
         .def("test", &shift::HaloPlan::test)
         .def("describe", &shift::HaloPlan::describe)
+        .def("messages", [](const shift::HaloPlan &h) { return message_tuples(h.messages()); })
         .def_prop_ro("in_flight", &shift::HaloPlan::in_flight)
         .def_prop_ro("corners", &shift::HaloPlan::corners)
         .def("volume", [](const shift::HaloPlan &h) { return volume_tuple(h.volume()); });

@@ -3,7 +3,7 @@ return, so that a program computes while its messages travel."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from ._errors import DM_ERR_ARG, Error
@@ -17,6 +17,15 @@ def executor_name(executor: Any) -> str:
     if executor not in EXECUTORS:
         raise Error(DM_ERR_ARG, f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}")
     return executor
+
+
+def message_shapes(core_plan: Any) -> List[Dict[str, Any]]:
+    """A plan's messages on this rank as a cost model sees them: ``peer``, ``round``,
+    ``bytes``, ``runs`` (contiguous runs of memory on this side) and ``sending``
+    (True: this rank sends it), one dict per message, then one per local copy
+    (``peer`` -1). What :mod:`datamotion.measure.programs` prices."""
+    return [{"peer": peer, "round": rnd, "bytes": nbytes, "runs": runs, "sending": sending}
+            for peer, rnd, nbytes, runs, sending in core_plan.messages()]
 
 
 class Exchange:

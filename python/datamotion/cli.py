@@ -5,9 +5,11 @@
     datamotion info [--np N]    print the provenance of this installation and MPI
     datamotion bench SUITE... [--np N] [--quick] [--validate] [--thread-level L] --out results.json
                                 measure the machine (suites: pt2pt, collectives, local, patterns,
-                                cm5, paragon, pshift, redist, cvl, gauss, or all)
+                                cm5, paragon, pshift, redist, cvl, gauss, programs, or all)
     datamotion model fit results.json --out model.json
     datamotion model predict model.json KERNEL [--bytes B] [--ranks P]
+    datamotion model predict model.json stencil_step|redistribution --order N --np P
+                                a program's time, priced from its plan's messages
     datamotion report results.json [--model model.json] --out DIR
                                 an offline HTML report: plots, tables, CSV
     datamotion calibrate [--np N] [--quick] [--output PATH]
@@ -136,6 +138,10 @@ def _parser() -> argparse.ArgumentParser:
     predict.add_argument("kernel", help="a kernel fitted in the model (or its model key, e.g. pingpong[peer=1])")
     predict.add_argument("--bytes", type=_at_least(0), default=None, help="message size in bytes")
     predict.add_argument("--ranks", type=ranks, default=None, help="number of ranks")
+    predict.add_argument("--order", type=ranks, default=None,
+                         help="stencil_step and redistribution: the order N of the N x N array")
+    predict.add_argument("--np", type=ranks, default=None,
+                         help="stencil_step and redistribution: the ranks to build the program's plan on")
     report = sub.add_parser("report", help="write an offline HTML report (plots, tables, CSV) of a results JSON")
     report.add_argument("results", help="the results JSON that `datamotion bench` wrote, or a folder of them")
     report.add_argument("--model", default=None, help="a model JSON to draw (default: fit the results)")
@@ -218,7 +224,7 @@ def _unexpected(exc: Exception) -> None:
 
 def _main(argv: List[str]) -> int:
     args = _parser().parse_args(argv)
-    nprocs = getattr(args, "np", None)  # `model` and `report` have none: they run offline
+    nprocs = getattr(args, "np", None)  # `report` has none, `model` only for a program's plan: they run offline
     if nprocs is not None and not launch.inside_mpi_job():
         forwarded = [a for i, a in enumerate(argv) if a != "--np" and (i == 0 or argv[i - 1] != "--np")
                      and not a.startswith("--np=")]
@@ -292,7 +298,8 @@ def _model(args) -> int:
                     bandwidth = seg.get("bandwidth_MBps")
                     line += (f"\n    {seg['start_bytes']}-{seg['end_bytes']} B: t0 {seg['t0_us']:.2f} us, "
                              + (f"{bandwidth:.0f} MB/s" if bandwidth is not None else "no time per byte")
-                             + f", r2 {_r2_text(seg.get('r2'))}")
+                             + f", r2 {_r2_text(seg.get('r2'))}"
+                             + (f" (constrained: {seg['constraint']})" if seg.get("constraint") else ""))
                 print(line)
         for key, why in sorted(fitted["skipped"].items()):
             print(f"{key}: skipped ({why})")
@@ -300,15 +307,63 @@ def _model(args) -> int:
             print(f"warning: {name}: below the quality threshold: {'; '.join(flags)}")
         print(f"wrote {args.out}")
         return 0
+    if args.kernel in PROGRAMS:
+        return _predict_program(args, load_model)
+    if args.np is not None or args.order is not None:
+        raise CommandError(f"--np and --order are for the programs ({', '.join(PROGRAMS)}), not {args.kernel}",
+                           EXIT_USAGE)
     try:
         result = prediction.prediction(load_model(args.model), args.kernel, size_bytes=args.bytes,
                                        ranks=args.ranks)
     except ValueError as exc:
         raise CommandError(str(exc)) from None
-    note = f" {result.note()}" if result.extrapolated else ""
+    note = f" {result.note()}" if result.note() else ""
     print(f"{args.kernel}: {result.value_us:.3f} us{note}")
+    if result.gaps:
+        print(f"warning: {args.bytes} B lies inside the unmeasured gap {' and '.join(result.gaps)}: measure sizes "
+              "there (a full run) before trusting this")
     if result.flags:
         print(f"warning: the model of {result.kernel} is below the quality threshold: {'; '.join(result.flags)}")
+    return 0
+
+
+PROGRAMS = ("stencil_step", "redistribution")
+"""The programs `model predict` prices from their plans (datamotion.measure.suites.programs)."""
+
+
+def _predict_program(args, load_model) -> int:
+    """Every rank of the job builds the program's plan; its messages, gathered on every
+    rank, are priced alike (so a mistake is the same on every rank)."""
+    if args.order is None:
+        raise CommandError(f"{args.kernel} needs --order N (the N x N array)", EXIT_USAGE)
+    if _rank() is None:
+        raise CommandError(f"{args.kernel} builds its plan on ranks: give --np P", EXIT_USAGE)
+    try:
+        model = load_model(args.model)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    MPI = _start_mpi(DEFAULT_THREAD_LEVEL)
+    from .measure import programs
+    from .measure.suites.programs import PROGRAMS as BUILD
+
+    comm = MPI.COMM_WORLD
+    program = BUILD[args.kernel](comm, args.order)  # kept until the end: its plan is freed collectively
+    everyone = comm.allgather(program[1])
+    try:
+        if args.kernel == "stencil_step":
+            p = programs.stencil_step(model, everyone, comm.allgather(program[2]))
+            parts = f"halo {p['halo_us']:.1f} us + compute {p['compute_us']:.1f} us"
+        else:
+            p = programs.redistribution(model, everyone)
+            slow = p["by_rank"][p["slowest_rank"]]
+            parts = (f"exchange {slow['exchange_us']:.1f} us + pack/unpack {slow['pack_us']:.1f} us "
+                     f"+ local copies {slow['copy_us']:.1f} us")
+    except ValueError as exc:
+        raise CommandError(str(exc)) from None
+    print(f"{args.kernel} of {args.order} x {args.order} on {comm.size} ranks: {p['total_us']:.1f} us "
+          f"(slowest rank {p['slowest_rank']}: {parts})")
+    for kernel, notes in sorted(p["warnings"].items()):
+        print(f"warning: {kernel}: {'; '.join(notes)}")
     return 0
 
 

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, List, Mapping, Optional
 
 import numpy as np
 
 from ._checks import LocalProblems
 from ._errors import DM_ERR_ARG, Error
-from ._exchange import Exchange, executor_name
+from ._exchange import Exchange, executor_name, message_shapes
 from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from ._calls import collective
 from ._plans import cached, layout_key
@@ -167,6 +167,12 @@ class RedistPlan:
     def method(self) -> str:
         """The method in use (``"auto"`` resolved)."""
         return METHODS[self._plan.method]
+
+    def messages(self) -> List[dict]:
+        """Local. This rank's messages and local copies, stage after stage, each with
+        its peer, round, bytes, contiguous runs and direction (see
+        :func:`datamotion.measure.programs.plan_time`)."""
+        return message_shapes(self._plan)
 
     def volume(self) -> dict:
         """Local. What one execution moves on this rank: ``messages_sent``,

@@ -17,7 +17,7 @@ import numpy as np
 
 from ._checks import LocalProblems, int64
 from ._errors import DM_ERR_ARG, Error
-from ._exchange import Exchange, executor_name
+from ._exchange import Exchange, executor_name, message_shapes
 from ._mpi import _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from ._calls import collective
 from ._plans import cached, layout_key
@@ -166,6 +166,11 @@ class PShift:
         """Local. How this rank's messages travel (executor per message) and why."""
         return self._core_plan.describe()
 
+    def messages(self) -> List[dict]:
+        """Local. This rank's messages and local copies, each with its peer, round,
+        bytes, contiguous runs and direction (see :func:`datamotion.measure.programs.plan_time`)."""
+        return message_shapes(self._core_plan)
+
     def execute(self, dsts: Sequence[DistArray], srcs: Sequence[DistArray]) -> None:
         """Collective. Shift k from ``srcs[k]`` into ``dsts[k]``, all at once. A source may
         also be a destination; no array may be the destination of two shifts."""
@@ -312,6 +317,10 @@ class Halo:
     def volume(self) -> dict:
         """Local. What one exchange moves on this rank (see :meth:`PShift.volume`)."""
         return _volume(self._core_plan)
+
+    def messages(self) -> List[dict]:
+        """Local. This rank's messages and local copies (see :meth:`PShift.messages`)."""
+        return message_shapes(self._core_plan)
 
     def free(self) -> None:
         """Releases the plan's MPI resources now; using it afterwards raises (DM_ERR_STATE),

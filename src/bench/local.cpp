@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -80,21 +81,39 @@ DM_SCALAR_FUNCTION void scalar_sweep(int op, std::size_t n, T *a, const T *b, co
 #undef DM_SCALAR_FUNCTION
 #undef DM_SCALAR_LOOP
 
+// Arrays each operation reads or writes (a, b, c, d, e in order; b+s and b*s use a, b).
+const int kArrays[] = {2, 3, 2, 3, 3, 5};
+
 template <class T>
-std::vector<double> run_op(int op, bool scalar, std::size_t n, int reps, int warmup, int iters) {
-    std::vector<T> a(n), b(n, T(1.5)), c(n, T(2.5)), d(n, T(0.5)), e(n, T(3.0));
+std::vector<double> run_op(int op, bool scalar, std::size_t n, int reps, int warmup, int iters,
+                           std::size_t working_set) {
+    // With a working set larger than one sweep's arrays, successive sweeps take the next
+    // of `copies` stretches of every array, so the data of one sweep has left the cache
+    // levels smaller than the working set by the time it comes round again.
+    const std::size_t sweep = static_cast<std::size_t>(kArrays[op]) * n * sizeof(T);
+    const std::size_t copies = sweep > 0 ? std::max<std::size_t>(1, working_set / sweep) : 1;
+    const std::size_t len = n * copies;
+    // Only the arrays the operation touches are spread; the others stay one sweep long.
+    auto length = [&](int array) { return array < kArrays[op] ? len : n; };
+    std::vector<T> a(length(0)), b(length(1), T(1.5)), c(length(2), T(2.5));
+    std::vector<T> d(length(3), T(0.5)), e(length(4), T(3.0));
     const T s = T(1.25);
-    T *pa = a.data();
-    const T *pb = b.data(), *pc = c.data(), *pd = d.data(), *pe = e.data();
-    if (scalar)
-        return timed(reps, warmup, iters, [&] {
-            scalar_sweep(op, n, pa, pb, pc, pd, pe, s);
-            escape(pa);
-        });
-    return timed(reps, warmup, iters, [&] {
-        vector_sweep(op, n, pa, pb, pc, pd, pe, s);
+    std::size_t next = 0;
+    auto body = [&](bool novec) {
+        const std::size_t at = next * n;
+        next = next + 1 == copies ? 0 : next + 1;
+        auto at_of = [&](std::vector<T> &v) { return v.data() + (v.size() == len ? at : 0); };
+        T *pa = at_of(a);
+        if (novec) scalar_sweep(op, n, pa, at_of(b), at_of(c), at_of(d), at_of(e), s);
+        else vector_sweep(op, n, pa, at_of(b), at_of(c), at_of(d), at_of(e), s);
         escape(pa);
-    });
+    };
+    return timed(reps, warmup, iters, [&] { body(scalar); });
+}
+
+// y[0:n] -= f * x[0:n], the loop of the row update as a C program writes it (restrict).
+void axpy_row(double *__restrict y, const double *__restrict x, double f, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k) y[k] -= f * x[k];
 }
 
 const char *const kOps[] = {"b+s", "b+c", "b*s", "b*c", "s*b+c", "b*c+d*e"};
@@ -117,10 +136,19 @@ std::vector<double> memcopy(std::size_t bytes, int reps, int warmup, int iters) 
 }
 
 std::vector<double> vector_op(const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters,
-                              bool scalar) {
+                              bool scalar, std::size_t working_set) {
     const int index = op_index(op);
-    return single ? run_op<float>(index, scalar, n, reps, warmup, iters)
-                  : run_op<double>(index, scalar, n, reps, warmup, iters);
+    return single ? run_op<float>(index, scalar, n, reps, warmup, iters, working_set)
+                  : run_op<double>(index, scalar, n, reps, warmup, iters, working_set);
+}
+
+std::vector<double> row_update(std::size_t rows, std::size_t length, int reps, int warmup, int iters) {
+    if (rows < 1) fail(DM_ERR_ARG, "bench: row_update needs at least one row");
+    std::vector<double> matrix(rows * length, 1.0), pivot(length, 0.5), factor(rows, 1e-3);
+    return timed(reps, warmup, iters, [&] {
+        for (std::size_t r = 0; r < rows; ++r) axpy_row(matrix.data() + r * length, pivot.data(), factor[r], length);
+        escape(matrix.data());
+    });
 }
 
 int vector_op_flops(const std::string &op) { return kFlops[op_index(op)]; }

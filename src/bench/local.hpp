@@ -15,8 +15,17 @@ std::vector<double> memcopy(std::size_t bytes, int reps, int warmup, int iters);
 // One of a=b+s, a=b+c, a=b*s, a=b*c, a=s*b+c, a=b*c+d*e on vectors of n elements
 // of float32 (`single`) or float64; a sample is the mean over `iters` sweeps.
 // `scalar` runs the same loop compiled without auto-vectorisation (for N_v).
+// `working_set` (bytes, 0: one sweep's arrays) spreads successive sweeps over
+// that much memory, so a sweep reads its arrays from the cache level (or main
+// memory) that a working set of that size lives in.
 std::vector<double> vector_op(const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters,
-                              bool scalar = false);
+                              bool scalar = false, std::size_t working_set = 0);
+
+// The row update of Gaussian elimination over a rows x length float64 matrix:
+// y_r[k] -= f_r * x[k] for every row r, the pivot row x shared (it stays in
+// cache), the rows streamed: a working set of rows * length * 8 bytes. A sample
+// is the mean time of one sweep over all rows (over `iters` sweeps).
+std::vector<double> row_update(std::size_t rows, std::size_t length, int reps, int warmup, int iters);
 
 // Floating-point operations per element of `op` (throws for an unknown op).
 int vector_op_flops(const std::string &op);

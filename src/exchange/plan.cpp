@@ -347,6 +347,14 @@ Volume Plan::volume() const {
     return v;
 }
 
+std::vector<MessageShape> Plan::messages() const {
+    std::vector<MessageShape> out;
+    for (const Message &m : sends_) out.push_back({m.peer, m.round, m.bytes, m.runs, true});
+    for (const Message &m : recvs_) out.push_back({m.peer, m.round, m.bytes, m.runs, false});
+    for (const Copy &c : copies_) out.push_back({-1, 0, c.to.bytes(), std::max(c.from.runs(), c.to.runs()), true});
+    return out;
+}
+
 std::string Plan::describe() const {
     int me = 0, size = 1;
     MPI_Comm_rank(comm_, &me);

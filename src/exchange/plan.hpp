@@ -67,6 +67,15 @@ struct Volume {
     int rounds = 0;
 };
 
+// One message of a plan as a cost model sees it: its peer and round, the bytes it
+// carries, the contiguous runs of memory they are in on this side, and whether this
+// rank sends it or receives it. Local copies are messages with peer -1 (never MPI).
+struct MessageShape {
+    int peer = 0, round = 0;
+    std::int64_t bytes = 0, runs = 0;
+    bool sending = false;
+};
+
 class Plan final : private Fallback {
 public:
     // Local. `slots`: the number of buffers the blocks address, bound at begin().
@@ -106,6 +115,9 @@ public:
 
     MPI_Comm comm() const { return comm_; }
     Volume volume() const;
+    // Local: every message this rank sends and receives, then every local copy (peer
+    // -1), so that a model can price the plan without moving data.
+    std::vector<MessageShape> messages() const;
     // One paragraph: executors chosen per message, and why.
     std::string describe() const;
 

@@ -421,6 +421,19 @@ bool RedistPlan::in_flight() const {
     return false;
 }
 
+std::vector<exchange::MessageShape> RedistPlan::messages() const {
+    std::vector<exchange::MessageShape> out = exchange_ ? exchange_->messages() : std::vector<exchange::MessageShape>{};
+    int rounds = exchange_ ? exchange_->volume().rounds : 0;
+    for (const auto &stage : stages_) {
+        for (exchange::MessageShape m : stage->messages()) {
+            m.round += rounds;
+            out.push_back(m);
+        }
+        rounds += stage->phases();
+    }
+    return out;
+}
+
 std::string RedistPlan::describe() const {
     std::string text = std::string("method ") + method_name(method_) + "\n";
     if (exchange_) text += exchange_->describe();

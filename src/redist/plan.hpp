@@ -74,6 +74,9 @@ public:
     void execute(const void *from, void *to) const;
     // Local: the executors of this rank's messages, and why.
     std::string describe() const;
+    // Local: this rank's messages and local copies, stage after stage (rounds
+    // numbered on across stages), for a model to price.
+    std::vector<exchange::MessageShape> messages() const;
 
     dm_redist_method method() const { return method_; }
     MPI_Comm comm() const { return comm_; }

@@ -37,6 +37,7 @@ public:
     MPI_Comm comm() const { return grid_->comm(); }
     Volume volume() const { return Volume::of(plan_.volume(), elsize_); }
     std::string describe() const { return plan_.describe(); }
+    std::vector<exchange::MessageShape> messages() const { return plan_.messages(); }  // local
     bool corners() const { return corners_; }
 
 private:

@@ -39,6 +39,7 @@ public:
     bool test();  // local: advances the execution (exchange::Plan::test)
     bool in_flight() const { return plan_.in_flight(); }
     std::string describe() const { return plan_.describe(); }
+    std::vector<exchange::MessageShape> messages() const { return plan_.messages(); }  // local
 
     int nshifts() const { return static_cast<int>(shifts_.size()); }
     MPI_Comm comm() const { return grid_->comm(); }

@@ -161,7 +161,8 @@ def test_measured_primitives_give_a_prediction():
     by_kernel = {e["kernel"]: e for e in doc["results"]}
     problems = []
     if doc["schema"] != dmm.RESULTS_SCHEMA or entries != [("allreduce", None), ("bcast", 0), ("bcast", 1),
-                                                          ("vector", None)]:
+                                                          ("vector", None), ("row_update", None),
+                                                          ("row_update", None)]:
         problems.append(f"entries {entries}")
     for kernel, root in entries[1:3]:
         rows = doc["results"][entries.index((kernel, root))]["rows"]
@@ -182,6 +183,7 @@ def test_measured_primitives_give_a_prediction():
     check_all(WORLD, len(set(same)) == 1, f"documents differ across ranks: {same}")
     p = predict.gauss_elimination(predict.primitive_model(doc), 40, 2)
     check_all(WORLD, math.isfinite(p["total_ms"]) and p["total_ms"] > 0, f"prediction {p['total_ms']}")
+    check_all(WORLD, "row_update_u0_us" in p["primitives"], "the prediction did not use the row update")
 
 
 @pytest.mark.parallel(nprocs=[2])
@@ -189,3 +191,28 @@ def test_bad_measurement_arguments_fail_on_every_rank():
     for sizes in ([], [0], [8, -1]):
         with pytest.raises(ValueError):
             predict.measure_primitives(WORLD, sizes)
+
+
+def test_row_updates_are_priced_at_the_rate_of_their_working_set():
+    """With the row-update entries the update costs u0 + L e(W) per row, e(W) from the
+    fit over working sets: a slower level past 64 KiB makes large matrices slower."""
+    u0, fast, slow, row = 0.05, 0.001, 0.004, 512  # us per row, us per element in and out of cache
+    model = synthetic()
+    sizes = [8192 * 2 ** k for k in range(8)]  # 8 KiB .. 1 MiB
+    per_row = [u0 + row * (fast if w < 65536 else slow) for w in sizes]
+    hierarchy = dmm.fit_piecewise_linear(sizes, per_row, max_breakpoints=3, min_points=2).to_dict()
+    model["models"]["row_update[line]"] = {"kernel": "row_update", "params": {"rows": 8}, "model": "piecewise",
+                                           "fit": line(u0, fast, 8, 1025)}
+    model["models"]["row_update[working_set]"] = {"kernel": "row_update", "params": {"row_length": row},
+                                                  "model": "piecewise", "fit": hierarchy}
+    for n in (8, 64):
+        p = predict.gauss_elimination(model, n, 2)
+        old = predict.gauss_elimination(synthetic(), n, 2)
+        updates = 0.0
+        for j in range(n):
+            rows = n // 2 if j < n // 2 else n - 1 - j  # the slowest rank's rows to update
+            w = 8 * rows * (n + 1 - j)
+            updates += rows * (u0 + (n + 1 - j) * (fast if w < 65536 else slow)) if rows else 0.0
+        assert p["total_us"]["update"] == pytest.approx(updates, rel=1e-6)
+        assert p["total_us"]["update"] != pytest.approx(old["total_us"]["update"])
+        assert "U(L, W)" in p["formula"]

@@ -8,7 +8,9 @@ MODEL_SCHEMA = "datamotion.model/1"
 """The schema of a model document (what ``datamotion model fit`` writes)."""
 
 PAIR_KERNELS = ("pingpong", "exchange", "stream", "bidir")
-QUICK_SIZES = [0, 8, 64, 512, 1024, 4096, 32768, 65536, 262144, 1 << 20]
+QUICK_SIZES = [0, 8, 64, 512, 1024, 4096, 8192, 16384, 32768, 65536, 262144, 1 << 20]
+"""Quick message sizes: no gap wider than a factor 4 above 512 B, so a protocol switch
+between 4 KiB and 32 KiB is placed between measured sizes on both sides of it."""
 FULL_SIZES = [0] + [1 << k for k in range(0, 25)]
 FINE_SIZES = list(range(0, 16001, 64))
 QUICK_FINE_SIZES = list(range(0, 16001, 1024))
@@ -33,11 +35,24 @@ FIT_R2_MIN_POINTS = 3
 """The fewest distinct sizes (or rank counts) on which a low r² flags a fit: through
 two points every line has r² = 1."""
 
+FIT_R2_BELOW_NOISE = 0.05
+"""A low r² flags a fit only where its residuals are also above this fraction (5 %) of
+the times: a nearly flat segment (one cache level, the start-up of small messages) has
+r² near 0 however closely its line follows the times, because r² compares the
+residuals with the spread of the times, which is itself only noise there."""
+
+
+CACHE_BREAKPOINTS = 4
+"""The most breakpoints of the kernels whose time bends where a cache level runs out
+(memcopy, stream, exchange, bidir; :data:`datamotion.measure.fit.CACHE_KERNELS`): a
+protocol switch or two and the L1, L2 and last-level capacities."""
+
 FIT_MAX_RELATIVE_RMSE = 0.25
 """Quality threshold of a fitted model: a fit or segment whose residuals, relative to
 the measured times, have a root mean square above this (25 %) is flagged."""
 
-SUITE_NAMES = ("pt2pt", "collectives", "local", "patterns", "cm5", "paragon", "pshift", "redist", "cvl", "gauss")
+SUITE_NAMES = ("pt2pt", "collectives", "local", "patterns", "cm5", "paragon", "pshift", "redist", "cvl", "gauss",
+               "programs")
 """The suites ``datamotion bench`` runs, in the order ``all`` runs them (the keys of
 ``datamotion.measure.suites.SUITES``, named here so the command line can list them
 without loading MPI)."""

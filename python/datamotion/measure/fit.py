@@ -73,10 +73,11 @@ import numpy as np
 __all__ = [
     "Segment", "PiecewiseFit", "LogFit", "CollectiveFit", "AllgatherFit",
     "fit_piecewise_linear", "fit_barrier", "fit_collective", "fit_allgather",
-    "loggp_from_pingpong", "fit_results", "flagged_fits", "KERNEL_MODELS",
+    "loggp_from_pingpong", "fit_results", "flagged_fits", "KERNEL_MODELS", "CACHE_KERNELS",
 ]
 
-from .constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_R2_MIN_POINTS, MODEL_SCHEMA, RESULTS_SCHEMA
+from .constants import (CACHE_BREAKPOINTS, FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_R2_MIN_POINTS, MODEL_SCHEMA,
+                        RESULTS_SCHEMA)
 from .lsq import (
     RankDeficient,
     fit_quality,
@@ -99,6 +100,10 @@ KERNEL_MODELS: Dict[str, str] = {
     "stream": "piecewise",
     "bidir": "piecewise",
     "chain": "piecewise",
+    # a local kernel against its working set: breakpoints where a cache level runs out
+    "vector_sweep": "piecewise",
+    # NumPy's array statements against the length (what a Python program computes with)
+    "ufunc": "piecewise",
     # synchronisation: T(P) = a log2 P + b
     "barrier": "log2",
     # tree collectives: T(l, P) = (a + b l) log2 P + c + d l
@@ -125,6 +130,16 @@ count when the rows hold several). ``"log2"``: :func:`fit_barrier` on
 ``"allgather"``: :func:`fit_allgather`, where ``bytes`` is what each rank
 contributes. Kernels not listed are skipped with a note. The mapping may be
 extended by the caller before calling :func:`fit_results`."""
+
+CACHE_KERNELS = ("memcopy", "stream", "exchange", "bidir", "vector_sweep", "ufunc")
+"""Kernels whose time per byte changes where a cache level runs out (their messages are
+copied through the caches): :func:`fit_results` allows them
+:data:`~datamotion.measure.constants.CACHE_BREAKPOINTS` breakpoints, the protocol
+switches and the cache capacities."""
+
+LOCAL_KERNELS = ("vector_sweep", "ufunc")
+"""Kernels of one rank's computation, not of moving messages: their ``bytes`` are a
+working set or an array length, so their slopes are not compared with memcpy's."""
 
 _MAX_DISTINCT_SIZES = 4096  # the breakpoint search holds an m x m table of segment errors
 
@@ -252,6 +267,9 @@ class Segment:
         flags: why this segment is below the quality threshold (empty when
             it is not): low r², large residuals, a coefficient held at 0, or a
             bandwidth above memcpy's (set by :func:`fit_results`).
+        constraint: ``""``, or how the fit constrained this segment and why
+            (a small-message segment's bandwidth held at the large-message
+            segments', see :func:`fit_piecewise_linear`).
     """
 
     start_bytes: float
@@ -266,6 +284,7 @@ class Segment:
     relative_rmse: float = math.nan
     max_relative_residual: float = math.nan
     flags: Tuple[str, ...] = ()
+    constraint: str = ""
     bandwidth_MBps: float = field(init=False)
 
     def __post_init__(self):
@@ -284,7 +303,7 @@ class Segment:
             "t0_us": _num(self.t0_us), "us_per_byte": _num(self.us_per_byte),
             "bandwidth_MBps": _num(self.bandwidth_MBps),
             "t0_ci95": _pair_out(self.t0_ci95), "us_per_byte_ci95": _pair_out(self.us_per_byte_ci95),
-            **_quality_out(self),
+            **_quality_out(self), **({"constraint": self.constraint} if self.constraint else {}),
         }
 
     @classmethod
@@ -293,7 +312,7 @@ class Segment:
         return cls(start_bytes=data["start_bytes"], end_bytes=data["end_bytes"],
                    t0_us=_unnum(data["t0_us"]), us_per_byte=_unnum(data["us_per_byte"]),
                    t0_ci95=_pair_in(data.get("t0_ci95")), us_per_byte_ci95=_pair_in(data.get("us_per_byte_ci95")),
-                   **_quality_in(data))
+                   constraint=str(data.get("constraint") or ""), **_quality_in(data))
 
 
 @dataclass(frozen=True)
@@ -495,12 +514,34 @@ def _fit_line_segment(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> Segment:
                    max_relative_residual=worst, flags=tuple(flags))
 
 
+def _startup_bound(seg: Segment) -> bool:
+    """A small-message segment: at its largest size the bytes take less time than
+    the start-up, so its time per byte is a small, poorly determined part of it."""
+    return seg.us_per_byte * float(seg.end_bytes) < seg.t0_us
+
+
+def _hold_bandwidth(x: np.ndarray, y: np.ndarray, w: np.ndarray, seg: Segment, slope: float) -> Segment:
+    """``seg`` refitted with its time per byte held at ``slope`` (only t0 free):
+    a small-message segment may not claim more bandwidth than the large-message ones."""
+    t0 = max(0.0, float(np.sum(w * (y - slope * x)) / np.sum(w)))
+    yhat = t0 + slope * x
+    r2 = r_squared(y, yhat)
+    relative, worst = residuals(y, yhat)
+    free = f"{_bandwidth(seg.us_per_byte):.0f} MB/s" if seg.us_per_byte > 0 else "unbounded"
+    return Segment(start_bytes=seg.start_bytes, end_bytes=seg.end_bytes, t0_us=t0, us_per_byte=slope,
+                   t0_ci95=(math.nan, math.nan), us_per_byte_ci95=(slope, slope), r2=r2, n=seg.n,
+                   rmse_us=rmse(y, yhat), relative_rmse=relative, max_relative_residual=worst,
+                   flags=tuple(quality_flags(r2, relative, np.unique(x).size)),
+                   constraint=(f"bandwidth held at {_bandwidth(slope):.0f} MB/s, the large-message segments' best "
+                               f"(free fit: {free}, more than any large message reached)"))
+
+
 def _segment_name(seg: Segment) -> str:
     return f"segment {seg.start_bytes}-{seg.end_bytes} B"
 
 
 def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int = 3, *,
-                         weighting: str = "relative") -> PiecewiseFit:
+                         weighting: str = "relative", hold_small_bandwidth: bool = True) -> PiecewiseFit:
     """Fit ``T(l) = t0_i + l / B_i`` on consecutive ranges of message size.
 
     The number of breakpoints (0 to ``max_breakpoints``) and their positions
@@ -527,6 +568,16 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     within the F-test threshold ``SSE (1 + F(1, dof) / dof)`` of the optimum.
     Each segment carries r², RMSE, relative RMSE, the largest relative
     residual and its quality ``flags`` (see the module docstring).
+
+    Physical bandwidths: a small-message segment (one whose bytes take less
+    time than its start-up even at its largest size, so its time per byte is
+    barely determined) may not claim more bandwidth than the large-message
+    segments reach. Where its fitted bandwidth is above their best, its time
+    per byte is held at theirs and only its start-up refitted; its
+    ``constraint`` says so, with the free fit's bandwidth (constrained, not
+    flagged: the held line fits the small messages as well).
+    ``hold_small_bandwidth=False`` leaves every segment free: for sizes that are
+    not bytes moved (a working set, where a flat segment is one cache level).
 
     Args:
         sizes: message sizes in bytes (non-negative); a size may repeat, one
@@ -601,10 +652,17 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
 
     segments = []
     yhat = np.empty_like(y)
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        sl = slice(starts[lo], starts[hi])
-        seg = _fit_line_segment(x[sl], y[sl], w[sl])
-        segments.append(seg)
+    slices = [slice(starts[lo], starts[hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    for sl in slices:
+        segments.append(_fit_line_segment(x[sl], y[sl], w[sl]))
+    # A small-message segment may not claim more bandwidth than the large-message ones:
+    # its slope is held at their best (their smallest time per byte) where it is below.
+    large = [seg.us_per_byte for seg in segments if hold_small_bandwidth and not _startup_bound(seg)
+             and seg.us_per_byte > 0]
+    for i, (seg, sl) in enumerate(zip(segments, slices)):
+        if large and _startup_bound(seg) and seg.us_per_byte < min(large):
+            segments[i] = _hold_bandwidth(x[sl], y[sl], w[sl], seg, min(large))
+    for seg, sl in zip(segments, slices):
         yhat[sl] = seg.t0_us + seg.us_per_byte * x[sl]
     breakpoints = [_bytes_value(distinct[b]) for b in bounds[1:-1]]
     r2 = r_squared(y, yhat)
@@ -1035,7 +1093,7 @@ def _key(kernel: str, params: Mapping[str, Any]) -> str:
 
 
 def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints: int, min_points: int,
-               weighting: str) -> Dict[str, Any]:
+               weighting: str, hold: bool = True) -> Dict[str, Any]:
     """Fits one benchmark entry; raises ValueError when it cannot."""
     b, p, t = _rows_xy(rows, need_bytes=family != "log2", need_ranks=family != "piecewise", kernel=kernel,
                        notes=notes)
@@ -1044,14 +1102,15 @@ def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints
     distinct_p = np.unique(p)
     if family == "piecewise":
         if distinct_p.size <= 1:
-            fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting)
+            fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting,
+                                       hold_small_bandwidth=hold)
             return {"model": "piecewise", "ranks": [int(x) for x in distinct_p], "fit": fit.to_dict()}
         fits = {}
         for P in distinct_p:
             sel = p == P
             try:
                 fits[str(int(P))] = fit_piecewise_linear(b[sel], t[sel], max_breakpoints, min_points,
-                                                         weighting=weighting).to_dict()
+                                                         weighting=weighting, hold_small_bandwidth=hold).to_dict()
             except ValueError as exc:
                 notes.append(f"{kernel}: not fitted at {int(P)} ranks: {exc}")
         if not fits:
@@ -1134,7 +1193,8 @@ def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_poi
 
     Args:
         results: the parsed JSON document.
-        max_breakpoints, min_points: for the piecewise fits.
+        max_breakpoints, min_points: for the piecewise fits (the kernels of
+            :data:`CACHE_KERNELS` get at least ``CACHE_BREAKPOINTS``).
         weighting: ``"relative"`` (default) or ``"uniform"``.
 
     Returns:
@@ -1191,8 +1251,10 @@ def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_poi
             skipped[key] = "entry without a 'rows' list"
             notes.append(f"{key}: no 'rows' list, skipped")
             continue
+        breakpoints = max(max_breakpoints, CACHE_BREAKPOINTS) if kernel in CACHE_KERNELS else max_breakpoints
         try:
-            fitted = _fit_entry(family, key, rows, notes, max_breakpoints, min_points, weighting)
+            fitted = _fit_entry(family, key, rows, notes, breakpoints, min_points, weighting,
+                                hold=kernel not in LOCAL_KERNELS)
         except ValueError as exc:
             skipped[key] = str(exc)
             notes.append(f"{key}: not fitted: {exc}")
@@ -1203,7 +1265,7 @@ def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_poi
     if memcpy is not None:
         reference = PiecewiseFit.from_dict(memcpy)
         for entry in models.values():
-            if entry["kernel"] != "memcopy":
+            if entry["kernel"] not in ("memcopy",) + LOCAL_KERNELS:
                 for _, fit in _piecewise_dicts(entry):
                     _flag_above_memcpy(fit, reference)
     else:

@@ -23,8 +23,9 @@ of rank ``r`` not yet pivot rows, ``u_r = a_r - 1`` on the rank that owns
 ``pi_j`` and ``a_r`` elsewhere)::
 
     T_j = A(8) + A(8) + B_o(8 (N+1)) + max_r C_r(j)
-    C_r(j) = V(a_r) + V(u_r) + u_r V(N + 1 - j)
+    C_r(j) = V(a_r) + V(u_r) + u_r U(N + 1 - j, W_r(j))
     V(L) = t0 + L / R                   (0 for L = 0)
+    U(L, W) = u0 + L e(W),   W_r(j) = 8 u_r (N + 1 - j)
 
 ``A`` is the allreduce time at ``P`` ranks (the pivot value, then the pivot
 row index: the integer uses the same 8-byte time), ``B_o`` the broadcast time
@@ -32,7 +33,15 @@ at ``P`` ranks from root ``o``, the owner of the pivot row (the root matters:
 see :func:`measure_primitives`), ``V`` the vector operation's time: the pivot
 search over the column's active entries and the multipliers each cost one
 pass ``V(a_r)`` and ``V(u_r)``, and every active row not the pivot row one
-axpy of length ``N + 1 - j``. The slowest rank sets each iteration's pace, as every iteration
+axpy of length ``N + 1 - j``, priced by ``U``: the row update measured as the
+program runs it (``datamotion._core.bench_row_update``, the pivot row shared and
+the rows streamed), a start-up ``u0`` per row and a time per element ``e(W)``
+at the working set ``W`` of the rows the rank updates in that iteration
+(:mod:`datamotion.measure.memory`: fitted against the working set, with
+breakpoints where a cache level runs out). A model without the row update
+prices it by ``V`` at the in-cache rate, as the paper did (and as this module
+did before: 25 % off at 512 x 512, where the rows no longer fit in L1).
+The slowest rank sets each iteration's pace, as every iteration
 ends in collective calls. The total is ``sum_j T_j``, summed exactly: the
 active rows shrink as rows become pivot rows and the rows shorten with ``j``.
 """
@@ -45,6 +54,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import fit as _fit
+from . import memory as _memory
 from .predict import predict as predict_model
 
 __all__ = ["VECTOR_OP", "measure_primitives", "primitive_model", "gauss_elimination", "gauss_rows"]
@@ -55,6 +65,10 @@ VECTOR_OP = "s*b+c"
 
 _VECTOR_PARAMS = {"op": f"a={VECTOR_OP}", "dtype": "float64"}
 _SCALAR_BYTES = 8  # both reductions: one double, and an int timed as the double
+ROW_LENGTH = 512
+"""Row length (elements) of the row-update sweeps over working sets: long enough that
+the time per element, not the per-row start-up, decides their time."""
+_LINE_ROWS = 8  # rows of the in-cache row-update line (a working set of a few KiB)
 
 
 # ---------------------------------------------------------------------------
@@ -169,6 +183,36 @@ def _vector_us(line, lengths: np.ndarray) -> np.ndarray:
     return np.where(lengths > 0, t, 0.0)
 
 
+def _row_update(doc) -> Optional[Dict[str, Any]]:
+    """The row update U(L, W) = u0 + L e(W) from the model's two ``row_update``
+    entries (the in-cache line over row lengths, and the time per row of
+    ROW_LENGTH elements over working sets), or None when the model has neither."""
+    models = doc.get("models") if isinstance(doc, Mapping) else None
+    found = {}
+    for key, e in (models or {}).items():
+        if isinstance(e, Mapping) and e.get("kernel") == "row_update" and isinstance(e.get("fit"), Mapping):
+            found["hierarchy" if "row_length" in (e.get("params") or {}) else "line"] = (key, e)
+    if not found:
+        return None
+    if len(found) != 2:
+        raise ValueError(f"the model has one row_update entry ({[k for k, _ in found.values()]}): it needs the "
+                         "line over row lengths and the fit over working sets; measure both with "
+                         "datamotion.measure.gauss.measure_primitives()")
+    line = _fit.PiecewiseFit.from_dict(found["line"][1]["fit"]).segments[0]
+    hierarchy_entry = found["hierarchy"][1]
+    return {"u0": max(0.0, line.t0_us), "line": line, "hierarchy": _fit.PiecewiseFit.from_dict(hierarchy_entry["fit"]),
+            "row_length": int(hierarchy_entry["params"]["row_length"])}
+
+
+def _update_us(update, rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """rows * U(L, W) with W = 8 rows L, the working set of this iteration's update."""
+    rows = np.asarray(rows, dtype=float)
+    lengths = np.broadcast_to(np.asarray(lengths, dtype=float), rows.shape)
+    per_element = _memory.rate_at(update["hierarchy"], 8.0 * rows * lengths, work=update["row_length"],
+                                  floor_us=update["u0"])
+    return np.where(rows > 0, rows * (update["u0"] + lengths * per_element), 0.0)
+
+
 # ---------------------------------------------------------------------------
 # The prediction
 # ---------------------------------------------------------------------------
@@ -211,6 +255,7 @@ def gauss_elimination(model: Mapping[str, Any], n: int, ranks: int, *, pivots=No
     reduce_us = _collective_us(model, "allreduce", _SCALAR_BYTES, ranks)
     bcast_by_root = _bcast_by_root(model, 8 * (n + 1), ranks)
     line = _vector_line(model)
+    row_update = _row_update(model)
 
     active, owner = _active_rows(n, ranks, order)           # (n, P) rows searched
     bcast = bcast_by_root[owner]                             # the owner of the pivot row sends it
@@ -219,7 +264,8 @@ def gauss_elimination(model: Mapping[str, Any], n: int, ranks: int, *, pivots=No
     lengths = (n + 1 - np.arange(n))[:, None]                # columns j..N of the update
     search = _vector_us(line, active)
     multipliers = _vector_us(line, updated)
-    update = updated * _vector_us(line, lengths)
+    update = (_update_us(row_update, updated, lengths) if row_update is not None
+              else updated * _vector_us(line, lengths))
     compute = search + multipliers + update                  # (n, P)
     slowest = np.argmax(compute, axis=1)
     pick = (np.arange(n), slowest)
@@ -253,9 +299,18 @@ def gauss_elimination(model: Mapping[str, Any], n: int, ranks: int, *, pivots=No
             "vector_us_per_element": seg.us_per_byte,
             "vector_rinf_mflops": 2.0 * rate,
             "vector_nhalf": max(0.0, seg.t0_us) * rate,
+            **({"row_update_u0_us": row_update["u0"],
+                "row_update_levels_bytes": list(row_update["hierarchy"].breakpoints_bytes),
+                "row_update_ns_per_element_in_cache": 1e3 * row_update["line"].us_per_byte,
+                "row_update_ns_per_element_at_block": 1e3 * float(_memory.rate_at(
+                    row_update["hierarchy"], 8.0 * int(active[0].max()) * (n + 1), work=row_update["row_length"],
+                    floor_us=row_update["u0"]))}
+               if row_update is not None else {}),
         },
-        "formula": "sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (V(a_r) + V(u_r) + u_r V(N+1-j))], "
-                   "V(L) = t0 + L/R",
+        "formula": ("sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (V(a_r) + V(u_r) + u_r U(N+1-j, W))], "
+                    "V(L) = t0 + L/R, U(L, W) = u0 + L e(W), W = 8 u_r (N+1-j)" if row_update is not None else
+                    "sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (V(a_r) + V(u_r) + u_r V(N+1-j))], "
+                    "V(L) = t0 + L/R"),
     }
 
 
@@ -392,6 +447,29 @@ def measure_primitives(comm=None, sizes: Sequence[int] = (64, 128, 256, 512), *,
     line = _fit_vector(rows)
     results.append({"kernel": "vector", "params": {**_VECTOR_PARAMS, **line["params"]}, "rows": rows})
 
+    # The row update as the program runs it, on every rank at once: in cache over row
+    # lengths (its start-up per row), and over working sets up to twice the largest
+    # block of rows (the rate of each cache level).
+    def row_update_row(rows_: int, length: int) -> dict:
+        sweep = 8 * rows_ * length
+        iters = max(1, min(2000, (1 << 16) // max(1, rows_ * length)))
+        samples = adaptive(comm, lambda reps: [t / rows_ for t in _core.bench_row_update(rows_, length, reps, 2,
+                                                                                          iters)], quick)
+        everyone = comm.allgather(samples)
+        medians = [float(np.median(s)) * 1e6 for s in everyone]
+        slowest = int(np.argmax(medians))
+        return {"elements": length, "rows": rows_, "bytes": sweep, "working_set_bytes": sweep, "ranks": size,
+                "rank": slowest, "median_by_rank_us": medians, **summarize(everyone[slowest])}
+
+    longest = max(sizes) + 1
+    results.append({"kernel": "row_update", "params": {"rows": _LINE_ROWS, "per": "row"},
+                    "rows": [{**r, "bytes": r["elements"]} for r in
+                             (row_update_row(_LINE_ROWS, length) for length in _lengths(sizes) if length >= 8)]})
+    block = 8 * longest * -(-max(sizes) // size)
+    results.append({"kernel": "row_update", "params": {"row_length": ROW_LENGTH, "per": "row"},
+                    "rows": [row_update_row(max(1, w // (8 * ROW_LENGTH)), ROW_LENGTH)
+                             for w in _memory.working_sets(block, smallest=8 * ROW_LENGTH * 2)]})
+
     return document(comm, results, quick=quick, validate=validate, sizes=sizes)
 
 
@@ -441,10 +519,7 @@ def primitive_model(results: Mapping[str, Any]) -> Dict[str, Any]:
         ValueError: if ``results`` is not a results document.
     """
     doc = _fit.fit_results(results)
-    # fit_results has no model for "vector" and skipped it: fitted here instead.
-    for stale in [k for k in doc["skipped"] if k == "vector" or k.startswith("vector[")]:
-        del doc["skipped"][stale]
-    doc["notes"] = [note for note in doc["notes"] if not note.startswith("vector")]
+    _unskip(doc, "vector")
     for entry in results["results"]:
         if not isinstance(entry, Mapping) or entry.get("kernel") != "vector":
             continue
@@ -460,4 +535,40 @@ def primitive_model(results: Mapping[str, Any]) -> Dict[str, Any]:
         ranks = sorted({int(r.get("ranks", 1)) for r in rows})
         doc["models"][key] = {"kernel": "vector", "params": params, "rows": len(rows), "model": "piecewise",
                               "ranks": ranks, "units": "bytes are elements", "fit": line["fit"].to_dict()}
+    _fit_row_update(results, doc)
     return doc
+
+
+def _unskip(doc: Dict[str, Any], kernel: str) -> None:
+    """fit_results has no model for ``kernel`` and skipped it, with a note: it is
+    fitted here instead, so the skip and the note go."""
+    for stale in [k for k in doc["skipped"] if k == kernel or k.startswith(kernel + "[")]:
+        del doc["skipped"][stale]
+    doc["notes"] = [note for note in doc["notes"] if not note.startswith(kernel)]
+
+
+def _fit_row_update(results: Mapping[str, Any], doc: Dict[str, Any]) -> None:
+    """Fits, into ``doc``, the ``row_update`` entries of ``results``: the in-cache line
+    over row lengths, and the time per row over working sets (cache levels as breakpoints)."""
+    _unskip(doc, "row_update")
+    for entry in results["results"]:
+        if not isinstance(entry, Mapping) or entry.get("kernel") != "row_update":
+            continue
+        params = dict(entry.get("params") or {})
+        hierarchy = "row_length" in params
+        key = "row_update[working_set]" if hierarchy else "row_update[line]"
+        x = "working_set_bytes" if hierarchy else "elements"
+        rows = [r for r in entry.get("rows", []) if isinstance(r, Mapping) and x in r and "median_us" in r]
+        try:
+            fit = (_memory.fit_hierarchy([r[x] for r in rows], [r["median_us"] for r in rows]) if hierarchy
+                   else _fit.fit_piecewise_linear([r[x] for r in rows], [r["median_us"] for r in rows],
+                                                  max_breakpoints=0, min_points=2))
+        except ValueError as exc:
+            doc["skipped"][key] = str(exc)
+            doc["notes"].append(f"{key}: not fitted: {exc}")
+            continue
+        doc["models"][key] = {"kernel": "row_update", "params": params, "rows": len(rows), "model": "piecewise",
+                              "ranks": sorted({int(r.get("ranks", 1)) for r in rows}),
+                              "units": ("bytes are the working set, times per row of row_length elements"
+                                        if hierarchy else "bytes are elements, times per row"),
+                              "fit": fit.to_dict()}

@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from .constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_R2_MIN_POINTS
+from .constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_R2_BELOW_NOISE, FIT_R2_MIN_POINTS
 
 WEIGHTINGS = ("relative", "uniform")
 """How a fit weights its points: by 1 / T**2 (timing noise grows with the time) or alike."""
@@ -206,9 +206,10 @@ def residuals(y: np.ndarray, yhat: np.ndarray) -> Tuple[float, float]:
 
 def quality_flags(r2: float, relative_rmse: float, distinct: int) -> List[str]:
     """The flags of the quality threshold (constants ``FIT_MIN_R2``,
-    ``FIT_R2_MIN_POINTS``, ``FIT_MAX_RELATIVE_RMSE``)."""
+    ``FIT_R2_MIN_POINTS``, ``FIT_R2_BELOW_NOISE``, ``FIT_MAX_RELATIVE_RMSE``): a low
+    r² counts only where the residuals are also above FIT_R2_BELOW_NOISE of the times."""
     flags = []
-    if distinct >= FIT_R2_MIN_POINTS and not r2 >= FIT_MIN_R2:
+    if distinct >= FIT_R2_MIN_POINTS and not r2 >= FIT_MIN_R2 and not relative_rmse <= FIT_R2_BELOW_NOISE:
         flags.append(f"r2 {r2:.3f} below {FIT_MIN_R2:g}")
     if relative_rmse > FIT_MAX_RELATIVE_RMSE:
         flags.append(f"relative RMSE {100 * relative_rmse:.3g} % above {100 * FIT_MAX_RELATIVE_RMSE:.3g} %")

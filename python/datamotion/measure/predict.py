@@ -37,12 +37,17 @@ class Prediction:
             model is fine.
         outside: the measured ranges the arguments fall outside of, e.g.
             ``("8-1048576 bytes",)``; empty within the measured range.
+        gaps: the unmeasured gaps between two segments that a size falls in,
+            e.g. ``("4096-32768 bytes",)``: the switch from one segment's line
+            to the next lies somewhere in such a gap, so either line may be
+            wrong there; empty when every size is at or beside a measured one.
     """
 
     value_us: Any
     kernel: str
     flags: Tuple[str, ...] = ()
     outside: Tuple[str, ...] = ()
+    gaps: Tuple[str, ...] = ()
 
     @property
     def extrapolated(self) -> bool:
@@ -50,10 +55,15 @@ class Prediction:
         return bool(self.outside)
 
     def note(self) -> str:
-        """``(extrapolated: outside the measured range A-B bytes)``, or ``""``."""
-        if not self.outside:
-            return ""
-        return f"(extrapolated: outside the measured range {' and '.join(self.outside)})"
+        """``(extrapolated: outside the measured range A-B bytes)``, ``(inside the
+        unmeasured gap A-B bytes between two segments)``, both, or ``""``."""
+        parts = []
+        if self.outside:
+            parts.append(f"(extrapolated: outside the measured range {' and '.join(self.outside)})")
+        if self.gaps:
+            parts.append(f"(inside the unmeasured gap {' and '.join(self.gaps)} between two segments: "
+                         "the switch between their lines lies somewhere in it)")
+        return " ".join(parts)
 
 
 def _lookup(model: Mapping[str, Any], kernel: str) -> Tuple[str, Mapping[str, Any]]:
@@ -87,6 +97,18 @@ def _outside(values, measured: Sequence[float], unit: str) -> Optional[str]:
     return None
 
 
+def _gaps(values, fit: PiecewiseFit) -> Tuple[str, ...]:
+    """``"A-B bytes"`` for each gap between two segments (A the last size measured
+    in one, B the first of the next) that some of ``values`` lie strictly inside."""
+    v = np.asarray(values, dtype=float)
+    out = []
+    for left, right in zip(fit.segments[:-1], fit.segments[1:]):
+        lo, hi = float(left.end_bytes), float(right.start_bytes)
+        if np.any((v > lo) & (v < hi)):
+            out.append(f"{_number_text(lo)}-{_number_text(hi)} bytes")
+    return tuple(out)
+
+
 def _no_negative(size_bytes) -> None:
     if size_bytes is not None and np.any(np.asarray(size_bytes, dtype=float) < 0):
         raise ValueError(f"size_bytes must be non-negative, got {size_bytes!r}")
@@ -100,7 +122,7 @@ def prediction(model: Mapping[str, Any], kernel: str, size_bytes=None, ranks=Non
 
     Returns:
         Prediction: ``value_us`` (never negative, never NaN), ``flags``,
-        ``outside`` and :meth:`Prediction.note`.
+        ``outside``, ``gaps`` and :meth:`Prediction.note`.
 
     Raises:
         ValueError: for an unknown or ambiguous kernel, a missing or negative
@@ -112,6 +134,7 @@ def prediction(model: Mapping[str, Any], kernel: str, size_bytes=None, ranks=Non
     _no_negative(size_bytes)
     family = entry.get("model")
     outside = []
+    gaps: Tuple[str, ...] = ()
     if family == "piecewise_by_ranks":
         fits = entry.get("fits") if isinstance(entry.get("fits"), Mapping) else {}
         if ranks is None:
@@ -139,6 +162,7 @@ def prediction(model: Mapping[str, Any], kernel: str, size_bytes=None, ranks=Non
         raw = fit.predict(size_bytes)
         outside.append(_outside(size_bytes, (fit.segments[0].start_bytes, fit.segments[-1].end_bytes)
                                 if fit.segments else (), "bytes"))
+        gaps = _gaps(size_bytes, fit)
     else:
         if ranks is None:
             raise ValueError(f"{key}: the {family} model needs ranks=")
@@ -152,7 +176,7 @@ def prediction(model: Mapping[str, Any], kernel: str, size_bytes=None, ranks=Non
         values = np.maximum(values, 0.0)
         flags += ("clamped at 0: the model gives a negative time here",)
     value = float(values) if values.ndim == 0 else values
-    return Prediction(value_us=value, kernel=key, flags=flags, outside=tuple(o for o in outside if o))
+    return Prediction(value_us=value, kernel=key, flags=flags, outside=tuple(o for o in outside if o), gaps=gaps)
 
 
 def predict(model: Mapping[str, Any], kernel: str, size_bytes=None, ranks=None):

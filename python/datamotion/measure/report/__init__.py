@@ -25,7 +25,7 @@ from ..._files import atomic_write
 from ..constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, RESULTS_SCHEMA
 from ..fit import fit_results, flagged_fits
 from ..results import check_model, check_results, load_results
-from . import cm5, cm5_items, cvl, paragon, pshift, redist
+from . import cm5, cm5_items, cvl, paragon, predicted, pshift, redist
 from .compare import conditions_text, csv_rows, items_section, sharing
 from .format import Entry, make_entries, num, params_text, table
 from .plots import Plots
@@ -37,7 +37,7 @@ SEEDS = (cm5, paragon, pshift, redist, cvl)
 paper and its machine), the ``KERNELS`` it draws, and ``sections(entries, plots)``:
 the HTML of its subsections, each a ``<section>`` with an ``<h3>``."""
 
-KNOWN_KERNELS = frozenset().union(*(seed.KERNELS for seed in SEEDS))
+KNOWN_KERNELS = frozenset().union(*(seed.KERNELS for seed in SEEDS)) | predicted.KERNELS
 """Kernels some seed section draws; entries of any other kernel are listed in the
 "other kernels" table."""
 
@@ -321,7 +321,8 @@ def write_report_counted(results: Mapping[str, Any], out_dir: str, model: Option
     sections = [("provenance", "Provenance", _provenance_section(results))]
     sections += [(seed.__name__.rsplit(".", 1)[-1], seed_title(seed, entries),
                   _seed_section(seed, entries, plots, conditions)) for seed in SEEDS]
-    sections += [("other", "Other kernels", _other_section(entries)),
+    sections += [("predicted", "Programs predicted", predicted.section(entries, plots)),
+                 ("other", "Other kernels", _other_section(entries)),
                  ("notes", "Fitting notes", _notes_section(fitted))]
     _write_csv(entries, os.path.join(out_dir, "results.csv"))
     with atomic_write(os.path.join(out_dir, "model.json"), encoding="utf-8") as f:

@@ -9,7 +9,7 @@ from typing import Callable, Dict, Optional, Sequence
 from ..._mpi import MPI  # MPI at the thread level _mpi settles
 
 from ..results import document
-from . import cm5, collectives, cvl, gauss, local, paragon, patterns, pshift, pt2pt, redist
+from . import cm5, collectives, cvl, gauss, local, paragon, patterns, programs, pshift, pt2pt, redist
 
 __all__ = ["SUITES", "run_suites"]
 
@@ -24,6 +24,7 @@ SUITES: Dict[str, Callable] = {
     "redist": redist.run,
     "cvl": cvl.run,
     "gauss": gauss.run,
+    "programs": programs.run,
 }
 """Suite name -> its function, in the order ``all`` runs them (constants.SUITE_NAMES)."""
 

@@ -44,6 +44,13 @@ def _pair_rows(comm, kernel, sizes, quick, validate, progress=None) -> List[dict
     return rows
 
 
+def pair_entry(comm, kernel: str, sizes, quick: bool, validate: bool = False, progress=None) -> dict:
+    """Collective. One pair kernel between ranks 0 and 1 over ``sizes``: its entry
+    (rows on rank 0 only)."""
+    return {"kernel": kernel, "params": _params(kernel, validate),
+            "rows": _pair_rows(comm, kernel, sizes, quick, validate, progress=progress)}
+
+
 def suite_pt2pt(comm, quick=False, validate=False, progress=None) -> List[dict]:
     """Ping-pong, exchange, streaming and bidirectional bandwidth between ranks 0 and 1
     over message sizes, the fine sweep (the Paragon paper's Figure 1: steps of 64 bytes,
@@ -51,8 +58,7 @@ def suite_pt2pt(comm, quick=False, validate=False, progress=None) -> List[dict]:
     sizes = QUICK_SIZES if quick else FULL_SIZES
     results = []
     for kernel in PAIR_KERNELS:
-        results.append({"kernel": kernel, "params": _params(kernel, validate),
-                        "rows": _pair_rows(comm, kernel, sizes, quick, validate, progress=progress)})
+        results.append(pair_entry(comm, kernel, sizes, quick, validate, progress))
     results.append({"kernel": "pingpong_fine", "params": _params("pingpong"),
                     "rows": _pair_rows(comm, "pingpong", QUICK_FINE_SIZES if quick else FINE_SIZES, True, validate,
                                        progress=progress)})

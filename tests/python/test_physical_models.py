@@ -1,0 +1,161 @@
+"""The memory hierarchy and physical fits of datamotion.measure: cache breakpoints
+recovered from synthetic data, small-message bandwidths held at the large-message
+one, predictions inside an unmeasured gap warned of, and the stencil and
+redistribution predictors on synthetic models. Serial, no MPI, no timing."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from datamotion.measure import fit as dmm
+from datamotion.measure import memory, programs
+from datamotion.measure.predict import prediction
+
+L1, L2 = 48 << 10, 2 << 20
+
+
+def sweep_times(working_sets, noise=0.0, seed=1):
+    """Time of one fixed sweep at each working set: 1 us in L1, 1.6 us in L2, 3 us beyond."""
+    rng = np.random.default_rng(seed)
+    t = np.where(np.asarray(working_sets) <= L1, 1.0, np.where(np.asarray(working_sets) <= L2, 1.6, 3.0))
+    return t * (1 + noise * rng.standard_normal(t.size))
+
+
+def test_cache_breakpoints_are_recovered_from_a_working_set_sweep():
+    ws = memory.working_sets(16 << 20, smallest=8 << 10)
+    fit = memory.fit_hierarchy(ws, sweep_times(ws, noise=0.01))
+    assert len(fit.breakpoints_bytes) == 2
+    first, second = fit.breakpoints_bytes
+    assert L1 < first <= 2 * L1 and L2 < second <= 2 * L2  # the first size measured past each level
+    assert memory.rate_at(fit, 16 << 10) == pytest.approx(1.0, rel=0.05)
+    assert memory.rate_at(fit, 1 << 20) == pytest.approx(1.6, rel=0.05)
+    assert memory.rate_at(fit, 64 << 20) == pytest.approx(3.0, rel=0.05)  # beyond the range: the last level
+    assert "rate changes at" in memory.levels_text(fit, [{"level": 1, "bytes": L1}])
+
+
+def test_fit_results_gives_cache_kernels_their_breakpoints():
+    """A repeated memcpy of l bytes runs at the bandwidth of the level its 2 l bytes
+    fit in (100, 40 then 10 bytes/us): with CACHE_BREAKPOINTS it is fitted with both
+    bends and no flag."""
+    sizes = [1 << k for k in range(6, 25)]
+
+    def t(l):
+        return 0.01 + l / (100 if 2 * l <= L1 else 40 if 2 * l <= L2 else 10)
+
+    doc = {"schema": dmm.RESULTS_SCHEMA, "results": [
+        {"kernel": "memcopy", "params": {}, "rows": [{"bytes": l, "ranks": 1, "median_us": t(l)} for l in sizes]}]}
+    fitted = dmm.fit_results(doc)
+    fit = fitted["models"]["memcopy"]["fit"]
+    assert len(fit["breakpoints_bytes"]) >= 2
+    assert not dmm.flagged_fits(fitted)
+    assert [s["bandwidth_MBps"] for s in fit["segments"]] == pytest.approx([100, 40, 10])
+
+
+def test_an_unphysical_small_message_bandwidth_is_held_at_the_large_message_one():
+    """Small messages: 1 us plus noise that a free fit reads as 25000 MB/s; large ones
+    10000 MB/s. The small segment's bandwidth is held at 10000 MB/s, and says so."""
+    small = [0, 8, 64, 512, 1024, 4096]
+    large = [65536, 262144, 1 << 20, 4 << 20]
+    times = [1.0, 1.0, 1.002, 1.02, 1.04, 1.16] + [20.0 + l / 10000 for l in large]
+    fit = dmm.fit_piecewise_linear(small + large, times, max_breakpoints=2)
+    first, last = fit.segments[0], fit.segments[-1]
+    assert first.end_bytes <= 4096
+    assert first.bandwidth_MBps <= last.bandwidth_MBps * (1 + 1e-9)
+    assert "held at" in first.constraint and "free fit" in first.constraint
+    again = dmm.PiecewiseFit.from_dict(json.loads(json.dumps(fit.to_dict())))
+    assert again.segments[0].constraint == first.constraint
+    free = dmm.fit_piecewise_linear(small, times[:len(small)], max_breakpoints=0)  # alone: nothing to hold it to
+    assert free.segments[0].bandwidth_MBps > 20000 and not free.segments[0].constraint
+
+
+def model_doc(fits):
+    models = {k: {"kernel": k, "params": {}, "model": "piecewise", "ranks": [2 if k == "exchange" else 1],
+                  "fit": f.to_dict()} for k, f in fits.items()}
+    return {"schema": dmm.MODEL_SCHEMA, "models": models, "skipped": {}, "notes": []}
+
+
+def test_predict_warns_inside_an_unmeasured_gap():
+    sizes = [0, 8, 64, 512, 4096, 32768, 65536, 262144]
+    times = [1 + l / 5000 if l <= 4096 else 10 + l / 10000 for l in sizes]
+    fit = dmm.fit_piecewise_linear(sizes, times, max_breakpoints=1)
+    assert fit.breakpoints_bytes == [32768]
+    model = model_doc({"pingpong": fit})
+    inside = prediction(model, "pingpong", size_bytes=16000)
+    assert inside.gaps == ("4096-32768 bytes",) and "unmeasured gap" in inside.note()
+    assert not inside.extrapolated
+    measured = prediction(model, "pingpong", size_bytes=4096)
+    assert not measured.gaps and measured.note() == ""
+    outside = prediction(model, "pingpong", size_bytes=1 << 20)
+    assert outside.extrapolated and not outside.gaps
+
+
+def synthetic_model():
+    """exchange 5 us + 1 us per 10 KB, memcopy 0.01 us + 1 us per 20 KB, ufunc 1 us + 1 us per 8 KB."""
+    line = lambda t0, bw, hi: dmm.fit_piecewise_linear([0, hi // 2, hi], [t0, t0 + hi / 2 / bw, t0 + hi / bw],  # noqa: E731
+                                                       max_breakpoints=0)
+    return model_doc({"exchange": line(5.0, 10000.0, 1 << 24), "memcopy": line(0.01, 20000.0, 1 << 24),
+                      "ufunc": line(1.0, 8000.0, 1 << 26)})
+
+
+def msg(peer, nbytes, runs, sending):
+    return {"peer": peer, "round": 0, "bytes": nbytes, "runs": runs, "sending": sending}
+
+
+def test_stencil_and_redistribution_predictions_on_a_synthetic_model():
+    model = synthetic_model()
+    # A halo between two ranks: one message each way of two rows of 1024 doubles.
+    halo = [[msg(1, 16384, 2, True), msg(1, 16384, 2, False)], [msg(0, 16384, 2, True), msg(0, 16384, 2, False)]]
+    p = programs.stencil_step(model, halo, [512 * 1024, 512 * 1024])
+    exchange = 5.0 + 16384 / 10000
+    pack = 2 * 2 * (0.01 + 8192 / 20000)  # two runs packed, two unpacked
+    compute = 4 * (1.0 + 8 * 512 * 1024 / 8000)
+    assert p["halo_us"] == pytest.approx(exchange + pack)
+    assert p["compute_us"] == pytest.approx(compute)
+    assert p["total_us"] == pytest.approx(exchange + pack + compute)
+    assert not p["warnings"]
+    # A redistribution: rank 0 sends one contiguous run and keeps 64 rows as local copies.
+    redist = [[msg(1, 1 << 20, 1, True), msg(1, 1 << 20, 128, False), msg(-1, 8192, 64, True)],
+              [msg(0, 1 << 20, 128, True), msg(0, 1 << 20, 1, False)]]
+    r = programs.redistribution(model, redist)
+    rank0 = (5.0 + (1 << 20) / 10000) + 128 * (0.01 + 8192 / 20000) + 64 * (0.01 + 128 / 20000)
+    assert r["by_rank"][0]["total_us"] == pytest.approx(rank0)
+    assert r["slowest_rank"] == 0 and r["total_us"] == pytest.approx(rank0)
+    assert all(math.isfinite(v) and v >= 0 for row in r["by_rank"] for v in row.values())
+
+
+def test_program_predictors_reject_bad_input():
+    model = synthetic_model()
+    with pytest.raises(ValueError, match="one list of messages per rank"):
+        programs.plan_time(model, [])
+    with pytest.raises(ValueError, match="must have"):
+        programs.plan_time(model, [[{"peer": 1}]])
+    with pytest.raises(ValueError, match="no exchange"):
+        programs.plan_time({"models": {}}, [[]])
+    with pytest.raises(ValueError, match="local_elements"):
+        programs.stencil_step(model, [[], []], [1])
+
+
+def test_machine_caches_reads_a_sysfs_tree(tmp_path):
+    for index, (level, kind, size, cpus) in enumerate([(1, "Data", "48K", "0"), (1, "Instruction", "32K", "0"),
+                                                       (2, "Unified", "2048K", "0"), (3, "Unified", "300M", "0-1")]):
+        folder = tmp_path / f"index{index}"
+        folder.mkdir()
+        for name, value in (("level", level), ("type", kind), ("size", size), ("shared_cpu_list", cpus)):
+            (folder / name).write_text(f"{value}\n")
+    caches = memory.machine_caches(str(tmp_path))
+    assert [(c["level"], c["bytes"], c["shared_by"]) for c in caches] == [(1, 48 << 10, 1), (2, 2 << 20, 1),
+                                                                        (3, 300 << 20, 2)]
+    assert memory.machine_caches(str(tmp_path / "absent")) == []
+
+
+def test_a_flat_segment_within_its_noise_is_not_flagged_for_its_r2():
+    """Small messages at a constant 1 us with 2 % noise: r² near 0 (the times vary only
+    by noise) but residuals of 2 %: not flagged. With 40 % noise it is."""
+    sizes = [0, 8, 16, 32, 64, 128, 256, 512]
+    rng = np.random.default_rng(3)
+    quiet = dmm.fit_piecewise_linear(sizes, 1 + 0.02 * rng.standard_normal(len(sizes)), max_breakpoints=0)
+    assert quiet.r2 < 0.9 and not quiet.flags
+    noisy = dmm.fit_piecewise_linear(sizes, 1 + 0.4 * np.abs(rng.standard_normal(len(sizes))), max_breakpoints=0)
+    assert noisy.flags
