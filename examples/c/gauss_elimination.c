@@ -5,6 +5,7 @@
  * python/datamotion/predict.py predicts from measured primitives.
  *
  *   mpiexec -n 2 ./gauss_elimination [N ...] [--reps R] [--warmup W] [--permuted]
+ *   (with the mpiexec of the MPI datamotion was built with: .venv/bin/mpiexec after ./dev install)
  *
  * The N x (N+1) augmented matrix [A | b] is distributed by rows in blocks, with
  * the CM canonical rule: ceil(N/P) rows per rank, trailing ranks short or empty.

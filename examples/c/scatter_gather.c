@@ -3,6 +3,7 @@
  * local blocks, and gather the result.
  *
  *   mpiexec -n 4 ./scatter_gather
+ *   (with the mpiexec of the MPI datamotion was built with: .venv/bin/mpiexec after ./dev install)
  */
 #include "check.h"
 

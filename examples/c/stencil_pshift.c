@@ -2,6 +2,7 @@
  * stencil_pshift.c — the 5-point stencil with one PSHIFT per step.
  *
  *   mpiexec -n 4 ./stencil_pshift
+ *   (with the mpiexec of the MPI datamotion was built with: .venv/bin/mpiexec after ./dev install)
  *
  * The four shifts (N, E, W, S) are set up once and executed every step as one
  * concurrent exchange; the centre term, which needs no neighbour, is computed

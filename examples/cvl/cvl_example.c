@@ -7,6 +7,7 @@
  *
  *   mpicc cvl_example.c -lcvl -o cvl_example     (static libcvl: add -lstdc++ -lm)
  *   mpiexec -n 3 ./cvl_example
+ *   (with the mpiexec of the MPI datamotion was built with: .venv/bin/mpiexec after ./dev install)
  *
  * Exits with 1 if a result differs from the expected one.
  */

@@ -6,6 +6,7 @@
 ! element. Prints "ok" on rank 0; exits non-zero on any mismatch or error.
 !
 !   mpiexec -n 4 ./fortran_stencil
+!   (with the mpiexec of the MPI datamotion was built with: .venv/bin/mpiexec after ./dev install)
 program stencil
   use, intrinsic :: iso_c_binding
   use datamotion

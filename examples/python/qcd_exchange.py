@@ -1,6 +1,6 @@
 """The 4-d QCD exchange: 8 shifts of 8 arrays in one PSHIFT (the PSHIFT paper's Figure 6).
 
-    mpiexec -n 4 python examples/python/qcd_exchange.py
+    .venv/bin/mpiexec -n 4 .venv/bin/python examples/python/qcd_exchange.py   # the mpiexec of datamotion's MPI
 
 Each lattice site holds a 3 x 2 complex block (two local axes); the lattice
 axes X, Y, Z, T are distributed. One call moves XP, XM, ..., TM by +1/-1
@@ -8,10 +8,10 @@ along their axis, concurrently, instead of eight CSHIFTs one after another.
 """
 
 import numpy as np
-from mpi4py import MPI
 
-import datamotion as dm
+import datamotion as dm  # before mpi4py.MPI: started by another MPI's mpiexec, it stops in one line
 from datamotion.launch import note_if_not_launched
+from mpi4py import MPI
 
 
 def run(comm=MPI.COMM_WORLD, lattice=(4, 6, 4, 6)) -> bool:

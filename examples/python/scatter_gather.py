@@ -1,13 +1,13 @@
 """Distribute a matrix over a 2-d process grid, work on the local blocks, gather.
 
-    mpiexec -n 4 python examples/python/scatter_gather.py
+    .venv/bin/mpiexec -n 4 .venv/bin/python examples/python/scatter_gather.py   # the mpiexec of datamotion's MPI
 """
 
 import numpy as np
-from mpi4py import MPI
 
-import datamotion as dm
+import datamotion as dm  # before mpi4py.MPI: started by another MPI's mpiexec, it stops in one line
 from datamotion.launch import note_if_not_launched
+from mpi4py import MPI
 
 note_if_not_launched(__file__)
 comm = MPI.COMM_WORLD

@@ -1,7 +1,7 @@
 """The 27-point 3-d stencil from chained PSHIFTs (the PSHIFT paper's Figure 7), and
 the same stencil in halo mode.
 
-    mpiexec -n 4 python examples/python/stencil_27point.py
+    .venv/bin/mpiexec -n 4 .venv/bin/python examples/python/stencil_27point.py   # the mpiexec of datamotion's MPI
 
 Shifting along axis 0 gives 3 arrays; shifting each of them along axis 1
 gives 9; shifting those along axis 2 gives all 27 neighbours. Results of one
@@ -16,10 +16,10 @@ NumPy.
 import itertools
 
 import numpy as np
-from mpi4py import MPI
 
-import datamotion as dm
+import datamotion as dm  # before mpi4py.MPI: started by another MPI's mpiexec, it stops in one line
 from datamotion.launch import note_if_not_launched
+from mpi4py import MPI
 
 WEIGHTS = {0: 0.4, 1: 0.05, 2: 0.02, 3: 0.01}  # by the number of nonzero offsets
 

@@ -1,6 +1,6 @@
 """The 5-point 2-d stencil with one PSHIFT per step (the PSHIFT paper's Figure 5).
 
-    mpiexec -n 4 python examples/python/stencil_5point.py
+    .venv/bin/mpiexec -n 4 .venv/bin/python examples/python/stencil_5point.py   # the mpiexec of datamotion's MPI
 
 Four circular shifts of `u` travel concurrently in one call; the plan is set
 up once and reused every step. The centre term, which needs no neighbour, is
@@ -9,10 +9,10 @@ checked against NumPy.
 """
 
 import numpy as np
-from mpi4py import MPI
 
-import datamotion as dm
+import datamotion as dm  # before mpi4py.MPI: started by another MPI's mpiexec, it stops in one line
 from datamotion.launch import note_if_not_launched
+from mpi4py import MPI
 
 
 def run(comm=MPI.COMM_WORLD, shape=(24, 30), steps=5) -> bool:

@@ -24,6 +24,12 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "unknown"
 
+# Started by another MPI's launcher, stop now in one line: once MPI starts, every rank
+# fails inside it with the library's own screenful.
+from ._launchers import check_launcher as _check_launcher  # noqa: E402
+
+_check_launcher()
+
 # Public name -> module that defines it; loaded on first use (PEP 562).
 _EXPORTS = {
     "Block": "layout",

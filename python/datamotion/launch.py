@@ -12,6 +12,8 @@ import subprocess
 import sys
 from typing import List, Optional, Sequence
 
+from ._launchers import build_mpiexec
+
 # Variables that MPI launchers (Hydra, PMIx/Open MPI, MVAPICH, Slurm's PMI) set in every rank.
 _JOB_VARIABLES = ("PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS",
                   "MV2_COMM_WORLD_SIZE")
@@ -51,21 +53,25 @@ def note_if_not_launched(program: str, nprocs: int = 4) -> None:
     and scripts that mean to run on several ranks; a no-op inside an MPI job."""
     if inside_mpi_job():
         return
-    shown = os.path.relpath(program)
-    if shown.startswith(".."):
-        shown = program
+    mpiexec = os.environ.get("DATAMOTION_MPIEXEC") or build_mpiexec() or "mpiexec"
     print(f"{os.path.basename(program)}: running on 1 rank (started without mpiexec); for {nprocs} ranks: "
-          f"mpiexec -n {nprocs} {os.path.basename(sys.executable)} {shown}", file=sys.stderr)
+          f"{_shown(mpiexec)} -n {nprocs} {_shown(sys.executable)} {_shown(program)}", file=sys.stderr)
+
+
+def _shown(path: str) -> str:
+    """``path`` relative to the working directory where it lies below it, else as given."""
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if relative.startswith("..") else relative
 
 
 def find_mpiexec() -> str:
-    """The launcher: $DATAMOTION_MPIEXEC, else the mpiexec installed beside this
-    Python (the mpich wheel's), else the first on PATH."""
+    """The launcher: $DATAMOTION_MPIEXEC, else the mpiexec of the MPI datamotion was
+    built with (the one its build found, or the one installed beside this Python:
+    the mpich wheel's), else the first on PATH."""
     explicit = os.environ.get("DATAMOTION_MPIEXEC")
     if explicit:
         return explicit
-    beside = shutil.which("mpiexec", path=os.path.dirname(sys.executable))
-    found = beside or shutil.which("mpiexec")
+    found = build_mpiexec() or shutil.which("mpiexec")
     if not found:
         raise SystemExit("datamotion: no mpiexec found; install the 'mpich' package or set DATAMOTION_MPIEXEC")
     return found

@@ -34,7 +34,7 @@ fi
 echo "== wheel contents"
 "$python" -m zipfile -l "$wheel" | awk 'NR > 1 {print $1}' >"$work/wheel.txt"
 for needed in datamotion/__init__.py datamotion/py.typed datamotion/_core.pyi 'datamotion/_core\..*\.so' \
-              'datamotion/measure/report/plots.py' 'datamotion-.*\.dist-info/entry_points.txt'; do
+              datamotion/_built_with.py 'datamotion/measure/report/plots.py' 'datamotion-.*\.dist-info/entry_points.txt'; do
     grep -qE "^$needed$" "$work/wheel.txt" || fail "the wheel lacks $needed"
 done
 
