@@ -156,6 +156,50 @@ std::int64_t Block::runs() const {
     return n;
 }
 
+namespace {
+constexpr std::int64_t kLine = 64;
+}  // namespace
+
+std::int64_t lines(const Block *blocks, std::size_t n) {
+    std::int64_t total = 0, start = 0, end = -1;
+    int slot = -1;
+    auto close = [&] {
+        if (end >= 0) total += (end - start) / kLine + 1;
+        end = -1;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        const Block &b = blocks[i];
+        if (b.runs() != 1) {
+            close();
+            total += b.lines();
+        } else if (b.slot == slot && end >= 0 && b.offset >= end && b.offset - end < kLine) {
+            end = b.offset + b.run;  // continues the span
+        } else {
+            close();
+            slot = b.slot, start = b.offset, end = b.offset + b.run;
+        }
+    }
+    close();
+    return total;
+}
+
+std::int64_t Block::lines() const {
+    // Levels taken from the smallest stride up: one whose runs lie less than a line
+    // apart makes them one span, the run of the next; the rest repeat the span.
+    int order[kMaxLevels] = {};
+    for (int l = 0; l < levels && l < kMaxLevels; ++l) {  // insertion sort by stride
+        int at = l;
+        for (; at > 0 && stride[order[at - 1]] > stride[l]; --at) order[at] = order[at - 1];
+        order[at] = l;
+    }
+    std::int64_t span = run, repeats = 1;
+    int l = 0;
+    for (; l < levels && stride[order[l]] >= 0 && stride[order[l]] - span < kLine; ++l)
+        span += (count[order[l]] - 1) * stride[order[l]];
+    for (; l < levels; ++l) repeats *= count[order[l]];
+    return repeats * (span / kLine + 1);
+}
+
 bool Block::same_shape(const Block &other) const {
     if (levels != other.levels || run != other.run) return false;
     for (int l = 0; l < levels; ++l)

@@ -21,9 +21,16 @@ struct Block {
     std::int64_t count[kMaxLevels] = {}, stride[kMaxLevels] = {};
 
     std::int64_t runs() const;  // contiguous runs: the product of the counts
+    // About how many 64-byte cache lines a reader of the block fetches: runs less
+    // than a line apart share lines, others take their own.
+    std::int64_t lines() const;
     std::int64_t bytes() const { return runs() * run; }
     bool same_shape(const Block &other) const;  // equal run, counts and strides
 };
+
+// About how many cache lines a reader of a list of blocks (in message order)
+// fetches: single runs that follow one another less than a line apart share lines.
+std::int64_t lines(const Block *blocks, std::size_t n);
 
 // The block of a box of an N-d storage: per axis `size` positions from `start`, where
 // axis a steps strides[a] bytes and position (0, ..., 0) is byte `origin` of the slot.

@@ -103,6 +103,10 @@ bool OnNode::takes(const Message &m, const Peer &peer, const char *&why) const {
     else if (peer.messages > 1) why = "; same node, by message (one of several messages between the pair)";
     else if (automatic_ && m.bytes < model_->on_node_min_bytes)
         why = "; same node, but small: by message (control and answer would cost more)";
+    else if (automatic_ && m.sender_lines > 0 &&
+             static_cast<double>(m.bytes) < model_->on_node_min_density * 64.0 * static_cast<double>(m.sender_lines))
+        why = "; same node, but sparse in the sender's memory: by message (read in place, each byte would cost "
+              "a cache line of its own)";
     else {
         why = "; on-node: the receiver reads it in place from the sender's node memory";
         return true;

@@ -181,13 +181,18 @@ void PointToPoint::cut_pieces(Message &m) const {
 }
 
 void PointToPoint::exchange_cuts() {
-    // Each sender tells its receiver where it cuts (the interior cuts, possibly none);
+    // Each sender tells its receiver where it cuts (the interior cuts, possibly none)
+    // and, last, the cache lines its blocks span (for the on-node transport's choice);
     // messages between a pair keep their order, so the n-th message from a peer
     // answers the n-th receive from it.
     std::vector<MPI_Request> requests(sends_->size(), MPI_REQUEST_NULL);
+    std::vector<std::vector<std::int64_t>> told(sends_->size());
     for (std::size_t i = 0; i < sends_->size(); ++i) {
-        const Message &m = (*sends_)[i];
-        check_mpi(MPI_Isend(m.cuts.data() + 1, static_cast<int>(m.cuts.size() - 2), MPI_INT64_T, m.peer, tag_, comm_,
+        Message &m = (*sends_)[i];
+        m.sender_lines = lines(m.blocks.data(), m.blocks.size());
+        told[i].assign(m.cuts.begin() + 1, m.cuts.end() - 1);
+        told[i].push_back(m.sender_lines);
+        check_mpi(MPI_Isend(told[i].data(), static_cast<int>(told[i].size()), MPI_INT64_T, m.peer, tag_, comm_,
                             &requests[i]),
                   "MPI_Isend");
     }
@@ -196,8 +201,9 @@ void PointToPoint::exchange_cuts() {
         check_mpi(MPI_Probe(m.peer, tag_, comm_, &status), "MPI_Probe");
         int n = 0;
         check_mpi(MPI_Get_count(&status, MPI_INT64_T, &n), "MPI_Get_count");
-        m.cuts.assign(static_cast<std::size_t>(n) + 2, 0);
+        m.cuts.assign(static_cast<std::size_t>(n) + 1, 0);
         check_mpi(MPI_Recv(m.cuts.data() + 1, n, MPI_INT64_T, m.peer, tag_, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+        m.sender_lines = m.cuts.back();
         m.cuts.back() = m.bytes;
         for (std::size_t i = 1; i < m.cuts.size(); ++i)
             if (m.cuts[i] <= m.cuts[i - 1])

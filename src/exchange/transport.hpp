@@ -29,6 +29,10 @@ struct Message {
     int peer = 0, round = 0;
     std::vector<Block> blocks;
     std::int64_t bytes = 0, runs = 0;
+    // The cache lines the sending side's blocks span (Block::lines), known on both
+    // sides once point to point has prepared (-1 before): what a receiver reading in
+    // place would fetch.
+    std::int64_t sender_lines = -1;
     Way way = Way::Packed;
     Why why = Why::Model;
     double cost[3] = {-1, -1, -1};  // the model's microseconds per way (-1: not a choice)

@@ -8,6 +8,7 @@
 
 #include <datamotion/datamotion.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -198,6 +199,47 @@ DM_TEST(kernels_match_a_byte_by_byte_reference) {
                 dmtest::report(__FILE__, __LINE__, "unpack or copy of runs of " + std::to_string(run) + " bytes, trial " +
                                                        std::to_string(trial));
         }
+}
+
+// The cache lines a list of blocks really spans, counted line by line.
+std::int64_t distinct_lines(const std::vector<Block> &blocks) {
+    std::vector<std::int64_t> lines;
+    for (const Block &b : blocks)
+        each_run(b, [&](std::int64_t off) {
+            for (std::int64_t l = off / 64; l <= (off + b.run - 1) / 64; ++l) lines.push_back(l);
+        });
+    std::sort(lines.begin(), lines.end());
+    return static_cast<std::int64_t>(std::unique(lines.begin(), lines.end()) - lines.begin());
+}
+
+DM_TEST(block_lines_estimate_the_cache_lines_a_reader_fetches) {
+    using dm::exchange::lines;
+    auto block = [](std::int64_t offset, std::int64_t run, std::vector<std::pair<std::int64_t, std::int64_t>> levels) {
+        Block b;
+        b.offset = offset, b.run = run, b.levels = static_cast<int>(levels.size());
+        for (int l = 0; l < b.levels; ++l) b.count[l] = levels[l].first, b.stride[l] = levels[l].second;
+        return b;
+    };
+    // One contiguous run; a face of 8-byte runs a row apart (sparse); rows of 24-byte
+    // runs one after another, the rows 16 bytes apart (one span) or far apart (three).
+    CHECK(block(0, 4096, {}).lines() == 65);
+    CHECK(block(0, 8, {{4096, 528}}).lines() == 4096);
+    CHECK(block(0, 24, {{85, 24}, {3, 2056}}).lines() == (2 * 2056 + 2040) / 64 + 1);
+    CHECK(block(0, 24, {{85, 24}, {3, 4096}}).lines() == 3 * (2040 / 64 + 1));
+    // Single runs that follow one another share lines; far apart, they do not.
+    std::vector<Block> dense, sparse;
+    for (int k = 0; k < 100; ++k) dense.push_back(block(24 * k, 24, {})), sparse.push_back(block(1000 * k, 24, {}));
+    CHECK(lines(dense.data(), dense.size()) == 2400 / 64 + 1);
+    CHECK(lines(sparse.data(), sparse.size()) == 100);
+    // Random blocks: within a factor of two of the truth (alignment), never below half.
+    for (int trial = 0; trial < 200; ++trial) {
+        std::int64_t span = 0;
+        const std::vector<Block> one{random_block(draw(1, 200), span)};
+        const std::int64_t truth = distinct_lines(one), estimate = lines(one.data(), one.size());
+        if (estimate < truth / 2 || estimate > 2 * truth + 1)
+            dmtest::report(__FILE__, __LINE__, "trial " + std::to_string(trial) + ": " + std::to_string(estimate) +
+                                                   " lines estimated, " + std::to_string(truth) + " spanned");
+    }
 }
 
 DM_TEST(halo_begin_end_with_every_executor_matches_the_oracle) {

@@ -495,6 +495,25 @@ def test_on_node_reads_node_memory_and_falls_back_for_adopted_memory(executor):
     check_all(WORLD, "by MPI" not in plan.describe(), plan.describe())
 
 
+@pytest.mark.parallel(nprocs=[2, 4])
+def test_auto_sends_faces_sparse_in_memory_by_message():
+    """Ghost faces normal to the last axis are 8-byte runs a row apart: read in place,
+    each would cost a cache line, so auto packs them (saying why) while faces of
+    whole rows go on-node; forced onnode reads both in place; both match the oracle."""
+    periods = [True, True, True]
+    grid = dm.ProcessGrid(dims=[1, SIZE // 2, 2], periods=periods)
+    x = sample((40, 40 * (SIZE // 2), 80), np.float64, seed=13)  # faces of >= 12 KiB
+    for executor in ("auto", "onnode"):
+        a = ghosted(grid, x, 1)
+        halo = dm.Halo(a, executor=executor)
+        text = halo.describe()
+        sparse = "sparse in the sender's memory" in text
+        check_all(WORLD, sparse == (ON_NODE and executor == "auto"), text)
+        halo.exchange(a)
+        check_same_array(WORLD, a.local_with_ghosts, safely(lambda: halo_oracle(a, x, periods, False)),
+                         f"executor {executor}")
+
+
 @pytest.mark.parallel(nprocs=WITH_8)
 def test_on_node_halo_of_a_large_box_matches_the_oracle():
     """Ghost faces above the on-node size, read in place from the neighbours, with
