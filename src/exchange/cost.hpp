@@ -37,10 +37,11 @@ struct CostModel {
     // on-node 3.9 against 6.6 us at 8 KiB).
     std::int64_t on_node_min_bytes = std::int64_t{8} << 10;
     // ... and its bytes at least this fraction of the cache lines its sender's blocks
-    // span: a receiver reading in place fetches every line, where packing on the
-    // sender reads them from its own cache and one contiguous copy crosses over.
-    // 16 ranks of a 16-core Xeon: faces of 8-byte runs a line apart went faster
-    // packed (160 against 207 us), 16- and 24-byte runs faster in place.
+    // span (its density), and, below half, bytes x density at least on_node_min_bytes: a receiver
+    // reading in place fetches every line, where packing on the sender reads them
+    // from its own cache and one contiguous copy crosses over. 16 ranks of a 16-core
+    // Xeon: faces of 8-byte runs a line apart went faster packed (64 KiB: 160 against
+    // 207 us), as did 8 KiB of 16-byte runs; 128 KiB of 16-byte runs, faster in place.
     double on_node_min_density = 0.2;
 };
 

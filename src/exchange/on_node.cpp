@@ -95,6 +95,16 @@ OnNode::OnNode(const TransportSetup &setup)
       model_(setup.model), chosen_(setup.chosen), automatic_(setup.automatic), fallback_(setup.fallback),
       remote_(static_cast<std::size_t>(setup.slots)) {}
 
+bool OnNode::sparse(const Message &m) const {
+    if (m.sender_lines <= 0) return false;
+    // The fraction of the fetched lines' bytes the message uses: under the least
+    // density, or (wasting half or more) too small once the waste is counted,
+    // packing at the sender wins.
+    const double density = static_cast<double>(m.bytes) / (64.0 * static_cast<double>(m.sender_lines));
+    return density < model_->on_node_min_density ||
+           (density < 0.5 && static_cast<double>(m.bytes) * density < static_cast<double>(model_->on_node_min_bytes));
+}
+
 bool OnNode::takes(const Message &m, const Peer &peer, const char *&why) const {
     why = "";
     if (!peer.same_node) return false;
@@ -103,10 +113,9 @@ bool OnNode::takes(const Message &m, const Peer &peer, const char *&why) const {
     else if (peer.messages > 1) why = "; same node, by message (one of several messages between the pair)";
     else if (automatic_ && m.bytes < model_->on_node_min_bytes)
         why = "; same node, but small: by message (control and answer would cost more)";
-    else if (automatic_ && m.sender_lines > 0 &&
-             static_cast<double>(m.bytes) < model_->on_node_min_density * 64.0 * static_cast<double>(m.sender_lines))
-        why = "; same node, but sparse in the sender's memory: by message (read in place, each byte would cost "
-              "a cache line of its own)";
+    else if (automatic_ && sparse(m))
+        why = "; same node, but sparse in the sender's memory: by message (read in place, most of each cache "
+              "line fetched would be wasted)";
     else {
         why = "; on-node: the receiver reads it in place from the sender's node memory";
         return true;

@@ -36,6 +36,8 @@ public:
     // fallback message cannot be confused with another), and the executor (or, for
     // auto, the price: its size) asks for it.
     bool takes(const Message &m, const Peer &peer, const char *&why) const override;
+    // Whether the sender's blocks are too sparse for reading in place (auto only).
+    bool sparse(const Message &m) const;
     void add(std::size_t index, const Message &m, const Peer &peer, bool sending) override;
     // Point to point with the peers added: each sender tells its receiver its blocks
     // (on `tag`), the receiver pairs them with its own into copies; then the
