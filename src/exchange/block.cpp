@@ -156,15 +156,11 @@ std::int64_t Block::runs() const {
     return n;
 }
 
-namespace {
-constexpr std::int64_t kLine = 64;
-}  // namespace
-
 std::int64_t lines(const Block *blocks, std::size_t n) {
     std::int64_t total = 0, start = 0, end = -1;
     int slot = -1;
     auto close = [&] {
-        if (end >= 0) total += (end - start) / kLine + 1;
+        if (end >= 0) total += (end - start) / kCacheLine + 1;
         end = -1;
     };
     for (std::size_t i = 0; i < n; ++i) {
@@ -172,7 +168,7 @@ std::int64_t lines(const Block *blocks, std::size_t n) {
         if (b.runs() != 1) {
             close();
             total += b.lines();
-        } else if (b.slot == slot && end >= 0 && b.offset >= end && b.offset - end < kLine) {
+        } else if (b.slot == slot && end >= 0 && b.offset >= end && b.offset - end < kCacheLine) {
             end = b.offset + b.run;  // continues the span
         } else {
             close();
@@ -194,10 +190,10 @@ std::int64_t Block::lines() const {
     }
     std::int64_t span = run, repeats = 1;
     int l = 0;
-    for (; l < levels && stride[order[l]] >= 0 && stride[order[l]] - span < kLine; ++l)
+    for (; l < levels && stride[order[l]] >= 0 && stride[order[l]] - span < kCacheLine; ++l)
         span += (count[order[l]] - 1) * stride[order[l]];
     for (; l < levels; ++l) repeats *= count[order[l]];
-    return repeats * (span / kLine + 1);
+    return repeats * (span / kCacheLine + 1);
 }
 
 bool Block::same_shape(const Block &other) const {

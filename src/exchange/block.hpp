@@ -7,7 +7,8 @@
 
 namespace dm::exchange {
 
-constexpr int kMaxLevels = 8;  // an N-d box (N <= 7) plus one level of stacked boxes
+constexpr int kMaxLevels = 8;
+constexpr std::int64_t kCacheLine = 64;  // bytes: what Block::lines counts in  // an N-d box (N <= 7) plus one level of stacked boxes
 
 // count[0] x ... x count[levels-1] contiguous runs of `run` bytes in buffer `slot`:
 // the first starts at byte `offset`, level i steps stride[i] bytes (outermost first).

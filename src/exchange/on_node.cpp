@@ -100,7 +100,7 @@ bool OnNode::sparse(const Message &m) const {
     // The fraction of the fetched lines' bytes the message uses: under the least
     // density, or (wasting half or more) too small once the waste is counted,
     // packing at the sender wins.
-    const double density = static_cast<double>(m.bytes) / (64.0 * static_cast<double>(m.sender_lines));
+    const double density = static_cast<double>(m.bytes) / (static_cast<double>(kCacheLine) * static_cast<double>(m.sender_lines));
     return density < model_->on_node_min_density ||
            (density < 0.5 && static_cast<double>(m.bytes) * density < static_cast<double>(model_->on_node_min_bytes));
 }
