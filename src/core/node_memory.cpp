@@ -300,6 +300,38 @@ bool release(void *p) noexcept {
     return true;
 }
 
+std::byte *Scratch::get(MPI_Comm comm, std::int64_t bytes) {
+    if (held_ && bytes <= bytes_) return held_;
+    // Grown by half at least, so that slowly rising sizes are not taken afresh each time.
+    const std::int64_t want = std::max(bytes, bytes_ + bytes_ / 2);
+    clear();
+    std::byte *p = take(comm, want);
+    if (p) {
+        held_ = p;
+        bytes_ = want;
+    } else if ((p = take(comm, bytes))) {
+        held_ = p;
+        bytes_ = bytes;
+    }
+    return held_;
+}
+
+void Scratch::reserve(MPI_Comm comm, std::int64_t bytes) {
+    if (bytes <= bytes_) {
+        release(allocate(comm, 0));  // takes part in the collective, needs nothing
+        return;
+    }
+    clear();
+    held_ = allocate(comm, bytes);
+    bytes_ = held_ ? bytes : 0;
+}
+
+void Scratch::clear() noexcept {
+    release(held_);
+    held_ = nullptr;
+    bytes_ = 0;
+}
+
 Location locate(const void *p) {
     Window *w = window_with(p);
     if (!w) return {};

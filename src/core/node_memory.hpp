@@ -67,6 +67,32 @@ const int *world_ranks(MPI_Comm comm);
 // whether it is on this process's node (MPI_Comm_split_type SHARED).
 const char *same_node(MPI_Comm comm);
 
+// Node memory that one user keeps between calls (a workspace buffer that the other
+// ranks of the node read in place), grown when a call needs more, released by the
+// destructor. Holding it keeps its bytes from the pool's other users.
+class Scratch {
+public:
+    Scratch() = default;
+    Scratch(const Scratch &) = delete;
+    Scratch &operator=(const Scratch &) = delete;
+    ~Scratch() { clear(); }
+
+    // Local. At least `bytes` of node memory from comm's pool: what is held where it
+    // is large enough, else a larger part (what was held is given back first, so no
+    // other rank may still read it); nullptr, holding nothing, where the pool has no
+    // room.
+    std::byte *get(MPI_Comm comm, std::int64_t bytes);
+    // Collective on comm, every rank on one node: makes a window where some rank's
+    // pool has no room for its `bytes`, so that get(comm, bytes) then succeeds.
+    void reserve(MPI_Comm comm, std::int64_t bytes);
+    // Local. Gives back what is held.
+    void clear() noexcept;
+
+private:
+    std::byte *held_ = nullptr;
+    std::int64_t bytes_ = 0;
+};
+
 // Whether node memory is enabled (DATAMOTION_NODE_MEMORY is not 0), and one line
 // saying why not when it is not.
 bool enabled();

@@ -1,37 +1,54 @@
 #include "vector/exchange.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace dm::vector {
 
-dm::exchange::RowExchange start_count_exchange(Context &c, const LocalFault *fault) {
-    if (c.nranks == 1) return {};
+dm::exchange::RowExchange start_count_exchange(Context &c, const LocalFault *fault, const int64_t *extra, int words) {
     // Per peer: the count (-1 for a fault), then the call's signature, so that ranks
-    // which passed different arguments fail here, before any data moves.
-    constexpr std::size_t stride = 1 + CallSignature::kWords;
+    // which passed different arguments fail here, before any data moves; then the
+    // caller's words.
+    const std::size_t w = static_cast<std::size_t>(words), stride = 1 + CallSignature::kWords + w;
+    const std::size_t rows = static_cast<std::size_t>(c.nranks) * stride;
+    if (c.hdr_send.size() < rows) {
+        c.hdr_send.resize(rows);
+        c.hdr_recv.resize(rows);
+    }
     const bool bad = fault && fault->bad;
     for (int r = 0; r < c.nranks; ++r) {
         int64_t *h = c.hdr_send.data() + static_cast<std::size_t>(r) * stride;
         h[0] = bad ? -1 : c.scount[r];
         c.sig.write(h + 1);
+        if (w > 0) std::copy(extra + static_cast<std::size_t>(r) * w, extra + (r + 1) * w, h + 1 + CallSignature::kWords);
+    }
+    if (c.nranks == 1) {  // the row to itself, without MPI
+        std::copy(c.hdr_send.begin(), c.hdr_send.begin() + static_cast<std::ptrdiff_t>(stride), c.hdr_recv.begin());
+        return {};
     }
     return dm::exchange::RowExchange(c.comm, c.hdr_send.data(), c.hdr_recv.data(), static_cast<int>(stride));
 }
 
-void finish_count_exchange(Context &c, const LocalFault *fault, dm::exchange::RowExchange &counts) {
+void finish_count_exchange(Context &c, const LocalFault *fault, dm::exchange::RowExchange &counts, int64_t *received,
+                           int words) {
     const bool bad = fault && fault->bad;
+    const std::size_t w = static_cast<std::size_t>(words), stride = 1 + CallSignature::kWords + w;
     if (c.nranks == 1) {
         if (bad) throw dm::Error(DM_ERR_ARG, fault->message);
         c.rcount[0] = c.scount[0];
+        if (w > 0) std::copy(c.hdr_recv.begin() + 1 + CallSignature::kWords, c.hdr_recv.begin() + static_cast<std::ptrdiff_t>(stride), received);
         return;
     }
     counts.wait();
-    constexpr std::size_t stride = 1 + CallSignature::kWords;
     c.sig.require_same_rows(c.comm, c.hdr_recv.data() + 1, stride, c.nranks);
     // Every failing rank sent -1 to every rank, so all ranks see the same failing set.
     for (int r = 0; r < c.nranks; ++r)
         if (c.hdr_recv[static_cast<std::size_t>(r) * stride] < 0) raise_fault(c, r, fault ? *fault : LocalFault{});
-    for (int r = 0; r < c.nranks; ++r) c.rcount[r] = c.hdr_recv[static_cast<std::size_t>(r) * stride];
+    for (int r = 0; r < c.nranks; ++r) {
+        const int64_t *h = c.hdr_recv.data() + static_cast<std::size_t>(r) * stride;
+        c.rcount[r] = h[0];
+        if (w > 0) std::copy(h + 1 + CallSignature::kWords, h + stride, received + static_cast<std::size_t>(r) * w);
+    }
 }
 
 void exchange_counts(Context &c, const LocalFault *fault) {

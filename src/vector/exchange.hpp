@@ -41,9 +41,13 @@ void exchange_counts(Context &c, const LocalFault *fault);
 // exchange_counts in two halves, so that local work (sorting records into a send
 // buffer) overlaps the collective: start posts it, finish waits and then throws or
 // fills c.rcount exactly as exchange_counts. `fault` must not change in between, and
-// no data may move before finish returns.
-dm::exchange::RowExchange start_count_exchange(Context &c, const LocalFault *fault);
-void finish_count_exchange(Context &c, const LocalFault *fault, dm::exchange::RowExchange &counts);
+// no data may move before finish returns. With `words` > 0, words more per peer
+// travel beside each count: extra[r * words ...] to rank r; finish puts those from
+// rank r at received[r * words ...] (the same `words` on every rank).
+dm::exchange::RowExchange start_count_exchange(Context &c, const LocalFault *fault, const int64_t *extra = nullptr,
+                                               int words = 0);
+void finish_count_exchange(Context &c, const LocalFault *fault, dm::exchange::RowExchange &counts,
+                           int64_t *received = nullptr, int words = 0);
 
 // Collective. Sends scount[r] records of `bytes` bytes from `send` (grouped by
 // destination rank, in rank order) to every rank r and receives rcount[r] records from

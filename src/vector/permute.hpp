@@ -38,6 +38,7 @@
 #pragma once
 
 #include "core/node_memory.hpp"
+#include "exchange/plan.hpp"
 #include "vector/exchange.hpp"
 #include "vector/state.hpp"
 
@@ -171,6 +172,18 @@ bool overlap(const A *a, int64_t an, const B *b, int64_t bn) {
            less(b0, a0 + an * static_cast<int64_t>(sizeof(A)));
 }
 
+// What a rank tells its peers in place of a window number where they cannot read its
+// data in place: nothing to read there, or its node pool had no room (-1: not node
+// memory, or messages asked for).
+constexpr int64_t kNothing = -2, kNoRoom = -3;
+
+// Local. Whether this rank may read in place on a node: DM_EXCHANGE names no message
+// executor (pack, datatype, hybrid). Each rank's answer travels in the agreement.
+inline bool may_read_in_place() {
+    const dm::exchange::Executor e = dm::exchange::executor_from_environment(dm::exchange::Executor::Auto);
+    return e == dm::exchange::Executor::Auto || std::strcmp(e.name(), "onnode") == 0;
+}
+
 // Local. Whether every rank of c's communicator is on this node and has node memory
 // (the same answer on every rank).
 inline bool all_on_node(const Context &c) {
@@ -182,7 +195,7 @@ inline bool all_on_node(const Context &c) {
 // Local. Where this rank's `count` elements at `block` lie in node memory that every
 // rank of c's communicator maps: {window, offset}, or {-1, 0} where they do not.
 inline dm::node::Location shared_location(const Context &c, const void *block, int64_t count) {
-    if (count == 0) return {-2, 0};  // nothing to read here: any location will do
+    if (count == 0) return {kNothing, 0};  // any location will do
     const dm::node::Location at = dm::node::locate(block);
     if (at.window < 0) return at;
     const int *world = dm::node::world_ranks(c.comm);
@@ -201,7 +214,8 @@ bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *
     target.check(ndst);  // records the first bad index in `fault`
     const int64_t nsrc = src_block.count(c.rank);
     const dm::node::Location at = shared_location(c, src, nsrc);
-    const int64_t mine[3] = {at.window != -1 && !overlap(dst, ndst, src, nsrc), at.window, at.offset};
+    const int64_t mine[3] = {at.window != -1 && !overlap(dst, ndst, src, nsrc) && may_read_in_place(), at.window,
+                             at.offset};
     const int64_t *rows = gather_checked(c, mine, 3, fault);
     for (int r = 0; r < c.nranks; ++r)
         if (!rows[3 * r]) return false;
@@ -210,7 +224,7 @@ bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *
     int64_t *begin = c.ws.get<int64_t>(kSend, static_cast<std::size_t>(c.nranks));
     for (int r = 0; r < c.nranks; ++r) {
         const int64_t *row = rows + 3 * r;
-        base[r] = row[1] == -2 ? nullptr : reinterpret_cast<const T *>(dm::node::address(row[1], world[r], row[2]));
+        base[r] = row[1] == kNothing ? nullptr : reinterpret_cast<const T *>(dm::node::address(row[1], world[r], row[2]));
         begin[r] = src_block.begin(r);
     }
     for (int64_t k = 0; k < ndst; ++k) {
@@ -229,7 +243,7 @@ bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *
 
 }  // namespace detail
 
-// Uses slots kSend, kRecv, kOwner, kMisc.
+// Uses slots kSend, kRecv, kOwner, kMisc and the workspace's node memory.
 template <class T, class Targets, class Prepare>
 void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, const Block &dst_block,
              const LocalFault &fault, Prepare prepare) {
@@ -247,24 +261,83 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     const int p = c.nranks, self = c.rank;
     const std::size_t np = static_cast<std::size_t>(p);
     const int64_t w = detail::Buckets::windows_of(dst_block), nb = p * w;
-    int64_t *begin = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(nb) + 3 * np);
-    int64_t *count = begin + p, *sbytes = count + nb, *rbytes = sbytes + p;
+    int64_t *begin = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(nb) + 7 * np);
+    int64_t *count = begin + p, *sbytes = count + nb, *rbytes = sbytes + p, *sent_at = rbytes + p,
+            *segment_at = sent_at + 2 * np;
     const detail::Buckets buckets(dst_block, p, begin);
     detail::count_buckets(target, nsrc, buckets, c.ws.get<int64_t>(kOwner, static_cast<std::size_t>(4 * nb)), count);
     for (int r = 0; r < p; ++r) c.scount[r] = std::accumulate(count + r * w, count + (r + 1) * w, int64_t(0));
-    dm::exchange::RowExchange agreement = start_count_exchange(c, &fault);
-
-    // The records are sorted into the send buffer while the counts travel: that needs
-    // only this rank's counts, and nothing leaves this rank before the agreement.
     constexpr int64_t record = sizeof(uint16_t) + sizeof(T);
     for (int r = 0; r < p; ++r) sbytes[r] = detail::segment_bytes(w, c.scount[r], record);
     const int64_t nsend = prefix_sums_of(sbytes, c.sdispl, np);
-    auto *send = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(nsend));
+
+    // On one node the send buffer is node memory, and the count exchange also tells
+    // each receiver where its segment lies in it (window, offset; -1: no node memory
+    // here, so messages); the same `words` on every rank.
+    const bool on_node = detail::all_on_node(c);
+    const int words = on_node ? 2 : 0;
+    std::byte *send = nullptr;
+    if (on_node) {
+        dm::node::Location at{detail::kNothing, 0};
+        if (nsend > 0 && !detail::may_read_in_place()) {
+            at = {};
+        } else if (nsend > 0) {
+            std::byte *node = c.ws.node.get(c.comm, nsend);
+            at = node ? detail::shared_location(c, node, nsend) : dm::node::Location{detail::kNoRoom, 0};
+            if (at.window >= 0) send = node;
+        }
+        for (int r = 0; r < p; ++r) {
+            sent_at[2 * r] = at.window;
+            sent_at[2 * r + 1] = at.offset + c.sdispl[r];
+        }
+    }
+    if (!send) send = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(nsend));
     auto **cursor = c.ws.get<std::byte *>(kOwner, static_cast<std::size_t>(nb));
-    for (int r = 0; r < p; ++r)
-        if (sbytes[r] > 0) detail::start_segment(send + c.sdispl[r], r, buckets, count, record, cursor);
-    detail::place_records<sizeof(T)>(target, reinterpret_cast<const std::byte *>(values), nsrc, buckets, cursor);
-    finish_count_exchange(c, &fault, agreement);
+    auto place = [&] {
+        for (int r = 0; r < p; ++r)
+            if (sbytes[r] > 0) detail::start_segment(send + c.sdispl[r], r, buckets, count, record, cursor);
+        detail::place_records<sizeof(T)>(target, reinterpret_cast<const std::byte *>(values), nsrc, buckets, cursor);
+    };
+    // Read in place, the records must be placed before the counts leave (a receiver
+    // reads as soon as they arrive); by message they are placed while the counts
+    // travel (this rank's own work only, so a rank that waits for a slower peer's
+    // counts has its records ready). Nothing is read by a peer before the agreement.
+    if (on_node) place();
+    dm::exchange::RowExchange agreement = start_count_exchange(c, &fault, sent_at, words);
+    if (!on_node) place();
+    finish_count_exchange(c, &fault, agreement, segment_at, words);
+
+    // Writes a segment's records into the destination, window by window.
+    auto write_segment = [&](const std::byte *segment) {
+        detail::for_each_window(segment, w, record, [&](int64_t first, const std::byte *at, int64_t n) {
+            T *base = dst + first;
+            for (int64_t t = 0; t < n; ++t, at += record) {
+                uint16_t offset;
+                T value;
+                std::memcpy(&offset, at, sizeof offset);
+                std::memcpy(&value, at + sizeof offset, sizeof value);
+                base[offset] = value;
+            }
+        });
+    };
+    bool in_place = on_node, no_room = false;
+    for (int r = 0; r < p && on_node; ++r) {
+        in_place = in_place && (segment_at[2 * r] >= 0 || segment_at[2 * r] == detail::kNothing);
+        no_room = no_room || segment_at[2 * r] == detail::kNoRoom;
+    }
+    if (in_place) {
+        prepare();
+        const int *world = dm::node::world_ranks(c.comm);
+        for (int r = 0; r < p; ++r) {  // in rank order: the highest source position wins
+            if (c.rcount[r] == 0) continue;
+            const std::byte *segment =
+                r == self ? send + c.sdispl[r] : dm::node::address(segment_at[2 * r], world[r], segment_at[2 * r + 1]);
+            write_segment(segment);
+        }
+        // No rank may place records into its buffer again while another still reads it.
+        dm::check_mpi(MPI_Barrier(c.comm), "MPI_Barrier");
+        return;
+    }
 
     for (int r = 0; r < p; ++r)  // the own segment stays in `send`
         rbytes[r] = r == self ? 0 : detail::segment_bytes(w, c.rcount[r], record);
@@ -275,19 +348,14 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
         x.receive(recv, rbytes, c.rdispl.data());
         x.send(send, sbytes, c.sdispl.data());
         prepare();
-        x.finish(dm::exchange::ArrivalOrder::Rank, [&](const dm::exchange::Arrival &a) {
-            detail::for_each_window(a.records, w, record, [&](int64_t first, const std::byte *at, int64_t n) {
-                T *base = dst + first;
-                for (int64_t t = 0; t < n; ++t, at += record) {
-                    uint16_t offset;
-                    T value;
-                    std::memcpy(&offset, at, sizeof offset);
-                    std::memcpy(&value, at + sizeof offset, sizeof value);
-                    base[offset] = value;
-                }
-            });
-        });
+        x.finish(dm::exchange::ArrivalOrder::Rank, [&](const dm::exchange::Arrival &a) { write_segment(a.records); });
     });
+    // Some rank's pool had no room for its records: every rank makes room now
+    // (collectively, a window only where one is needed), so that the next call of this
+    // size reads in place. Not where a rank asked for messages.
+    bool asked_messages = false;
+    for (int r = 0; r < p && on_node; ++r) asked_messages = asked_messages || segment_at[2 * r] == -1;
+    if (no_room && !asked_messages) c.ws.node.reserve(c.comm, nsend);
 }
 
 // Uses slots kSend, kRecv, kReply, kAnswer, kOwner, kMisc. Destination elements with

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "core/error.hpp"
+#include "core/node_memory.hpp"
 #include "core/signature.hpp"
 #include "layout/block.hpp"
 
@@ -167,7 +168,10 @@ public:
             b.data.reset();
             b.words = 0;
         }
+        node.clear();
     }
+    // Records that the other ranks of the node read in place (permutations).
+    dm::node::Scratch node;
 
 private:
     struct Buffer {
