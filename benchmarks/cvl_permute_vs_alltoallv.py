@@ -10,9 +10,14 @@ float64 and int32, side by side in one run (the contenders alternate inside each
 repetition, a barrier before each, the slowest rank's time), medians over the
 repetitions:
 
-  permute   datamotion.vector.permute(v, index)    d[index[k]] = v[k]
+  permute   datamotion.vector.permute(v, index)    d[index[k]] = v[k]; on one node
+            each rank places its (offset, value) records in node memory and each
+            receiver reads its records straight out of the senders' buffers
   smp_pu    CVL's smp_pu? into an existing vector (what a C program calls; no result
             to allocate and zero-fill)
+  permute, messages
+            permute with DM_EXCHANGE=pack set around the call, which keeps the
+            records on messages (as between nodes)
   bpermute  datamotion.vector.bpermute(v, index)   d[k] = v[index[k]]; on one node it
             reads each value out of its owner's block in place
   bpermute, messages
@@ -61,6 +66,7 @@ is printed.
 """
 
 import argparse
+import os
 import sys
 
 import mpi4py
@@ -72,15 +78,20 @@ import numpy as np  # noqa: E402
 from node_floor import node_of  # noqa: E402
 
 import datamotion as dm  # noqa: E402
+from datamotion import _core  # noqa: E402
 from datamotion import vector as cv  # noqa: E402
 
 # How each contender moves its data (printed beside its row).
 PATHS = {
-    "permute": "counting sort by (rank, 2^16-element window); MPI_Ialltoall of counts (and faults), the records "
-               "placed while it travels; engine variable exchange (one Isend/Irecv per nonzero peer) of (16-bit "
-               "offset, value) records, the own segment read from the send buffer; written into the result on "
-               "arrival, window by window, in rank order",
+    "permute": "on one node: counting sort by (rank, 2^16-element window) of (16-bit offset, value) records "
+               "into a send buffer in node memory; MPI_Ialltoall of counts, faults and where each receiver's "
+               "segment lies; each receiver reads its segments straight out of the senders' buffers and writes "
+               "them into the result window by window, in rank order; one barrier before returning",
     "smp_pu": "as permute, into an existing vector",
+    "permute, messages": "permute under DM_EXCHANGE=pack (the path between nodes): the records placed while the "
+                         "MPI_Ialltoall of counts travels; engine variable exchange (one Isend/Irecv per nonzero "
+                         "peer) of the records, the own segment read from the send buffer; written into the result "
+                         "on arrival, in rank order",
     "bpermute": "on one node, every source block in node memory (vectors datamotion allocates): one row gather "
                 "agrees on faults and on where the owners' blocks are, each value is read straight out of its "
                 "owner's block, one barrier before returning (each value copied once)",
@@ -237,6 +248,19 @@ class OneCopyFloor:
         self.src.free()
 
 
+def by_message(fn):
+    """fn() with DM_EXCHANGE=pack, which keeps datamotion's vector movements on messages."""
+    saved = os.environ.get("DM_EXCHANGE")
+    os.environ["DM_EXCHANGE"] = "pack"
+    try:
+        return fn()
+    finally:
+        if saved is None:
+            del os.environ["DM_EXCHANGE"]
+        else:
+            os.environ["DM_EXCHANGE"] = saved
+
+
 def slowest(comm, seconds):
     return comm.allreduce(seconds, op=MPI.MAX)
 
@@ -279,10 +303,15 @@ def main():
         if no_floor:
             print(f"\nThe one-copy floor is skipped: {no_floor}")
         print()
-        print("| dtype | operation | datamotion (ms) | floor (ms) | floor: NumPy part | floor: Alltoallv part "
+        print("| dtype | operation | path | datamotion (ms) | floor (ms) | floor: NumPy part | floor: Alltoallv part "
               "| ratio of medians | median ratio (p10-p90) | python (ms) | median ratio to python |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 
+    # The path each row takes: in place where every rank shares this node and node
+    # memory is on; the rows named "messages" always travel by message.
+    in_place = "in place on node" if p > 1 and node is not None and _core.node_memory_enabled() else "messages"
+    path = {"permute": in_place, "smp_pu": in_place, "permute, messages": "messages", "bpermute": in_place,
+            "bpermute, messages": "messages"}
     index = cv.Vector.from_numpy(perm, comm)
     grid = dm.ProcessGrid(comm)
     for dtype in (np.float64, np.int32):
@@ -293,6 +322,8 @@ def main():
         expect[perm] = whole
         if not np.array_equal(cv.permute(v, index).to_numpy(), expect):
             sys.exit("permute: wrong result")
+        if not np.array_equal(by_message(lambda: cv.permute(v, index)).to_numpy(), expect):
+            sys.exit("permute, messages: wrong result")
         if not np.array_equal(cv.bpermute(v, index).to_numpy(), whole[perm]):
             sys.exit("bpermute: wrong result")
 
@@ -359,6 +390,7 @@ def main():
         contenders = {
             "permute": lambda: cv.permute(v, index),
             "smp_pu": lambda: v._space.permute(f"smp_pu{kind}", into._handle, v._handle, index._handle, n),
+            "permute, messages": lambda: by_message(lambda: cv.permute(v, index)),
             "bpermute": lambda: cv.bpermute(v, index),
             "bpermute, messages": lambda: cv.bpermute(adopted, adopted_index),
             "scatter": scatter,
@@ -384,16 +416,18 @@ def main():
         if rank == 0:
             for op, floor, part, python in (("permute", "floor_s", "scatter", "python_s"),
                                             ("smp_pu", "floor_s", "scatter", "python_s"),
+                                            ("permute, messages", "floor_s", "scatter", "python_s"),
                                             ("bpermute", "floor_g", "gather", "python_g"),
                                             ("bpermute, messages", "floor_g", "gather", "python_g")):
                 ratios = t[op] / t[floor]
                 lo, hi = np.percentile(ratios, [10, 90])
-                print(f"| {np.dtype(dtype).name} | {op} | {med[op] * 1e3:.2f} | {med[floor] * 1e3:.2f} "
+                print(f"| {np.dtype(dtype).name} | {op} | {path[op]} | {med[op] * 1e3:.2f} | {med[floor] * 1e3:.2f} "
                       f"| {med[part] * 1e3:.2f} | {med['alltoallv'] * 1e3:.2f} | {med[op] / med[floor]:.2f} "
                       f"| **{np.median(ratios):.2f}** ({lo:.2f}-{hi:.2f}) | {med[python] * 1e3:.2f} "
                       f"| {np.median(t[op] / t[python]):.2f} |")
             if shm is not None:
-                for op, kind in (("permute", "s"), ("smp_pu", "s"), ("bpermute", "g"), ("bpermute, messages", "g")):
+                for op, kind in (("permute", "s"), ("smp_pu", "s"), ("permute, messages", "s"), ("bpermute", "g"),
+                                 ("bpermute, messages", "g")):
                     cells = []
                     for key in ("shm_" + kind, "shm1_" + kind):
                         if key in t:
@@ -402,7 +436,8 @@ def main():
                             cells.append(f"{med[key] * 1e3:.2f} | **{np.median(ratios):.2f}** ({lo:.2f}-{hi:.2f})")
                         else:
                             cells.append("- | -")
-                    floor_rows.append(f"| {np.dtype(dtype).name} | {op} | {med[op] * 1e3:.2f} | " + " | ".join(cells)
+                    floor_rows.append(f"| {np.dtype(dtype).name} | {op} | {path[op]} | {med[op] * 1e3:.2f} | "
+                                      + " | ".join(cells)
                                       + " |")
         if shm is not None:
             shm.free()
@@ -412,9 +447,9 @@ def main():
     if rank == 0 and floor_rows:
         print("\nAgainst the one-copy floor (same run, same repetitions): datamotion / floor, median of the "
               "per-repetition ratios (p10-p90)\n")
-        print("| dtype | operation | datamotion (ms) | one-copy floor, grouped (ms) | dm / floor "
+        print("| dtype | operation | path | datamotion (ms) | one-copy floor, grouped (ms) | dm / floor "
               "| one assignment (ms) | dm / one assignment |")
-        print("|---|---|---:|---:|---:|---:|---:|")
+        print("|---|---|---|---:|---:|---:|---:|---:|")
         for row in floor_rows:
             print(row)
         if not one_assignment:

@@ -9,14 +9,26 @@
 // scatter: every local source element k with a target t(k) >= 0 is written to global
 //   position t(k) of the destination. One pass counts the elements per bucket (and
 //   checks the targets); one all-to-all of the per-rank counts agrees on faults, so
-//   a bad index fails every rank before anything moves; while it travels, a second
-//   pass places each element's (16-bit offset, value) record in its bucket of the send
-//   buffer (this rank's own work only, so a rank that waits for a slower peer's counts
-//   has its records ready). One message per peer
-//   carries its rank's buckets behind their counts, and each is written into the
-//   destination on arrival. Segments are handed over in rank order, this rank's own
-//   from the send buffer, and the sort is stable, so with duplicate targets the
-//   highest source position wins.
+//   a bad index fails every rank before anything moves; a second pass places each
+//   element's (16-bit offset, value) record in its bucket of the send buffer (the
+//   source is read completely there). Each receiver writes its segments into the
+//   destination in rank order, this rank's own from the send buffer, and the sort is
+//   stable, so with duplicate targets the highest source position wins. The segments
+//   travel in one of two ways, decided alike on every rank:
+//   - On one node (every rank of the communicator on this node, with node memory)
+//     the send buffer is node memory kept in the workspace (c.ws.node). The records
+//     are placed before the counts leave, and the count exchange also tells each
+//     receiver where its segments lie (window, offset); each rank then reads its
+//     segments straight out of the senders' buffers (no MPI copy), and a barrier
+//     keeps every buffer unchanged until all ranks have read it. Where some rank's
+//     pool has no room for its records, or its DM_EXCHANGE names a message executor
+//     (pack, datatype, hybrid), it says so in the count exchange and the records
+//     travel by message; after a call that lacked room every rank makes room
+//     (collectively), so that the next one reads in place.
+//   - Otherwise the records are placed while the counts travel (this rank's own
+//     work only, so a rank that waits for a slower peer's counts has its records
+//     ready), and one message per peer carries its rank's buckets behind their
+//     counts, each written into the destination on arrival.
 // gather: every local destination element k with t(k) >= 0 reads global position
 //   t(k) of the source. A counting pass and the count exchange as above, the requests
 //   (16-bit offsets by bucket) placed while it travels; they go to the owners, which answer each peer as its
@@ -24,10 +36,11 @@
 //   pass in destination order takes each answer from its bucket.
 //
 // On one node, gather reads in place instead (gather_in_place): when every rank's
-// source block is node memory that all ranks map and no rank's destination overlaps
-// its source, one row gather agrees on faults and on where the blocks are, each rank
-// reads its values straight out of the owners' blocks, and a barrier keeps every
-// source unchanged until all ranks have read it. Each value is copied once.
+// source block is node memory that all ranks map, no rank's destination overlaps its
+// source and no rank's DM_EXCHANGE names a message executor, one row gather agrees on
+// faults and on where the blocks are, each rank reads its values straight out of the
+// owners' blocks, and a barrier keeps every source unchanged until all ranks have
+// read it. Each value is copied once.
 //
 // Targets are a function t(k) returning the global position or -1 (nothing to
 // move); it records a bad index in the call's fault and returns -1; check(n)
@@ -251,6 +264,11 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     if (c.nranks == 1) {  // nothing to move: write directly, in source order
         for (int64_t k = 0; k < nsrc; ++k) c.scount[0] += target(k) >= 0;
         exchange_counts(c, &fault);
+        if (detail::overlap(dst, dst_block.count(0), values, nsrc)) {  // read every value before writing one
+            T *copy = c.ws.get<T>(kSend, static_cast<std::size_t>(nsrc));
+            std::memcpy(static_cast<void *>(copy), values, static_cast<std::size_t>(nsrc) * sizeof(T));
+            values = copy;
+        }
         prepare();
         for (int64_t k = 0; k < nsrc; ++k) {
             const int64_t g = target(k);

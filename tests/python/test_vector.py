@@ -328,6 +328,58 @@ def test_bpermute_reads_in_place_or_by_message(memory):
             check_same_array(WORLD, cv.bpermute(i, i).to_numpy(), want, f"bpermute of the index itself n={n}")
 
 
+def last_wins(values, index, into):
+    """``into`` with into[index[k]] = values[k] in order of k: the highest k wins."""
+    out = into.copy()
+    last = np.full(out.size, -1)
+    np.maximum.at(last, index, np.arange(index.size))
+    hit = last >= 0
+    out[hit] = values[last[hit]]
+    return out
+
+
+@pytest.mark.parallel(nprocs=[1, 2, 3, 4])
+@pytest.mark.parametrize("path", ["auto", "messages"])
+@pytest.mark.parametrize("memory", ["node", "distarray", "adopted"])
+def test_permute_in_place_or_by_message(memory, path, monkeypatch):
+    """On one node permute places its records in node memory and each rank reads
+    its own straight out of the senders' buffers, whatever memory the vectors are
+    in; DM_EXCHANGE=pack keeps them on messages. The same result either way: with
+    repeated targets the highest source position wins, ranks may own nothing, the
+    destination may be the source itself (smp_pu into its own source), and a bad
+    index fails on every rank before anything moves."""
+    if path == "messages":
+        monkeypatch.setenv("DM_EXCHANGE", "pack")
+    rng = np.random.default_rng(17)
+    grid = dm.ProcessGrid(WORLD)
+    lengths = LENGTHS + ([2 * 70_000 * SIZE + 3] if memory == "node" else [])  # several 2^16 windows per rank
+    for n in lengths:
+        for dtype in (np.float64, np.int32):
+            what = f"permute {memory} {path} n={n} {dtype.__name__}"
+            x = rng.integers(-99, 100, n).astype(dtype)
+            if memory == "node":
+                v = cv.Vector.from_numpy(x, WORLD)
+            else:
+                a = dm.DistArray.from_global(grid, x, dist=dm.Block())
+                if memory == "adopted":
+                    a = dm.DistArray.adopt(grid, a.local.copy(), (n,), dist=dm.Block())
+                v = cv.Vector.from_distarray(a)
+            i = rng.integers(0, max(n, 1), n).astype(np.int32) if n else np.zeros(0, np.int32)
+            check_same_array(WORLD, cv.permute(v, i).to_numpy(), last_wins(x, i, np.zeros_like(x)), what)
+            vi = cv.Vector.from_numpy(i, v.comm)
+            v._space.permute(f"smp_pu{v._kind}", v._handle, v._handle, vi._handle, n)
+            want = last_wins(x, i, x)
+            check_same_array(WORLD, v.to_numpy(), want, f"{what}, into its own source")
+            if n:
+                bad = i.copy()
+                bad[n // 2] = n + 5
+                vb = cv.Vector.from_numpy(bad, v.comm)
+                raises_everywhere(WORLD, lambda: v._space.permute(f"smp_pu{v._kind}", v._handle, v._handle,
+                                                                  vb._handle, n),
+                                  status="DM_ERR_ARG", match=rf"index {n + 5} at position {n // 2} is outside")
+                check_same_array(WORLD, v.to_numpy(), want, f"{what}: nothing moved after a bad index")
+
+
 @pytest.mark.parallel(nprocs=[1, 2, 3, 4])
 def test_from_distarray_refuses_other_layouts():
     grid = dm.ProcessGrid(WORLD)
