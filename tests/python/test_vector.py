@@ -302,6 +302,17 @@ def test_from_distarray_shares_memory(comm, order):
     check_all(WORLD, b.local.all() and cv.reduce(vb, "and") is True, "bool")
 
 
+def vector_in(memory, x, grid):
+    """A vector of the values x on WORLD: in node memory (datamotion
+    allocates it), in a DistArray's memory, or in memory the user adopted."""
+    if memory == "node":
+        return cv.Vector.from_numpy(x, WORLD)
+    a = dm.DistArray.from_global(grid, x, dist=dm.Block())
+    if memory == "adopted":
+        a = dm.DistArray.adopt(grid, a.local.copy(), x.shape, dist=dm.Block())
+    return cv.Vector.from_distarray(a)
+
+
 @pytest.mark.parallel(nprocs=[1, 2, 3, 4])
 @pytest.mark.parametrize("memory", ["node", "distarray", "adopted"])
 def test_bpermute_reads_in_place_or_by_message(memory):
@@ -314,13 +325,7 @@ def test_bpermute_reads_in_place_or_by_message(memory):
     for n in LENGTHS:
         for dtype in (np.float64, np.int32):
             x = rng.integers(-99, 100, n).astype(dtype)
-            if memory == "node":
-                v = cv.Vector.from_numpy(x, WORLD)
-            else:
-                a = dm.DistArray.from_global(grid, x, dist=dm.Block())
-                if memory == "adopted":
-                    a = dm.DistArray.adopt(grid, a.local.copy(), (n,), dist=dm.Block())
-                v = cv.Vector.from_distarray(a)
+            v = vector_in(memory, x, grid)
             g = rng.integers(0, max(n, 1), 2 * n + 1).astype(np.int32) if n else np.zeros(0, np.int32)
             check_same_array(WORLD, cv.bpermute(v, g).to_numpy(), x[g], f"bpermute {memory} n={n} {dtype.__name__}")
             i = cv.Vector.from_numpy(rng.integers(0, max(n, 1), n).astype(np.int32), v.comm)
@@ -357,13 +362,7 @@ def test_permute_in_place_or_by_message(memory, path, monkeypatch):
         for dtype in (np.float64, np.int32):
             what = f"permute {memory} {path} n={n} {dtype.__name__}"
             x = rng.integers(-99, 100, n).astype(dtype)
-            if memory == "node":
-                v = cv.Vector.from_numpy(x, WORLD)
-            else:
-                a = dm.DistArray.from_global(grid, x, dist=dm.Block())
-                if memory == "adopted":
-                    a = dm.DistArray.adopt(grid, a.local.copy(), (n,), dist=dm.Block())
-                v = cv.Vector.from_distarray(a)
+            v = vector_in(memory, x, grid)
             i = rng.integers(0, max(n, 1), n).astype(np.int32) if n else np.zeros(0, np.int32)
             check_same_array(WORLD, cv.permute(v, i).to_numpy(), last_wins(x, i, np.zeros_like(x)), what)
             vi = cv.Vector.from_numpy(i, v.comm)
