@@ -297,7 +297,10 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     std::byte *send = nullptr;
     if (on_node) {
         dm::node::Location at{detail::kNothing, 0};
-        if (nsend > 0 && !detail::may_read_in_place()) {
+        // Small blocks go by message, as the on-node transport's small messages: the
+        // barrier costs more than the copy it saves.
+        const bool small = dst_block.max_count() * int64_t(sizeof(T)) < dm::exchange::cost_model().on_node_min_bytes;
+        if (nsend > 0 && (small || !detail::may_read_in_place())) {
             at = {};
         } else if (nsend > 0) {
             std::byte *node = c.ws.node.get(c.comm, nsend);
