@@ -349,15 +349,20 @@ def last_wins(values, index, into):
 def test_permute_in_place_or_by_message(memory, path, monkeypatch):
     """On one node permute places its records in node memory and each rank reads
     its own straight out of the senders' buffers, whatever memory the vectors are
-    in; DM_EXCHANGE=pack keeps them on messages. The same result either way: with
-    repeated targets the highest source position wins, ranks may own nothing, the
-    destination may be the source itself (smp_pu into its own source), and a bad
-    index fails on every rank before anything moves."""
+    in (blocks of 8 KiB and more); DM_EXCHANGE=pack keeps them on messages. The
+    same result either way: with repeated targets the highest source position
+    wins, ranks may own nothing (short vectors) or send nothing (replace in two
+    segments), the destination may be the source itself (smp_pu into its own
+    source), and a bad index fails on every rank before anything moves."""
     if path == "messages":
         monkeypatch.setenv("DM_EXCHANGE", "pack")
     rng = np.random.default_rng(17)
     grid = dm.ProcessGrid(WORLD)
-    lengths = LENGTHS + ([2 * 70_000 * SIZE + 3] if memory == "node" else [])  # several 2^16 windows per rank
+    # Blocks of at least 8 KiB (smaller ones go by message), and several 2^16-element
+    # windows per rank.
+    lengths = LENGTHS + [2100 * SIZE + 5]
+    if memory == "node":
+        lengths.append(2 * 70_000 * SIZE + 3)
     for n in lengths:
         for dtype in (np.float64, np.int32):
             what = f"permute {memory} {path} n={n} {dtype.__name__}"
@@ -369,6 +374,12 @@ def test_permute_in_place_or_by_message(memory, path, monkeypatch):
             v._space.permute(f"smp_pu{v._kind}", v._handle, v._handle, vi._handle, n)
             want = last_wins(x, i, x)
             check_same_array(WORLD, v.to_numpy(), want, f"{what}, into its own source")
+            if n >= 12:  # two segments: from 3 ranks on, a rank with none sends nothing
+                s = cv.Segments([n - 7, 7], v.comm)
+                got = cv.replace(v, [3, 5], np.array([7, 9], dtype), segments=s).to_numpy()
+                replaced = want.copy()
+                replaced[[3, n - 2]] = [7, 9]
+                check_same_array(WORLD, got, replaced, f"{what}: replace in segments")
             if n:
                 bad = i.copy()
                 bad[n // 2] = n + 5
