@@ -15,8 +15,10 @@
 //   destination in rank order, this rank's own from the send buffer, and the sort is
 //   stable, so with duplicate targets the highest source position wins. The segments
 //   travel in one of two ways, decided alike on every rank:
-//   - On one node (every rank of the communicator on this node, with node memory)
-//     the send buffer is node memory kept in the workspace (c.ws.node). The records
+//   - On one node (every rank of the communicator on this node, with node memory),
+//     for destination blocks of at least the on-node transport's minimum (smaller
+//     ones go by message: the barrier would cost more than the copy it saves), the
+//     send buffer is node memory kept in the workspace (c.ws.node). The records
 //     are placed before the counts leave, and the count exchange also tells each
 //     receiver where its segments lie (window, offset); each rank then reads its
 //     segments straight out of the senders' buffers (no MPI copy), and a barrier
