@@ -11,8 +11,9 @@ repetition, a barrier before each, the slowest rank's time), medians over the
 repetitions:
 
   permute   datamotion.vector.permute(v, index)    d[index[k]] = v[k]; on one node
-            each rank places its (offset, value) records in node memory and each
-            receiver reads its records straight out of the senders' buffers
+            (blocks of 8 KiB and more) each rank places its (offset, value) records
+            in node memory and each receiver reads its records straight out of the
+            senders' buffers; the "path" column says which path each row took
   smp_pu    CVL's smp_pu? into an existing vector (what a C program calls; no result
             to allocate and zero-fill)
   permute, messages
@@ -308,14 +309,17 @@ def main():
         print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 
     # The path each row takes: in place where every rank shares this node and node
-    # memory is on; the rows named "messages" always travel by message.
-    in_place = "in place on node" if p > 1 and node is not None and _core.node_memory_enabled() else "messages"
-    path = {"permute": in_place, "smp_pu": in_place, "permute, messages": "messages", "bpermute": in_place,
-            "bpermute, messages": "messages"}
+    # memory is on (permute: with destination blocks of at least 8 KiB); the rows
+    # named "messages" always travel by message.
+    shared = p > 1 and node is not None and _core.node_memory_enabled()
     index = cv.Vector.from_numpy(perm, comm)
     grid = dm.ProcessGrid(comm)
     for dtype in (np.float64, np.int32):
         whole = np.arange(n).astype(dtype)
+        scattered = shared and int(counts.max()) * np.dtype(dtype).itemsize >= 8 << 10
+        path = {"permute": "in place on node" if scattered else "messages", "permute, messages": "messages",
+                "bpermute": "in place on node" if shared else "messages", "bpermute, messages": "messages"}
+        path["smp_pu"] = path["permute"]
         v = cv.Vector.from_numpy(whole, comm)
         # Correctness first: both against NumPy.
         expect = np.empty_like(whole)
