@@ -20,7 +20,8 @@ dm::exchange::RowExchange start_count_exchange(Context &c, const LocalFault *fau
         int64_t *h = c.hdr_send.data() + static_cast<std::size_t>(r) * stride;
         h[0] = bad ? -1 : c.scount[r];
         c.sig.write(h + 1);
-        if (w > 0) std::copy(extra + static_cast<std::size_t>(r) * w, extra + (r + 1) * w, h + 1 + CallSignature::kWords);
+        const int64_t *mine = extra + static_cast<std::size_t>(r) * w;
+        if (w > 0) std::copy(mine, mine + w, h + 1 + CallSignature::kWords);
     }
     if (c.nranks == 1) {  // the row to itself, without MPI
         std::copy(c.hdr_send.begin(), c.hdr_send.begin() + static_cast<std::ptrdiff_t>(stride), c.hdr_recv.begin());
@@ -36,7 +37,8 @@ void finish_count_exchange(Context &c, const LocalFault *fault, dm::exchange::Ro
     if (c.nranks == 1) {
         if (bad) throw dm::Error(DM_ERR_ARG, fault->message);
         c.rcount[0] = c.scount[0];
-        if (w > 0) std::copy(c.hdr_recv.begin() + 1 + CallSignature::kWords, c.hdr_recv.begin() + static_cast<std::ptrdiff_t>(stride), received);
+        const int64_t *h = c.hdr_recv.data();
+        if (w > 0) std::copy(h + 1 + CallSignature::kWords, h + stride, received);
         return;
     }
     counts.wait();

@@ -239,7 +239,8 @@ bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *
     int64_t *begin = c.ws.get<int64_t>(kSend, static_cast<std::size_t>(c.nranks));
     for (int r = 0; r < c.nranks; ++r) {
         const int64_t *row = rows + 3 * r;
-        base[r] = row[1] == kNothing ? nullptr : reinterpret_cast<const T *>(dm::node::address(row[1], world[r], row[2]));
+        base[r] =
+            row[1] == kNothing ? nullptr : reinterpret_cast<const T *>(dm::node::address(row[1], world[r], row[2]));
         begin[r] = src_block.begin(r);
     }
     for (int64_t k = 0; k < ndst; ++k) {
