@@ -356,8 +356,8 @@ def _predict_program(args, load_model) -> int:
         else:
             p = programs.redistribution(model, everyone)
             slow = p["by_rank"][p["slowest_rank"]]
-            parts = (f"exchange {slow['exchange_us']:.1f} us + pack/unpack {slow['pack_us']:.1f} us "
-                     f"+ local copies {slow['copy_us']:.1f} us")
+            parts = (f"exchange {slow['exchange_us']:.1f} us + on-node copies {slow['on_node_us']:.1f} us "
+                     f"+ pack/unpack {slow['pack_us']:.1f} us + local copies {slow['copy_us']:.1f} us")
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     print(f"{args.kernel} of {args.order} x {args.order} on {comm.size} ranks: {p['total_us']:.1f} us "

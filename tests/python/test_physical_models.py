@@ -99,8 +99,8 @@ def synthetic_model():
                       "ufunc": line(1.0, 8000.0, 1 << 26)})
 
 
-def msg(peer, nbytes, runs, sending):
-    return {"peer": peer, "round": 0, "bytes": nbytes, "runs": runs, "sending": sending}
+def msg(peer, nbytes, runs, sending, transport="point to point"):
+    return {"peer": peer, "round": 0, "bytes": nbytes, "runs": runs, "sending": sending, "transport": transport}
 
 
 def test_stencil_and_redistribution_predictions_on_a_synthetic_model():
@@ -123,6 +123,38 @@ def test_stencil_and_redistribution_predictions_on_a_synthetic_model():
     assert r["by_rank"][0]["total_us"] == pytest.approx(rank0)
     assert r["slowest_rank"] == 0 and r["total_us"] == pytest.approx(rank0)
     assert all(math.isfinite(v) and v >= 0 for row in r["by_rank"] for v in row.values())
+
+
+def test_an_on_node_message_is_one_copy_run_against_run_at_the_rate_of_the_working_set():
+    """On a node the receiver copies the message out of the sender's memory: no
+    exchange of its bytes, no pack; two small exchanges (control, answer); each side
+    waits for the slower copy of the pair, in the larger run count of the two sides.
+    The copy rate is that of every byte the rank copies in the execution: a
+    memcopy that is slower per byte past 1 MiB slows a plan whose pieces are small
+    but whose whole is not."""
+    sizes = [64 << k for k in range(20)]
+    times = [0.01 + b / 20000 if b <= 1 << 20 else 0.01 + (1 << 20) / 20000 + (b - (1 << 20)) / 5000 for b in sizes]
+    model = synthetic_model()
+    fit = dmm.fit_piecewise_linear(sizes, times, max_breakpoints=1)
+    model["models"]["memcopy"]["fit"] = fit.to_dict()
+    memcopy = lambda b: float(fit.predict(b))  # noqa: E731
+    half = 1 << 20
+    assert memcopy(2 * half) / (2 * half) > 1.5 * memcopy(half) / half
+    plan = [[msg(1, half, 1, True, "onnode"), msg(1, half, 256, False, "onnode"), msg(-1, half, 256, True, "copy")],
+            [msg(0, half, 256, True, "onnode"), msg(0, half, 1, False, "onnode"), msg(-1, half, 256, True, "copy")]]
+    r = programs.redistribution(model, plan)
+    assert programs.copied_bytes(plan[0]) == 2 * half  # the incoming message and the local copy
+    per_byte = memcopy(2 * half) / (2 * half)  # past the breakpoint: the slower rate
+    copy = max(half * per_byte, 256 * memcopy(half / 256))
+    control = 2 * (5.0 + 8 / 10000)
+    for row in r["by_rank"]:
+        assert row["exchange_us"] == 0 and row["pack_us"] == 0
+        assert row["on_node_us"] == pytest.approx(control + copy)
+        assert row["copy_us"] == pytest.approx(copy)
+    assert copy > 256 * memcopy(half / 256) and r["total_us"] == pytest.approx(control + 2 * copy)
+    # The same plan by MPI messages: the bytes travel by exchange and are unpacked.
+    by_message = [[{**m, "transport": "point to point" if m["peer"] >= 0 else "copy"} for m in rank] for rank in plan]
+    assert programs.redistribution(model, by_message)["by_rank"][0]["exchange_us"] == pytest.approx(5.0 + half / 10000)
 
 
 def test_program_predictors_reject_bad_input():

@@ -35,8 +35,8 @@ def _programs_table(entries: Sequence[Entry]) -> str:
         for r in sorted(e.rows, key=lambda r: num(r.get("n")) or 0):
             errors = [num(x) for x in r.get("error_by_round_pct") or [] if num(x) is not None]
             spread = f"{min(errors):+.1f} .. {max(errors):+.1f}" if errors else "—"
-            parts = ", ".join(f"{k[:-3]} {_us(r[k])}" for k in ("halo_us", "compute_us", "exchange_us", "pack_us",
-                                                                 "copy_us") if num(r.get(k)) is not None)
+            parts = ", ".join(f"{k[:-3]} {_us(r[k])}" for k in ("halo_us", "compute_us", "exchange_us", "on_node_us",
+                                                                 "pack_us", "copy_us") if num(r.get(k)) is not None)
             rows.append((html.escape(_WHAT[e.kernel]), f"{num(r.get('n')) or 0:.0f} × {num(r.get('n')) or 0:.0f}",
                          str(r.get("ranks", "—")), _us(r.get("predicted_us")), _us(r.get("median_us")),
                          _pct(r.get("error_pct")), spread, html.escape(parts)))

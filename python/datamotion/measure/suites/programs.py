@@ -33,6 +33,7 @@ from ...shift import Halo
 from .. import programs
 from ..constants import QUICK_SIZES, RESULTS_SCHEMA
 from ..fit import fit_results
+from ..memory import working_sets
 from ..stats import summarize, time_call
 from . import local, pt2pt
 
@@ -97,15 +98,24 @@ def _pool(rows_by_round: Sequence[dict]) -> dict:
     return {**keep, **summarize(us), "median_by_round_us": [float(r["median_us"]) for r in rows_by_round]}
 
 
-def _primitives(comm, shapes: List[dict], blocks: Sequence[Tuple[int, int]], quick: bool) -> List[dict]:
+def _primitives(comm, plans: Sequence[List[dict]], blocks: Sequence[Tuple[int, int]], quick: bool) -> List[dict]:
     """Collective. The exchange, memcopy and ufunc entries the predictions read, on
-    rank 0 (empty elsewhere); the local kernels run on every rank at once, ufunc on
-    ghosted blocks of rows like the stencil's (``blocks`` and a range around them)."""
+    rank 0 (empty elsewhere); the local kernels run on every rank at once. memcopy
+    at the plans' run sizes and over working sets two per octave up to twice the
+    most a rank copies in one execution (``plans``: this rank's messages of each
+    plan), ufunc on ghosted blocks of rows like the stencil's (``blocks`` and two
+    shapes per octave up to twice the largest), so that every cache level the
+    programs reach has points of its own."""
+    shapes = [m for plan in plans for m in plan]
     sent = {int(m["bytes"]) for m in shapes if m["peer"] >= 0}
     runs = {max(1, int(round(m["bytes"] / m["runs"]))) for m in shapes if m["runs"] > 1 or m["peer"] < 0}
+    copied = max([programs.copied_bytes(plan) for plan in plans] + [1 << 20])
     exchange = pt2pt.pair_entry(comm, "exchange", sorted(set(QUICK_SIZES) | sent), quick)
-    memcopy = local.memcopy_entry(sorted(runs | {64 << (2 * k) for k in range(9)}), quick)
-    grid = sorted(set(blocks) | {(1 << k, 2 << k) for k in range(3, 11, 2)})
+    memcopy = local.memcopy_entry(sorted(runs | set(working_sets(copied, smallest=64))), quick)
+    widest = max(n for _, n in blocks)
+    grid = sorted(set(blocks) | {(max(1, e // (8 * widest)), widest) for e in working_sets(8 * max(r * n for r, n in blocks),
+                                                                                           smallest=8 * 16 * widest)}
+                  | {(1 << k, 2 << k) for k in range(3, 9, 2)})
     ufuncs = [local.ufunc_entry(grid, quick, ghost=1, form=form) for form in programs.STENCIL_STATEMENTS]
     return [exchange, memcopy, *ufuncs] if comm.rank == 0 else []
 
@@ -117,11 +127,10 @@ def run(comm, quick: bool = False, validate: bool = False, progress=None) -> Lis
     built = {(kernel, n): make(comm, n) for kernel, make in PROGRAMS.items() for n in orders}
     gathered = {key: comm.gather(b[1], root=0) for key, b in built.items()}
     elements = {key: comm.gather(b[2], root=0) for key, b in built.items()}
-    shapes = [m for b in built.values() for m in b[1]]
     blocks = sorted({(b[2] // n, n) for (kernel, n), b in built.items() if kernel == "stencil_step"})
     primitives, measured = [], {key: [] for key in built}
     for _ in range(ROUNDS[0] if quick else ROUNDS[1]):
-        primitives.append(_primitives(comm, shapes, blocks, quick))
+        primitives.append(_primitives(comm, [b[1] for b in built.values()], blocks, quick))
         for key, (fn, *_rest) in built.items():
             measured[key].append(time_call(comm, fn, quick))
             if progress:
@@ -147,7 +156,7 @@ def run(comm, quick: bool = False, validate: bool = False, progress=None) -> Lis
                          "error_pct": 100.0 * (p["total_us"] - got["median_us"]) / got["median_us"],
                          "error_by_round_pct": per_round,
                          **{k: p[k] for k in ("halo_us", "compute_us") if k in p},
-                         **{k: p["by_rank"][p["slowest_rank"]][k] for k in ("exchange_us", "pack_us", "copy_us")
+                         **{k: p["by_rank"][p["slowest_rank"]][k] for k in ("exchange_us", "on_node_us", "pack_us", "copy_us")
                             if k in p["by_rank"][p["slowest_rank"]]},
                          "plan_rank0": _plan_summary(gathered[key][0]), "model_warnings": p["warnings"]})
         results.append({"kernel": kernel, "params": {"ranks": comm.size, "rounds": len(primitives)}, "rows": rows})
