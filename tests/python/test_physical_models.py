@@ -152,6 +152,10 @@ def test_an_on_node_message_is_one_copy_run_against_run_at_the_rate_of_the_worki
         assert row["on_node_us"] == pytest.approx(control + copy)
         assert row["copy_us"] == pytest.approx(copy)
     assert copy > 256 * memcopy(half / 256) and r["total_us"] == pytest.approx(control + 2 * copy)
+    called = programs.redistribution(model, plan, call_us=1.5)
+    assert [row["total_us"] for row in called["by_rank"]] == pytest.approx([row["total_us"] + 1.5 for row in r["by_rank"]])
+    with pytest.raises(ValueError, match="call_us"):
+        programs.redistribution(model, plan, call_us=-1.0)
     # The same plan by MPI messages: the bytes travel by exchange and are unpacked.
     by_message = [[{**m, "transport": "point to point" if m["peer"] >= 0 else "copy"} for m in rank] for rank in plan]
     assert programs.redistribution(model, by_message)["by_rank"][0]["exchange_us"] == pytest.approx(5.0 + half / 10000)

@@ -167,7 +167,8 @@ def _rank_time(price: _Pricer, rank: int, messages: Sequence[Mapping[str, Any]],
     return {"exchange_us": comm, "on_node_us": on_node_us, "pack_us": pack, "copy_us": copy, "total_us": total}
 
 
-def plan_time(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[Mapping[str, Any]]]) -> Dict[str, Any]:
+def plan_time(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[Mapping[str, Any]]], *,
+              call_us: float = 0.0) -> Dict[str, Any]:
     """Predicted time of one execution of a plan from every rank's messages.
 
     Args:
@@ -175,11 +176,14 @@ def plan_time(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[Mapp
             ``datamotion bench pt2pt``) and ``memcopy`` (``datamotion bench
             local``) fits.
         messages_by_rank: per rank, the list ``plan.messages()`` returns.
+        call_us: the cost of the call itself, added to every rank's time (its
+            argument checks and bookkeeping, measured on a plan that moves
+            nothing: ``datamotion bench programs`` does); 0 leaves it out.
 
     Returns:
         ``total_us`` (the slowest rank's), ``slowest_rank``, ``by_rank`` (each
         rank's ``exchange_us``, ``on_node_us``, ``pack_us``, ``copy_us``,
-        ``total_us``) and
+        ``call_us``, ``total_us``) and
         ``warnings`` (the model's flags, extrapolations and unmeasured gaps
         at the sizes used, by kernel).
 
@@ -189,21 +193,26 @@ def plan_time(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[Mapp
     _check_messages(messages_by_rank)
     price = _Pricer(model, _exchange_model_ranks(model))
     on_node_runs = _on_node_runs(messages_by_rank)
+    if not call_us >= 0:
+        raise ValueError(f"call_us must be a non-negative number, got {call_us!r}")
     by_rank = [_rank_time(price, rank, messages, on_node_runs) for rank, messages in enumerate(messages_by_rank)]
+    for row in by_rank:
+        row["call_us"] = call_us
+        row["total_us"] += call_us
     slowest = max(range(len(by_rank)), key=lambda r: by_rank[r]["total_us"])
     return {"total_us": by_rank[slowest]["total_us"], "slowest_rank": slowest, "by_rank": by_rank,
             "warnings": {k: sorted(v) for k, v in price.warnings.items()}}
 
 
 def stencil_step(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[Mapping[str, Any]]],
-                 local_elements: Sequence[int], *, statements: Mapping[str, int] = STENCIL_STATEMENTS
-                 ) -> Dict[str, Any]:
+                 local_elements: Sequence[int], *, statements: Mapping[str, int] = STENCIL_STATEMENTS,
+                 call_us: float = 0.0) -> Dict[str, Any]:
     """Predicted time of one stencil time step: the halo exchange
     (:func:`plan_time` of the halo plan) then the NumPy ``statements`` (form ->
     count) over each rank's ``local_elements``, each priced by the model's
     ``ufunc`` entry of its form (or its one ``ufunc`` entry) at
     ``8 * local_elements`` bytes (float64). The step takes the slowest rank's
-    halo plus compute.
+    halo plus compute. ``call_us``: as :func:`plan_time`'s, for the halo call.
 
     Returns:
         ``total_us``, ``halo_us`` and ``compute_us`` (of the slowest rank),
@@ -217,7 +226,7 @@ def stencil_step(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[M
         raise ValueError(f"local_elements has {len(local_elements)} entries for {len(messages_by_rank)} ranks")
     if any(c < 0 for c in statements.values()) or any(m < 0 for m in local_elements):
         raise ValueError("statement counts and local_elements must be non-negative")
-    halo = plan_time(model, messages_by_rank)
+    halo = plan_time(model, messages_by_rank, call_us=call_us)
     price = _Pricer(model, 1)
     rows: List[Dict[str, float]] = []
     for rank, m in enumerate(local_elements):
@@ -231,8 +240,8 @@ def stencil_step(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[M
     return {**rows[slowest], "slowest_rank": slowest, "by_rank": rows, "warnings": warnings}
 
 
-def redistribution(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[Mapping[str, Any]]]
-                   ) -> Dict[str, Any]:
+def redistribution(model: Mapping[str, Any], messages_by_rank: Sequence[Sequence[Mapping[str, Any]]], *,
+                   call_us: float = 0.0) -> Dict[str, Any]:
     """Predicted time of one execution of a redistribution plan: :func:`plan_time`
     of ``RedistPlan.messages()`` gathered from every rank."""
-    return plan_time(model, messages_by_rank)
+    return plan_time(model, messages_by_rank, call_us=call_us)
