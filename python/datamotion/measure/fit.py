@@ -65,7 +65,7 @@ clipped). :func:`flagged_fits` lists the flagged fits of a model document.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -87,6 +87,8 @@ from .lsq import (
     r_squared,
     residuals,
     rmse,
+    disturbed_times,
+    spread_judgement,
     t975,
     weights_for,
 )
@@ -343,6 +345,9 @@ class PiecewiseFit:
         relative_rmse, max_relative_residual: residuals relative to the times.
         flags: why the fit is below the quality threshold (its own and each
             flagged segment's); empty when it is not.
+        noise: what the measured spreads say about the times that the flags
+            do not (single disturbed sizes, a noisy run), one line each; empty
+            without spreads (see :func:`fit_piecewise_linear`).
     """
 
     segments: List[Segment]
@@ -357,9 +362,11 @@ class PiecewiseFit:
     relative_rmse: float = math.nan
     max_relative_residual: float = math.nan
     flags: Tuple[str, ...] = ()
+    noise: Tuple[str, ...] = ()
 
     def __post_init__(self):
         object.__setattr__(self, "flags", tuple(self.flags))
+        object.__setattr__(self, "noise", tuple(self.noise))
 
     def segment_index(self, size_bytes):
         """Index of the segment that :meth:`predict` uses for each size."""
@@ -396,7 +403,7 @@ class PiecewiseFit:
             "selection": [dict(item) for item in self.selection],
             "weighting": self.weighting,
             "breakpoints_ci95": [_pair_out(ci) for ci in self.breakpoints_ci95],
-            **_quality_out(self),
+            **_quality_out(self), **({"noise": list(self.noise)} if self.noise else {}),
         }
 
     @classmethod
@@ -407,7 +414,7 @@ class PiecewiseFit:
                    bic=_unnum(data.get("bic")), selection=[dict(item) for item in data.get("selection", [])],
                    weighting=data.get("weighting", "relative"),
                    breakpoints_ci95=[_pair_in(ci) for ci in data.get("breakpoints_ci95") or []],
-                   **_quality_in(data))
+                   noise=tuple(str(n) for n in data.get("noise") or ()), **_quality_in(data))
 
 
 def _segment_costs(xs: np.ndarray, y: np.ndarray, w: np.ndarray, starts: np.ndarray, min_points: int) -> np.ndarray:
@@ -501,13 +508,15 @@ def _int_arg(value, name: str, minimum: int) -> int:
     return int(value)
 
 
-def _fit_line_segment(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> Segment:
+def _fit_line_segment(x: np.ndarray, y: np.ndarray, w: np.ndarray, judged: bool = False) -> Segment:
+    """One segment's line; ``judged``: the fit's spreads judge its residuals, so
+    the segment's flags are only its held coefficients."""
     X = np.column_stack([np.ones_like(x), x])
     coef, cis, _, held = nonnegative_wls(X, y, w)
     yhat = X @ coef
     r2 = r_squared(y, yhat)
     relative, worst = residuals(y, yhat)
-    flags = quality_flags(r2, relative, np.unique(x).size) + held_flags(("t0", "slope"), held)
+    flags = ([] if judged else quality_flags(r2, relative, np.unique(x).size)) + held_flags(("t0", "slope"), held)
     return Segment(start_bytes=_bytes_value(x.min()), end_bytes=_bytes_value(x.max()),
                    t0_us=float(coef[0]), us_per_byte=float(coef[1]), t0_ci95=cis[0], us_per_byte_ci95=cis[1],
                    r2=r2, n=int(x.size), rmse_us=rmse(y, yhat), relative_rmse=relative,
@@ -520,7 +529,8 @@ def _startup_bound(seg: Segment) -> bool:
     return seg.us_per_byte * float(seg.end_bytes) < seg.t0_us
 
 
-def _hold_bandwidth(x: np.ndarray, y: np.ndarray, w: np.ndarray, seg: Segment, slope: float) -> Segment:
+def _hold_bandwidth(x: np.ndarray, y: np.ndarray, w: np.ndarray, seg: Segment, slope: float,
+                    judged: bool = False) -> Segment:
     """``seg`` refitted with its time per byte held at ``slope`` (only t0 free):
     a small-message segment may not claim more bandwidth than the large-message ones."""
     t0 = max(0.0, float(np.sum(w * (y - slope * x)) / np.sum(w)))
@@ -531,7 +541,7 @@ def _hold_bandwidth(x: np.ndarray, y: np.ndarray, w: np.ndarray, seg: Segment, s
     return Segment(start_bytes=seg.start_bytes, end_bytes=seg.end_bytes, t0_us=t0, us_per_byte=slope,
                    t0_ci95=(math.nan, math.nan), us_per_byte_ci95=(slope, slope), r2=r2, n=seg.n,
                    rmse_us=rmse(y, yhat), relative_rmse=relative, max_relative_residual=worst,
-                   flags=tuple(quality_flags(r2, relative, np.unique(x).size)),
+                   flags=() if judged else tuple(quality_flags(r2, relative, np.unique(x).size)),
                    constraint=(f"bandwidth held at {_bandwidth(slope):.0f} MB/s, the large-message segments' best "
                                f"(free fit: {free}, more than any large message reached)"))
 
@@ -541,7 +551,8 @@ def _segment_name(seg: Segment) -> str:
 
 
 def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int = 3, *,
-                         weighting: str = "relative", hold_small_bandwidth: bool = True) -> PiecewiseFit:
+                         weighting: str = "relative", hold_small_bandwidth: bool = True,
+                         spreads=None) -> PiecewiseFit:
     """Fit ``T(l) = t0_i + l / B_i`` on consecutive ranges of message size.
 
     The number of breakpoints (0 to ``max_breakpoints``) and their positions
@@ -579,6 +590,17 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     ``hold_small_bandwidth=False`` leaves every segment free: for sizes that are
     not bytes moved (a working set, where a flat segment is one cache level).
 
+    Measured spreads: with ``spreads`` (each time's uncertainty, the half-width
+    of the 95 % interval of a row's median), a point weighs by the inverse
+    square of its spread (``"relative"`` weighting; at least
+    ``FIT_NOISE_FLOOR`` of the time), and the residuals are judged against the
+    spreads instead of against r² and relative RMSE
+    (:func:`datamotion.measure.lsq.spread_judgement`): the fit is flagged where
+    ``FIT_MISFIT_RUN`` consecutive sizes are off it on the same side, beyond
+    their spread and ``FIT_POINT_TOLERANCE``, the mark of a wrong shape; single
+    disturbed sizes and a noisy run go to ``noise`` instead, so a well-fitting
+    model of noisy times is not flagged while a wrong-shaped one still is.
+
     Args:
         sizes: message sizes in bytes (non-negative); a size may repeat, one
             entry per sample.
@@ -587,6 +609,8 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
         min_points: the fewest distinct sizes in a segment (>= 2).
         weighting: ``"relative"`` (weights ``1/T**2``, the default) or
             ``"uniform"``.
+        spreads: optional, one per sample: the half-width of the 95 % interval
+            of that time in microseconds (NaN where unknown).
 
     The search takes time and memory proportional to the square of the number
     of distinct sizes ``m`` (at most 4096; a few hundred take milliseconds).
@@ -604,9 +628,17 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     max_breakpoints = _int_arg(max_breakpoints, "max_breakpoints", 0)
     min_points = _int_arg(min_points, "min_points", 2)
     x, y = _prepare_xy(sizes, times)
-    w = weights_for(y, weighting)
+    spread = None if spreads is None else _spreads(spreads, x.size)
+    w = weights_for(y, weighting, spread)
     order = np.argsort(x, kind="stable")
     x, y, w = x[order], y[order], w[order]
+    judged = spread is not None
+    disturbed = np.zeros(x.size, dtype=bool)
+    if judged:
+        spread = spread[order]
+        # A disturbed time (load) weighs as nothing, but stays in the measured range.
+        disturbed = disturbed_times(x, y, spread)
+        w = np.where(disturbed, 1e-9 * np.min(w), w)
     n = x.size
     distinct, first = np.unique(x, return_index=True)
     m = distinct.size
@@ -644,36 +676,79 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
             choice = (k, bic)
     k, bic = choice
 
-    bounds = [m]
-    for level in range(k, 0, -1):
-        bounds.append(int(back[level][bounds[-1]]))
-    bounds.append(0)
-    bounds = bounds[::-1]  # distinct-size indices: 0 = b_0 < b_1 < ... < b_k+1 = m
+    def segmentation(k: int):
+        """The best segments with k breakpoints: (bounds, segments, yhat, flags, noise)."""
+        bounds = [m]
+        for level in range(k, 0, -1):
+            bounds.append(int(back[level][bounds[-1]]))
+        bounds.append(0)
+        bounds = bounds[::-1]  # distinct-size indices: 0 = b_0 < b_1 < ... < b_k+1 = m
+        slices = [slice(starts[lo], starts[hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        segments = [_fit_line_segment(x[sl], y[sl], w[sl], judged) for sl in slices]
+        # A small-message segment may not claim more bandwidth than the large-message ones:
+        # its slope is held at their best (their smallest time per byte) where it is below.
+        large = [seg.us_per_byte for seg in segments if hold_small_bandwidth and not _startup_bound(seg)
+                 and seg.us_per_byte > 0]
+        for i, (seg, sl) in enumerate(zip(segments, slices)):
+            if large and _startup_bound(seg) and seg.us_per_byte < min(large):
+                segments[i] = _hold_bandwidth(x[sl], y[sl], w[sl], seg, min(large), judged)
+        yhat = np.empty_like(y)
+        for seg, sl in zip(segments, slices):
+            yhat[sl] = seg.t0_us + seg.us_per_byte * x[sl]
+        r2 = r_squared(y, yhat)
+        relative, _ = residuals(y, yhat)
+        if not judged:
+            return bounds, segments, yhat, quality_flags(r2, relative, m), []
+        own, noise = spread_judgement(x, y, yhat, spread, disturbed)
+        # A coefficient held at 0 is judged like the rest: the held line is checked against
+        # the spreads above, so holding it is noted, not flagged.
+        noise += [f"{_segment_name(seg)}: {flag}, the held line within the times' spread"
+                  for seg in segments for flag in seg.flags]
+        return bounds, [replace(seg, flags=()) for seg in segments], yhat, own, noise
 
-    segments = []
-    yhat = np.empty_like(y)
-    slices = [slice(starts[lo], starts[hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
-    for sl in slices:
-        segments.append(_fit_line_segment(x[sl], y[sl], w[sl]))
-    # A small-message segment may not claim more bandwidth than the large-message ones:
-    # its slope is held at their best (their smallest time per byte) where it is below.
-    large = [seg.us_per_byte for seg in segments if hold_small_bandwidth and not _startup_bound(seg)
-             and seg.us_per_byte > 0]
-    for i, (seg, sl) in enumerate(zip(segments, slices)):
-        if large and _startup_bound(seg) and seg.us_per_byte < min(large):
-            segments[i] = _hold_bandwidth(x[sl], y[sl], w[sl], seg, min(large))
-    for seg, sl in zip(segments, slices):
-        yhat[sl] = seg.t0_us + seg.us_per_byte * x[sl]
+    bounds, segments, yhat, own, noise = segmentation(k)
+    if judged and own:
+        # The BIC counts every residual alike; the spreads tell the noise from a bend. Where
+        # the BIC's choice misses a range of sizes beyond their spread, the fewest more
+        # breakpoints that follow every range are taken, or if none does, those that leave
+        # the fewest ranges missed (the BIC's choice on a tie).
+        chosen, fewest = k, len(own)
+        for more in range(k + 1, kmax + 1):
+            if not math.isfinite(best[more][m]):
+                continue
+            candidate = segmentation(more)
+            if len(candidate[3]) < fewest:
+                chosen, fewest = more, len(candidate[3])
+                bounds, segments, yhat, own, noise = candidate
+                if not own:
+                    break
+        if chosen != k:
+            noise = [f"{chosen} breakpoint(s) where the BIC chose {k}: with {k}, more ranges of sizes are off "
+                     "the fit beyond their spread"] + noise
+            k, bic = chosen, selection[chosen]["bic"]
     breakpoints = [_bytes_value(distinct[b]) for b in bounds[1:-1]]
     r2 = r_squared(y, yhat)
     relative, worst = residuals(y, yhat)
-    own = quality_flags(r2, relative, m)
     flags = own + [f"{_segment_name(seg)}: {flag}" for seg in segments for flag in seg.flags
                    if not (len(segments) == 1 and flag in own)]  # one segment: said once
     return PiecewiseFit(segments=segments, breakpoints_bytes=breakpoints, r2=r2, rmse_us=rmse(y, yhat),
                         n=int(n), bic=float(bic), selection=selection, weighting=weighting,
                         breakpoints_ci95=_breakpoint_cis(cost, best, bounds, distinct, n, floor),
-                        relative_rmse=relative, max_relative_residual=worst, flags=tuple(flags))
+                        relative_rmse=relative, max_relative_residual=worst, flags=tuple(flags),
+                        noise=tuple(noise))
+
+
+def _spreads(spreads, n: int) -> Optional[np.ndarray]:
+    """The measured spreads as an array (NaN: unknown); None when none is known."""
+    try:
+        s = np.asarray(spreads, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"spreads must be a sequence of numbers: {exc}") from None
+    if s.size != n:
+        raise ValueError(f"spreads must have one value per time: {s.size} for {n} times")
+    if np.any(s < 0) or np.any(np.isinf(s)):
+        raise ValueError("spreads must be non-negative and finite (NaN where unknown)")
+    return None if np.all(np.isnan(s)) else s
 
 
 # ---------------------------------------------------------------------------
@@ -1060,8 +1135,18 @@ def loggp_from_pingpong(sizes, times, *, max_breakpoints: int = 2, min_points: i
 # ---------------------------------------------------------------------------
 
 
+def _spread_of(row: Mapping[str, Any]) -> float:
+    """Half the width of a row's 95 % interval of its median (NaN where it has none)."""
+    try:
+        lo, hi = (float(v) for v in row["ci95_us"])
+    except (KeyError, TypeError, ValueError):
+        return math.nan
+    return (hi - lo) / 2 if math.isfinite(lo) and math.isfinite(hi) and hi >= lo else math.nan
+
+
 def _rows_xy(rows, need_bytes: bool, need_ranks: bool, kernel: str, notes: List[str]):
-    b, p, t = [], [], []
+    """(bytes, ranks, medians, spreads) of the usable rows."""
+    b, p, t, s = [], [], [], []
     dropped = 0
     for row in rows:
         if not isinstance(row, Mapping):
@@ -1080,9 +1165,10 @@ def _rows_xy(rows, need_bytes: bool, need_ranks: bool, kernel: str, notes: List[
         b.append(size)
         p.append(ranks)
         t.append(median)
+        s.append(_spread_of(row))
     if dropped:
         notes.append(f"{kernel}: {dropped} row(s) without usable bytes/ranks/median_us ignored")
-    return np.array(b, dtype=float), np.array(p, dtype=float), np.array(t, dtype=float)
+    return tuple(np.array(v, dtype=float) for v in (b, p, t, s))
 
 
 def _key(kernel: str, params: Mapping[str, Any]) -> str:
@@ -1095,22 +1181,23 @@ def _key(kernel: str, params: Mapping[str, Any]) -> str:
 def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints: int, min_points: int,
                weighting: str, hold: bool = True) -> Dict[str, Any]:
     """Fits one benchmark entry; raises ValueError when it cannot."""
-    b, p, t = _rows_xy(rows, need_bytes=family != "log2", need_ranks=family != "piecewise", kernel=kernel,
-                       notes=notes)
+    b, p, t, s = _rows_xy(rows, need_bytes=family != "log2", need_ranks=family != "piecewise", kernel=kernel,
+                          notes=notes)
     if t.size == 0:
         raise ValueError("no rows with a median_us")
     distinct_p = np.unique(p)
     if family == "piecewise":
         if distinct_p.size <= 1:
             fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting,
-                                       hold_small_bandwidth=hold)
+                                       hold_small_bandwidth=hold, spreads=s)
             return {"model": "piecewise", "ranks": [int(x) for x in distinct_p], "fit": fit.to_dict()}
         fits = {}
         for P in distinct_p:
             sel = p == P
             try:
                 fits[str(int(P))] = fit_piecewise_linear(b[sel], t[sel], max_breakpoints, min_points,
-                                                         weighting=weighting, hold_small_bandwidth=hold).to_dict()
+                                                         weighting=weighting, hold_small_bandwidth=hold,
+                                                         spreads=s[sel]).to_dict()
             except ValueError as exc:
                 notes.append(f"{kernel}: not fitted at {int(P)} ranks: {exc}")
         if not fits:
@@ -1126,7 +1213,7 @@ def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints
             notes.append(f"{kernel}: one message size only, fitted a*log2(P) + b")
             return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting).to_dict()}
         notes.append(f"{kernel}: one rank count only ({int(distinct_p[0])}), fitted T(l) at that rank count")
-        fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting)
+        fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting, spreads=s)
         return {"model": "piecewise", "ranks": [int(x) for x in distinct_p], "fit": fit.to_dict()}
     if family == "allgather":
         return {"model": "allgather", "fit": fit_allgather(b, p, t, weighting=weighting).to_dict()}
