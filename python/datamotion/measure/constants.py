@@ -68,11 +68,13 @@ FIT_SPREAD_MULTIPLE = 2.0
 of the 95 % interval of its median (and by :data:`FIT_POINT_TOLERANCE`): a miss within
 the measurement's own spread is noise, not a wrong model."""
 
-FIT_MAX_DISTURBED = 0.2
+FIT_MAX_DISTURBED = 1 / 3
 """A fit whose times are disturbed (above the time of a larger size beyond both their
-95 % intervals) at more than this fraction (20 %) of its sizes is flagged: those times
-do not grow with the size, so neither the noise nor the model can be told apart there
-(times unrelated to the size are disturbed almost everywhere)."""
+95 % intervals) at more than this fraction (a third) of its sizes is flagged: those times
+do not grow with the size, so the noise cannot be told from the model there. Noise in
+a flat range (the start-up of small messages) disturbs up to about half of that range,
+a quarter of the sizes or so; times unrelated to the size are disturbed almost
+everywhere."""
 
 FIT_MISFIT_RUN = 3
 """A fit whose times are off it at this many consecutive sizes, all on the same side, is

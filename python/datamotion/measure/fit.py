@@ -73,7 +73,7 @@ import numpy as np
 __all__ = [
     "Segment", "PiecewiseFit", "LogFit", "CollectiveFit", "AllgatherFit",
     "fit_piecewise_linear", "fit_barrier", "fit_collective", "fit_allgather",
-    "loggp_from_pingpong", "fit_results", "flagged_fits", "KERNEL_MODELS", "CACHE_KERNELS",
+    "loggp_from_pingpong", "fit_results", "flagged_fits", "noise_notes", "KERNEL_MODELS", "CACHE_KERNELS",
 ]
 
 from .constants import (CACHE_BREAKPOINTS, FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_R2_MIN_POINTS, MODEL_SCHEMA,
@@ -1206,15 +1206,16 @@ def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints
     if family == "log2":
         return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting).to_dict()}
     distinct_b = np.unique(b)
-    if family == "collective":
-        if distinct_p.size >= 2 and distinct_b.size >= 2:
-            return {"model": "collective", "fit": fit_collective(b, p, t, weighting=weighting).to_dict()}
-        if distinct_p.size >= 2:
-            notes.append(f"{kernel}: one message size only, fitted a*log2(P) + b")
-            return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting).to_dict()}
+    if family in ("collective", "allgather") and distinct_p.size == 1:
+        # One rank count: the P terms are constants, and T(l) is piecewise as a message's time.
         notes.append(f"{kernel}: one rank count only ({int(distinct_p[0])}), fitted T(l) at that rank count")
         fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting, spreads=s)
         return {"model": "piecewise", "ranks": [int(x) for x in distinct_p], "fit": fit.to_dict()}
+    if family == "collective":
+        if distinct_b.size >= 2:
+            return {"model": "collective", "fit": fit_collective(b, p, t, weighting=weighting).to_dict()}
+        notes.append(f"{kernel}: one message size only, fitted a*log2(P) + b")
+        return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting).to_dict()}
     if family == "allgather":
         return {"model": "allgather", "fit": fit_allgather(b, p, t, weighting=weighting).to_dict()}
     raise ValueError(f"unknown model family {family!r}")
@@ -1250,10 +1251,8 @@ def _flag_above_memcpy(fit: Dict[str, Any], memcpy: PiecewiseFit) -> None:
                 f"segment {seg['start_bytes']}-{seg['end_bytes']} B: {flag}"]
 
 
-def flagged_fits(model: Mapping[str, Any]) -> List[Tuple[str, List[str]]]:
-    """``(name, flags)`` of every fit of a :func:`fit_results` document that is
-    below the quality threshold, in key order; the name is the model key, with
-    ``at P=...`` for point-to-point fits per rank count."""
+def _fit_lines(model: Mapping[str, Any], field: str) -> List[Tuple[str, List[str]]]:
+    """``(name, lines)`` of every fit of a model document whose ``field`` is not empty."""
     out = []
     models = model.get("models") if isinstance(model, Mapping) else None
     for key, entry in sorted((models or {}).items()):
@@ -1262,10 +1261,24 @@ def flagged_fits(model: Mapping[str, Any]) -> List[Tuple[str, List[str]]]:
         fits = [("", entry.get("fit"))] if "fit" in entry else [
             (f" at P={rank}", fit) for rank, fit in sorted((entry.get("fits") or {}).items(), key=lambda kv: str(kv[0]))]
         for suffix, fit in fits:
-            flags = fit.get("flags") if isinstance(fit, Mapping) else None
-            if flags:
-                out.append((f"{key}{suffix}", [str(f) for f in flags]))
+            lines = fit.get(field) if isinstance(fit, Mapping) else None
+            if lines:
+                out.append((f"{key}{suffix}", [str(f) for f in lines]))
     return out
+
+
+def flagged_fits(model: Mapping[str, Any]) -> List[Tuple[str, List[str]]]:
+    """``(name, flags)`` of every fit of a :func:`fit_results` document that is
+    below the quality threshold, in key order; the name is the model key, with
+    ``at P=...`` for point-to-point fits per rank count."""
+    return _fit_lines(model, "flags")
+
+
+def noise_notes(model: Mapping[str, Any]) -> List[Tuple[str, List[str]]]:
+    """``(name, notes)`` of every fit whose measured spreads say something the flags
+    do not (disturbed sizes, a noisy run: :attr:`PiecewiseFit.noise`), named as by
+    :func:`flagged_fits`."""
+    return _fit_lines(model, "noise")
 
 
 def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_points: int = 3,

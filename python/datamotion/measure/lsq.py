@@ -317,38 +317,64 @@ def spread_judgement(x: np.ndarray, y: np.ndarray, yhat: np.ndarray, spread: np.
     time. Noise scatters to both sides; a wrong shape misses a range one way.
 
     Returns ``(flags, notes)``: a flag for each run of consecutive distinct ``x``
-    off the fit on the same side that is ``FIT_MISFIT_RUN`` long, or 2 long at
-    either end of the range (there a segment of its own would need more sizes,
-    and predictions beyond the range follow that end). Notes, one line each, name
+    off the fit on the same side that is ``FIT_MISFIT_RUN`` long, and for 2 or
+    more consecutive ``x`` off it, on either side, at either end of the range
+    (a bend there has too few sizes beyond it for a segment of its own, and
+    predictions beyond the range follow that end). Notes, one line each, name
     the shorter runs, the disturbed times and a noisy run. Disturbed times at more
     than ``FIT_MAX_DISTURBED`` of the sizes are a flag: such times do not grow with
     ``x`` at all, and what is set aside cannot be most of the measurement."""
     s = _floored(spread, y)
     miss = y - yhat
     off = np.abs(miss) > np.maximum(FIT_SPREAD_MULTIPLE * s, FIT_POINT_TOLERANCE * np.abs(y))
-    flags: List[str] = []
-    short: List[str] = []
     keep = np.flatnonzero(~disturbed)
-    i = 0
-    while i < keep.size:
-        j = i
-        sign = np.sign(miss[keep[i]])
-        while j + 1 < keep.size and off[keep[i]] and off[keep[j + 1]] and np.sign(miss[keep[j + 1]]) == sign:
-            j += 1
-        run = keep[i:j + 1]
-        if off[keep[i]]:
-            rel = 100 * np.abs(miss[run]) / np.maximum(np.abs(y[run]), 1e-300)
-            sizes = np.unique(x[run]).size
-            at_end = i == 0 or j == keep.size - 1
-            if sizes >= FIT_MISFIT_RUN or (at_end and sizes >= 2):
-                where = f"{sizes} sizes in a row" if sizes >= FIT_MISFIT_RUN else \
-                    f"{sizes} sizes at the {'smallest' if i == 0 else 'largest'} end"
-                flags.append(f"times at {_places(x[run], unit)} all {'above' if sign > 0 else 'below'} the fit by "
-                             f"{_span(rel)} % ({where}, beyond their measured spread): "
-                             "the model's shape does not follow them")
-            else:
-                short.append(f"{_places(x[run], unit)} ({'+' if sign > 0 else '-'}{rel.max():.0f} %)")
-        i = j + 1
+    runs = []  # (first, last) positions in keep of consecutive off times on one side
+    for pos in range(keep.size):
+        if not off[keep[pos]]:
+            continue
+        if runs and runs[-1][1] == pos - 1 and np.sign(miss[keep[pos]]) == np.sign(miss[keep[pos - 1]]):
+            runs[-1][1] = pos
+        else:
+            runs.append([pos, pos])
+    # At either end of the range, consecutive off times of either side: a bend the fit cuts
+    # through there, with too few sizes beyond it for a segment of its own.
+    ends = []
+    for step, edge in ((1, 0), (-1, keep.size - 1)):
+        pos = edge
+        while 0 <= pos < keep.size and off[keep[pos]]:
+            pos += step
+        if abs(pos - edge) >= 2:
+            ends.append(sorted((edge, pos - step)))
+
+    def sizes(first: int, last: int) -> int:
+        return np.unique(x[keep[first:last + 1]]).size
+
+    def misses(first: int, last: int) -> str:
+        run = keep[first:last + 1]
+        rel = 100 * np.abs(miss[run]) / np.maximum(np.abs(y[run]), 1e-300)
+        return f"{_places(x[run], unit)}", _span(rel)
+
+    flags: List[str] = []
+    flagged = np.zeros(keep.size, dtype=bool)
+    for first, last in runs:
+        if sizes(first, last) >= FIT_MISFIT_RUN:
+            where, by = misses(first, last)
+            side = "above" if miss[keep[first]] > 0 else "below"
+            flags.append(f"times at {where} all {side} the fit by {by} % ({sizes(first, last)} sizes in a row, "
+                         "beyond their measured spread): the model's shape does not follow them")
+            flagged[first:last + 1] = True
+    for first, last in ends:
+        if sizes(first, last) >= 2 and not flagged[first:last + 1].all():
+            where, by = misses(first, last)
+            which = "smallest" if first == 0 else "largest"
+            flags.append(f"times at {where}, the {sizes(first, last)} {which} sizes, off the fit by {by} % (beyond "
+                         "their measured spread): the model does not follow that end of the range")
+            flagged[first:last + 1] = True
+    short = []
+    for first, last in runs:
+        if not flagged[first:last + 1].any():
+            where, by = misses(first, last)
+            short.append(f"{where} ({'+' if miss[keep[first]] > 0 else '-'}{by} %)")
     notes: List[str] = []
     if short:
         notes.append(f"off the fit beyond their spread, too few in a row to be its shape: {', '.join(short)}")

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..._files import atomic_write
 from ..constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, RESULTS_SCHEMA
-from ..fit import fit_results, flagged_fits
+from ..fit import fit_results, flagged_fits, noise_notes
 from ..results import check_model, check_results, load_results
 from . import cm5, cm5_items, cvl, paragon, predicted, pshift, redist
 from .compare import conditions_text, csv_rows, items_section, sharing
@@ -140,15 +140,26 @@ def _quality_part(fitted: Mapping[str, Any]) -> str:
         return ""
     items = "".join(f"<li><b>{html.escape(name)}</b>: {html.escape('; '.join(flags))}</li>" for name, flags in flagged)
     return (f"<div class=bad><h3>Fits below the quality threshold</h3><p>{len(flagged)} fit(s) do not describe "
-            f"their measurements well enough to be trusted as they stand (r² below {FIT_MIN_R2:g}, relative RMSE "
-            f"above {100 * FIT_MAX_RELATIVE_RMSE:.0f} %, a parameter the data wanted negative, or a bandwidth "
-            f"above memcpy's):</p><ul>{items}</ul></div>")
+            "their measurements well enough to be trusted as they stand (a range of sizes off the fit beyond "
+            "their measured spread, times too disturbed to judge, or a bandwidth above memcpy's; without "
+            f"spreads: r² below {FIT_MIN_R2:g}, relative RMSE above {100 * FIT_MAX_RELATIVE_RMSE:.0f} % or a "
+            f"parameter the data wanted negative):</p><ul>{items}</ul></div>")
+
+
+def _noise_part(fitted: Mapping[str, Any]) -> str:
+    """What the measured spreads say beside the flags (disturbed sizes, noisy runs); "" when nothing."""
+    noted = noise_notes(fitted)
+    if not noted:
+        return ""
+    items = "".join(f"<li><b>{html.escape(name)}</b>: {html.escape('; '.join(lines))}</li>" for name, lines in noted)
+    return (f"<details><summary>{len(noted)} fit(s) with disturbed or noisy times, judged against their measured "
+            f"spread and not flagged</summary><ul>{items}</ul></details>")
 
 
 def _notes_section(fitted: Mapping[str, Any]) -> str:
     notes = [str(n) for n in fitted.get("notes", []) if n] if isinstance(fitted.get("notes"), list) else []
     notes = [n for n in notes if "no model for kernel" not in n]  # kernels drawn without a fit, by design
-    quality = _quality_part(fitted)
+    quality = _quality_part(fitted) + _noise_part(fitted)
     if not notes and not quality:
         return ""
     items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
