@@ -305,8 +305,8 @@ def _model(args) -> int:
             print(f"{key}: skipped ({why})")
         noisy = [name for name, _ in fitting.noise_notes(fitted)]
         if noisy:
-            print(f"noise: {len(noisy)} fit(s) have disturbed or noisy times, judged against their spread, not "
-                  f"flagged ('noise' in {args.out}): {', '.join(noisy)}")
+            print(f"noise: {len(noisy)} fit(s) with notes on disturbed or noisy times, judged against their "
+                  f"measured spread ('noise' in {args.out}): {', '.join(noisy)}")
         for name, flags in fitting.flagged_fits(fitted):
             print(f"warning: {name}: below the quality threshold: {'; '.join(flags)}")
         print(f"wrote {args.out}")

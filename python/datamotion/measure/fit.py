@@ -54,12 +54,18 @@ unweighted times, for every fit and every segment.
 
 Quality: every fit and segment carries ``flags``, a list of reasons it is
 below the threshold of :mod:`~datamotion.measure.constants` (empty when it
-is not): r² below ``FIT_MIN_R2`` on at least ``FIT_R2_MIN_POINTS`` distinct
-sizes or rank counts; relative RMSE above ``FIT_MAX_RELATIVE_RMSE``; a
-coefficient held at 0 whose free fit was negative beyond its 95 % interval;
-and, in :func:`fit_results` when the results hold a ``memcopy`` entry, a
-segment whose bandwidth is above memcpy's at the same sizes (flagged, not
-clipped). :func:`flagged_fits` lists the flagged fits of a model document.
+is not). Where the times come with their measured spreads (the rows'
+``ci95_us``; :func:`fit_piecewise_linear` with ``spreads=``), the residuals are
+judged against them (:func:`datamotion.measure.lsq.spread_judgement`): a range
+of sizes off the fit one way beyond their spread is a wrong shape and flagged,
+single disturbed sizes and a noisy run are noted in the fit's ``noise``
+(:func:`noise_notes`). Without spreads: r² below ``FIT_MIN_R2`` on at least
+``FIT_R2_MIN_POINTS`` distinct sizes or rank counts; relative RMSE above
+``FIT_MAX_RELATIVE_RMSE``; a coefficient held at 0 whose free fit was negative
+beyond its 95 % interval. In both, in :func:`fit_results` when the results
+hold a ``memcopy`` entry, a segment whose bandwidth is above memcpy's at the
+same sizes (flagged, not clipped). :func:`flagged_fits` lists the flagged fits
+of a model document.
 """
 
 from __future__ import annotations

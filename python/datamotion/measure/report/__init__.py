@@ -152,8 +152,8 @@ def _noise_part(fitted: Mapping[str, Any]) -> str:
     if not noted:
         return ""
     items = "".join(f"<li><b>{html.escape(name)}</b>: {html.escape('; '.join(lines))}</li>" for name, lines in noted)
-    return (f"<details><summary>{len(noted)} fit(s) with disturbed or noisy times, judged against their measured "
-            f"spread and not flagged</summary><ul>{items}</ul></details>")
+    return (f"<details><summary>{len(noted)} fit(s) with notes on disturbed or noisy times, judged against "
+            f"their measured spread</summary><ul>{items}</ul></details>")
 
 
 def _notes_section(fitted: Mapping[str, Any]) -> str:
