@@ -133,33 +133,32 @@ def _other_section(entries: Sequence[Entry]) -> str:
             "in results.csv.</p>" + table(["kernel", "params", "rows"], rows, numeric_from=2) + "</section>")
 
 
+def _named_items(named: Sequence[Tuple[str, Sequence[str]]]) -> str:
+    """``<li>`` per fit: its name in bold, then its lines."""
+    return "".join(f"<li><b>{html.escape(name)}</b>: {html.escape('; '.join(lines))}</li>" for name, lines in named)
+
+
 def _quality_part(fitted: Mapping[str, Any]) -> str:
-    """The fits below the quality threshold, each named with its reasons, in red; "" when none is."""
-    flagged = flagged_fits(fitted)
-    if not flagged:
-        return ""
-    items = "".join(f"<li><b>{html.escape(name)}</b>: {html.escape('; '.join(flags))}</li>" for name, flags in flagged)
-    return (f"<div class=bad><h3>Fits below the quality threshold</h3><p>{len(flagged)} fit(s) do not describe "
-            "their measurements well enough to be trusted as they stand (a range of sizes off the fit beyond "
-            "their measured spread, times too disturbed to judge, or a bandwidth above memcpy's; without "
-            f"spreads: r² below {FIT_MIN_R2:g}, relative RMSE above {100 * FIT_MAX_RELATIVE_RMSE:.0f} % or a "
-            f"parameter the data wanted negative):</p><ul>{items}</ul></div>")
-
-
-def _noise_part(fitted: Mapping[str, Any]) -> str:
-    """What the measured spreads say beside the flags (disturbed sizes, noisy runs); "" when nothing."""
-    noted = noise_notes(fitted)
-    if not noted:
-        return ""
-    items = "".join(f"<li><b>{html.escape(name)}</b>: {html.escape('; '.join(lines))}</li>" for name, lines in noted)
-    return (f"<details><summary>{len(noted)} fit(s) with notes on disturbed or noisy times, judged against "
-            f"their measured spread</summary><ul>{items}</ul></details>")
+    """The fits below the quality threshold, each named with its reasons, in red, then (folded) what
+    the measured spreads say beside the flags; "" when there is neither."""
+    flagged, noted = flagged_fits(fitted), noise_notes(fitted)
+    out = ""
+    if flagged:
+        out += (f"<div class=bad><h3>Fits below the quality threshold</h3><p>{len(flagged)} fit(s) do not describe "
+                "their measurements well enough to be trusted as they stand (a range of sizes off the fit beyond "
+                "their measured spread, times too disturbed to judge, or a bandwidth above memcpy's; without "
+                f"spreads: r² below {FIT_MIN_R2:g}, relative RMSE above {100 * FIT_MAX_RELATIVE_RMSE:.0f} % or a "
+                f"parameter the data wanted negative):</p><ul>{_named_items(flagged)}</ul></div>")
+    if noted:
+        out += (f"<details><summary>{len(noted)} fit(s) with notes on disturbed or noisy times, judged against "
+                f"their measured spread</summary><ul>{_named_items(noted)}</ul></details>")
+    return out
 
 
 def _notes_section(fitted: Mapping[str, Any]) -> str:
     notes = [str(n) for n in fitted.get("notes", []) if n] if isinstance(fitted.get("notes"), list) else []
     notes = [n for n in notes if "no model for kernel" not in n]  # kernels drawn without a fit, by design
-    quality = _quality_part(fitted) + _noise_part(fitted)
+    quality = _quality_part(fitted)
     if not notes and not quality:
         return ""
     items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
