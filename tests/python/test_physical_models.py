@@ -265,3 +265,27 @@ def test_an_unphysical_bandwidth_is_still_flagged_with_spreads():
     held = dmm.fit_piecewise_linear(small + large, times, max_breakpoints=2, spreads=0.02 * times)
     assert held.segments[0].bandwidth_MBps <= held.segments[-1].bandwidth_MBps * (1 + 1e-9)
     assert "held at" in held.segments[0].constraint
+
+
+def test_collective_and_barrier_fits_are_judged_against_the_spread():
+    """The models over rank counts are judged as the piecewise ones, at each rank count:
+    a noisy but right model is not flagged where r² and relative RMSE flag it, a bend
+    they cannot follow is, at the rank counts where it is."""
+    grid = [(l, P) for P in (2, 4, 8, 16) for l in (8, 64, 512, 4096, 32768, 262144, 1 << 20)]
+    sizes, ranks = (np.array(v, dtype=float) for v in zip(*grid))
+    truth = (2 + 0.0005 * sizes) * np.log2(ranks) + 3 + 0.0008 * sizes
+    noisy_times = truth * np.exp(0.5 * np.random.default_rng(7).standard_normal(truth.size))
+    assert dmm.fit_collective(sizes, ranks, noisy_times).flags
+    judged = dmm.fit_collective(sizes, ranks, noisy_times, spreads=0.55 * noisy_times)
+    assert judged.flags == () and any("noisy:" in n for n in judged.noise)
+    assert dmm.CollectiveFit.from_dict(json.loads(json.dumps(judged.to_dict()))).noise == judged.noise
+    bent = truth * np.where(sizes >= 262144, 4.0, 1.0)  # memory after cache: one line per P cannot follow
+    flags = dmm.fit_collective(sizes, ranks, bent, spreads=0.02 * bent).flags
+    assert any(f.startswith("at P=") and "largest sizes" in f for f in flags), flags
+    gathered = dmm.fit_allgather(sizes, ranks, bent, spreads=0.02 * bent)
+    assert gathered.flags
+    counts = np.array([2, 4, 8, 16, 32, 64], dtype=float)
+    barrier = (1.5 * np.log2(counts) + 3) * np.exp(0.3 * np.random.default_rng(8).standard_normal(counts.size))
+    assert not dmm.fit_barrier(counts, barrier, spreads=0.4 * barrier).flags
+    linear = 0.5 * counts  # grows with P, not log2 P: the log model misses both ends
+    assert dmm.fit_barrier(counts, linear, spreads=0.02 * linear).flags

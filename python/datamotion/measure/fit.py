@@ -231,10 +231,11 @@ def range_in(pair) -> Tuple[float, ...]:
 
 
 def _quality_out(fit) -> Dict[str, Any]:
-    """The goodness-of-fit fields every fit and segment writes to JSON."""
+    """The goodness-of-fit fields every fit and segment writes to JSON (``noise`` only
+    where a whole fit has notes from its measured spreads)."""
     return {"r2": _num(fit.r2), "rmse_us": _num(fit.rmse_us), "n": int(fit.n),
             "relative_rmse": _num(fit.relative_rmse), "max_relative_residual": _num(fit.max_relative_residual),
-            "flags": list(fit.flags)}
+            "flags": list(fit.flags), **({"noise": list(fit.noise)} if getattr(fit, "noise", ()) else {})}
 
 
 def _quality_in(data: Mapping[str, Any]) -> Dict[str, Any]:
@@ -243,6 +244,11 @@ def _quality_in(data: Mapping[str, Any]) -> Dict[str, Any]:
             "relative_rmse": _unnum(data.get("relative_rmse")),
             "max_relative_residual": _unnum(data.get("max_relative_residual")),
             "flags": tuple(str(f) for f in data.get("flags") or ())}
+
+
+def _noise_in(data: Mapping[str, Any]) -> Tuple[str, ...]:
+    """The ``noise`` notes :func:`_quality_out` wrote for a whole fit."""
+    return tuple(str(n) for n in data.get("noise") or ())
 
 
 def _bandwidth(us_per_byte: float) -> float:
@@ -409,7 +415,7 @@ class PiecewiseFit:
             "selection": [dict(item) for item in self.selection],
             "weighting": self.weighting,
             "breakpoints_ci95": [_pair_out(ci) for ci in self.breakpoints_ci95],
-            **_quality_out(self), **({"noise": list(self.noise)} if self.noise else {}),
+            **_quality_out(self),
         }
 
     @classmethod
@@ -420,7 +426,7 @@ class PiecewiseFit:
                    bic=_unnum(data.get("bic")), selection=[dict(item) for item in data.get("selection", [])],
                    weighting=data.get("weighting", "relative"),
                    breakpoints_ci95=[_pair_in(ci) for ci in data.get("breakpoints_ci95") or []],
-                   noise=tuple(str(n) for n in data.get("noise") or ()), **_quality_in(data))
+                   noise=_noise_in(data), **_quality_in(data))
 
 
 def _segment_costs(xs: np.ndarray, y: np.ndarray, w: np.ndarray, starts: np.ndarray, min_points: int) -> np.ndarray:
@@ -708,7 +714,7 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
         own, noise = spread_judgement(x, y, yhat, spread, disturbed)
         # A coefficient held at 0 is judged like the rest: the held line is checked against
         # the spreads above, so holding it is noted, not flagged.
-        noise += [f"{_segment_name(seg)}: {flag}, the held line within the times' spread"
+        noise += [f"{_segment_name(seg)}: {flag}, the held line judged against the spreads"
                   for seg in segments for flag in seg.flags]
         return bounds, [replace(seg, flags=()) for seg in segments], yhat, own, noise
 
@@ -758,6 +764,50 @@ def _spreads(spreads, n: int) -> Optional[np.ndarray]:
 
 
 # ---------------------------------------------------------------------------
+# Models over rank counts, judged against the measured spreads
+# ---------------------------------------------------------------------------
+
+
+def _by_group(x: np.ndarray, group: np.ndarray) -> List[np.ndarray]:
+    """Indices of each distinct ``group`` value, in ascending ``x``."""
+    return [idx[np.argsort(x[idx], kind="stable")] for idx in (np.flatnonzero(group == g) for g in np.unique(group))]
+
+
+def _judged_weights(x: np.ndarray, group: np.ndarray, y: np.ndarray, weighting: str, spread):
+    """(weights, disturbed) of a fit over several groups (rank counts): by the
+    spreads, a disturbed time (:func:`~datamotion.measure.lsq.disturbed_times`
+    within its group) weighing as nothing; without spreads, as :func:`weights_for`."""
+    w = weights_for(y, weighting, spread)
+    disturbed = np.zeros(y.size, dtype=bool)
+    if spread is not None:
+        for idx in _by_group(x, group):
+            disturbed[idx] = disturbed_times(x[idx], y[idx], spread[idx])
+        w = np.where(disturbed, 1e-9 * np.min(w), w)
+    return w, disturbed
+
+
+def _judged_quality(x: np.ndarray, group: np.ndarray, y: np.ndarray, yhat: np.ndarray, spread, disturbed,
+                    distinct: int, names: Sequence[str], held, *, unit: str, group_name: str) -> Dict[str, Any]:
+    """:func:`~datamotion.measure.lsq.fit_quality`, or with spreads, the residuals of
+    each group (``group_name=value``, against ``x``) judged as a piecewise fit's are
+    (:func:`~datamotion.measure.lsq.spread_judgement`), a held coefficient noted."""
+    if spread is None:
+        return {**fit_quality(y, yhat, distinct, names, held), "noise": ()}
+    flags: List[str] = []
+    noise: List[str] = []
+    groups = _by_group(x, group)
+    for idx in groups:
+        own, notes = spread_judgement(x[idx], y[idx], yhat[idx], spread[idx], disturbed[idx], unit)
+        where = f"at {group_name}={_bytes_value(group[idx[0]])}: " if len(groups) > 1 else ""
+        flags += [where + f for f in own]
+        noise += [where + n for n in notes]
+    noise += [f"{flag}, the held model judged against the spreads" for flag in held_flags(names, held)]
+    relative, worst = residuals(y, yhat)
+    return {"r2": r_squared(y, yhat), "rmse_us": rmse(y, yhat), "relative_rmse": relative,
+            "max_relative_residual": worst, "flags": tuple(flags), "noise": tuple(noise)}
+
+
+# ---------------------------------------------------------------------------
 # Barrier: a log2 P + b
 # ---------------------------------------------------------------------------
 
@@ -788,10 +838,11 @@ class LogFit:
     max_relative_residual: float = math.nan
     flags: Tuple[str, ...] = ()
     ranks_range: Tuple[float, ...] = ()
+    noise: Tuple[str, ...] = ()
 
     def __post_init__(self):
-        object.__setattr__(self, "flags", tuple(self.flags))
-        object.__setattr__(self, "ranks_range", tuple(self.ranks_range))
+        for name in ("flags", "ranks_range", "noise"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def predict(self, ranks):
         """Predicted microseconds for each rank count (>= 1), vectorised."""
@@ -811,10 +862,10 @@ class LogFit:
         """Inverse of :meth:`to_dict`."""
         return cls(a=_unnum(data["a"]), b=_unnum(data["b"]), a_ci95=_pair_in(data.get("a_ci95")),
                    b_ci95=_pair_in(data.get("b_ci95")), ranks_range=range_in(data.get("ranks_range")),
-                   **_quality_in(data))
+                   noise=_noise_in(data), **_quality_in(data))
 
 
-def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
+def fit_barrier(ranks, times, *, weighting: str = "relative", spreads=None) -> LogFit:
     """Fit ``T(P) = a * log2(P) + b`` to barrier times (Bokhari's ``a d + b``
     for ``2**d`` processors; ``a = 0`` for a hardware barrier like the CM-5's).
 
@@ -822,6 +873,9 @@ def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
         ranks: rank count of each sample (>= 1; powers of two not required).
         times: microseconds.
         weighting: ``"relative"`` (default) or ``"uniform"``.
+        spreads: optional, the half-width of each time's 95 % interval: the
+            fit is weighed and judged by them as :func:`fit_piecewise_linear`
+            is, against the rank count.
 
     Raises:
         ValueError: for mismatched lengths, bad values, or fewer than two
@@ -835,10 +889,14 @@ def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
     if np.unique(p).size < 2:
         raise ValueError(f"too few points: fit_barrier needs at least 2 distinct rank counts, "
                          f"got {np.unique(p).size} in {p.size} sample(s)")
+    spread = None if spreads is None else _spreads(spreads, p.size)
+    one = np.zeros_like(p)
+    w, disturbed = _judged_weights(p, one, y, weighting, spread)
     X = np.column_stack([np.log2(p), np.ones_like(p)])
-    coef, cis, _, held = nonnegative_wls(X, y, weights_for(y, weighting))
+    coef, cis, _, held = nonnegative_wls(X, y, w)
     yhat = X @ coef
-    quality = fit_quality(y, yhat, np.unique(p).size, ("a", "b"), held)
+    quality = _judged_quality(p, one, y, yhat, spread, disturbed, np.unique(p).size, ("a", "b"), held,
+                              unit="ranks", group_name="")
     return LogFit(a=float(coef[0]), b=float(coef[1]), a_ci95=cis[0], b_ci95=cis[1], n=int(p.size),
                   ranks_range=(float(p.min()), float(p.max())), **quality)
 
@@ -911,9 +969,10 @@ class CollectiveFit:
     flags: Tuple[str, ...] = ()
     bytes_range: Tuple[float, ...] = ()
     ranks_range: Tuple[float, ...] = ()
+    noise: Tuple[str, ...] = ()
 
     def __post_init__(self):
-        for name in ("flags", "bytes_range", "ranks_range"):
+        for name in ("flags", "bytes_range", "ranks_range", "noise"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def predict(self, size_bytes, ranks):
@@ -940,10 +999,10 @@ class CollectiveFit:
                    a_ci95=_pair_in(data.get("a_ci95")), b_ci95=_pair_in(data.get("b_ci95")),
                    c_ci95=_pair_in(data.get("c_ci95")), d_ci95=_pair_in(data.get("d_ci95")),
                    per_ranks=per_ranks, bytes_range=range_in(data.get("bytes_range")),
-                   ranks_range=range_in(data.get("ranks_range")), **_quality_in(data))
+                   ranks_range=range_in(data.get("ranks_range")), noise=_noise_in(data), **_quality_in(data))
 
 
-def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> CollectiveFit:
+def fit_collective(sizes, ranks, times, *, weighting: str = "relative", spreads=None) -> CollectiveFit:
     """Fit ``T(l, P) = (a + b*l) * log2(P) + c + d*l`` (broadcast-like collectives).
 
     Args:
@@ -951,6 +1010,9 @@ def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> Colle
         ranks: rank count ``P`` of each sample (>= 1).
         times: microseconds.
         weighting: ``"relative"`` (default) or ``"uniform"``.
+        spreads: optional, the half-width of each time's 95 % interval: the
+            fit is weighed and judged by them as :func:`fit_piecewise_linear`
+            is, against the size at each rank count.
 
     Returns:
         CollectiveFit, including one line per rank count (the CM-5 paper's
@@ -967,7 +1029,8 @@ def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> Colle
         raise ValueError(f"too few points: fit_collective needs at least 2 distinct sizes at each of at least "
                          f"2 distinct rank counts (got {n_sizes} size(s), {n_ranks} rank count(s), "
                          f"{l.size} sample(s))")
-    w = weights_for(y, weighting)
+    spread = None if spreads is None else _spreads(spreads, l.size)
+    w, disturbed = _judged_weights(l, p, y, weighting, spread)
     g = np.log2(p)
     X = np.column_stack([g, l * g, np.ones_like(l), l])
     try:
@@ -980,8 +1043,9 @@ def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> Colle
     for P in np.unique(p):
         sel = p == P
         if np.unique(l[sel]).size >= 2:
-            per_ranks[int(P)] = _fit_line_segment(l[sel], y[sel], w[sel])
-    quality = fit_quality(y, yhat, np.unique(np.column_stack([l, p]), axis=0).shape[0], ("a", "b", "c", "d"), held)
+            per_ranks[int(P)] = _fit_line_segment(l[sel], y[sel], w[sel], judged=spread is not None)
+    quality = _judged_quality(l, p, y, yhat, spread, disturbed, np.unique(np.column_stack([l, p]), axis=0).shape[0],
+                              ("a", "b", "c", "d"), held, unit="B", group_name="P")
     return CollectiveFit(a=float(coef[0]), b=float(coef[1]), c=float(coef[2]), d=float(coef[3]),
                          a_ci95=cis[0], b_ci95=cis[1], c_ci95=cis[2], d_ci95=cis[3], n=int(l.size),
                          per_ranks=per_ranks, bytes_range=(float(l.min()), float(l.max())),
@@ -1019,11 +1083,12 @@ class AllgatherFit:
     flags: Tuple[str, ...] = ()
     bytes_range: Tuple[float, ...] = ()
     ranks_range: Tuple[float, ...] = ()
+    noise: Tuple[str, ...] = ()
     bandwidth_MBps: float = field(init=False)
 
     def __post_init__(self):
         object.__setattr__(self, "bandwidth_MBps", _bandwidth(self.d))
-        for name in ("flags", "bytes_range", "ranks_range"):
+        for name in ("flags", "bytes_range", "ranks_range", "noise"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def predict(self, size_bytes, ranks):
@@ -1044,10 +1109,10 @@ class AllgatherFit:
         """Inverse of :meth:`to_dict` (``bandwidth_MBps`` is recomputed)."""
         return cls(c=_unnum(data["c"]), d=_unnum(data["d"]), c_ci95=_pair_in(data.get("c_ci95")),
                    d_ci95=_pair_in(data.get("d_ci95")), bytes_range=range_in(data.get("bytes_range")),
-                   ranks_range=range_in(data.get("ranks_range")), **_quality_in(data))
+                   ranks_range=range_in(data.get("ranks_range")), noise=_noise_in(data), **_quality_in(data))
 
 
-def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> AllgatherFit:
+def fit_allgather(sizes, ranks, times, *, weighting: str = "relative", spreads=None) -> AllgatherFit:
     """Fit the CM-5 concatenation model ``T(l, P) = c + d * P * l``.
 
     Args:
@@ -1055,6 +1120,9 @@ def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> Allgat
         ranks: rank count ``P`` per sample (>= 1).
         times: microseconds.
         weighting: ``"relative"`` (default) or ``"uniform"``.
+        spreads: optional, the half-width of each time's 95 % interval: the
+            fit is weighed and judged by them as :func:`fit_piecewise_linear`
+            is, against the size at each rank count.
 
     Raises:
         ValueError: for mismatched lengths or bad values, or fewer than two
@@ -1065,10 +1133,13 @@ def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> Allgat
     if np.unique(total).size < 2:
         raise ValueError(f"too few points: fit_allgather needs at least 2 distinct result sizes P*l, "
                          f"got {np.unique(total).size} in {l.size} sample(s)")
+    spread = None if spreads is None else _spreads(spreads, l.size)
+    w, disturbed = _judged_weights(l, p, y, weighting, spread)
     X = np.column_stack([np.ones_like(total), total])
-    coef, cis, _, held = nonnegative_wls(X, y, weights_for(y, weighting))
+    coef, cis, _, held = nonnegative_wls(X, y, w)
     yhat = X @ coef
-    quality = fit_quality(y, yhat, np.unique(total).size, ("c", "d"), held)
+    quality = _judged_quality(l, p, y, yhat, spread, disturbed, np.unique(total).size, ("c", "d"), held,
+                              unit="B", group_name="P")
     return AllgatherFit(c=float(coef[0]), d=float(coef[1]), c_ci95=cis[0], d_ci95=cis[1], n=int(l.size),
                         bytes_range=(float(l.min()), float(l.max())), ranks_range=(float(p.min()), float(p.max())),
                         **quality)
@@ -1210,7 +1281,7 @@ def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints
             raise ValueError("no rank count has enough sizes for a piecewise fit")
         return {"model": "piecewise_by_ranks", "ranks": [int(x) for x in distinct_p], "fits": fits}
     if family == "log2":
-        return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting).to_dict()}
+        return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting, spreads=s).to_dict()}
     distinct_b = np.unique(b)
     if family in ("collective", "allgather") and distinct_p.size == 1:
         # One rank count: the P terms are constants, and T(l) is piecewise as a message's time.
@@ -1219,11 +1290,11 @@ def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints
         return {"model": "piecewise", "ranks": [int(x) for x in distinct_p], "fit": fit.to_dict()}
     if family == "collective":
         if distinct_b.size >= 2:
-            return {"model": "collective", "fit": fit_collective(b, p, t, weighting=weighting).to_dict()}
+            return {"model": "collective", "fit": fit_collective(b, p, t, weighting=weighting, spreads=s).to_dict()}
         notes.append(f"{kernel}: one message size only, fitted a*log2(P) + b")
-        return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting).to_dict()}
+        return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting, spreads=s).to_dict()}
     if family == "allgather":
-        return {"model": "allgather", "fit": fit_allgather(b, p, t, weighting=weighting).to_dict()}
+        return {"model": "allgather", "fit": fit_allgather(b, p, t, weighting=weighting, spreads=s).to_dict()}
     raise ValueError(f"unknown model family {family!r}")
 
 

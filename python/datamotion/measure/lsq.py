@@ -388,8 +388,8 @@ def spread_judgement(x: np.ndarray, y: np.ndarray, yhat: np.ndarray, spread: np.
                      "both intervals (load), weighed as nothing and not judged")
     relative = s[s > 0] / np.maximum(np.abs(y[s > 0]), 1e-300)
     if relative.size and np.median(relative) > FIT_POINT_TOLERANCE:
-        notes.append(f"noisy: the medians' 95 % intervals are +-{100 * np.median(relative):.0f} % (median over "
-                     "sizes), so the parameters are loose; a quieter run tightens them")
+        notes.append(f"noisy: the medians' 95 % intervals are +-{100 * np.median(relative):.0f} % (median over the "
+                     "points), so the parameters are loose; a quieter run tightens them")
     return flags, notes
 
 
