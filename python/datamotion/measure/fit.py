@@ -55,8 +55,8 @@ unweighted times, for every fit and every segment.
 Quality: every fit and segment carries ``flags``, a list of reasons it is
 below the threshold of :mod:`~datamotion.measure.constants` (empty when it
 is not). Where the times come with their measured spreads (the rows'
-``ci95_us``; :func:`fit_piecewise_linear` with ``spreads=``), the residuals are
-judged against them (:func:`datamotion.measure.lsq.spread_judgement`): a range
+``ci95_us``; ``spreads=`` of every ``fit_*``), the residuals are judged
+against them (the models over rank counts at each rank count) (:func:`datamotion.measure.lsq.spread_judgement`): a range
 of sizes off the fit one way beyond their spread is a wrong shape and flagged,
 single disturbed sizes and a noisy run are noted in the fit's ``noise``
 (:func:`noise_notes`). Without spreads: r² below ``FIT_MIN_R2`` on at least
