@@ -13,8 +13,8 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from .constants import (FIT_MAX_DISTURBED, FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_MISFIT_RUN, FIT_NOISE_FLOOR, FIT_POINT_TOLERANCE,
-                        FIT_R2_BELOW_NOISE, FIT_R2_MIN_POINTS, FIT_SPREAD_MULTIPLE)
+from .constants import (FIT_MAX_DISTURBED, FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_MISFIT_RUN, FIT_NOISE_FLOOR,
+                        FIT_POINT_TOLERANCE, FIT_R2_BELOW_NOISE, FIT_R2_MIN_POINTS, FIT_SPREAD_MULTIPLE)
 
 WEIGHTINGS = ("relative", "uniform")
 """How a fit weights its points: by 1 / T**2 (timing noise grows with the time) or alike."""
@@ -282,9 +282,9 @@ def _floored(spread, y: np.ndarray) -> np.ndarray:
 def disturbed_times(x: np.ndarray, y: np.ndarray, spread: np.ndarray) -> np.ndarray:
     """Which times are *disturbed*: above the time at some larger ``x`` beyond both
     their spreads (``x`` ascending, ``spread`` the half-width of each time's 95 %
-    interval, floored as in :func:`_floored`). No time that grows with ``x`` goes through both, so
-    one of them is the measurement, not the machine; load makes times slower, so
-    the smaller ``x`` is the one set aside."""
+    interval, floored as in :func:`_floored`). No time that grows with ``x`` goes
+    through both, so one of them is the measurement, not the machine; load makes
+    times slower, so the smaller ``x`` is the one set aside."""
     s = _floored(spread, y)
     lowest_later = np.full(x.size, np.inf)  # the lowest upper end of the times at any larger x
     upper = y + s
@@ -310,8 +310,9 @@ def spread_judgement(x: np.ndarray, y: np.ndarray, yhat: np.ndarray, spread: np.
                      unit: str = "B") -> Tuple[List[str], List[str]]:
     """Tells a wrong model from noisy times, with each time's measured spread.
 
-    ``x`` ascending, ``spread`` the half-width of each time's 95 % interval (NaN:
-    unknown; floored as in :func:`_floored`), ``disturbed`` from :func:`disturbed_times` (passed over).
+    ``x`` ascending (bytes for ``unit="B"``, else rank counts), ``spread`` the
+    half-width of each time's 95 % interval (NaN: unknown; floored as in
+    :func:`_floored`), ``disturbed`` from :func:`disturbed_times` (passed over).
     A time is *off* its fit when the fit misses it by more than
     ``FIT_SPREAD_MULTIPLE`` spreads and by more than ``FIT_POINT_TOLERANCE`` of the
     time. Noise scatters to both sides; a wrong shape misses a range one way.
@@ -323,7 +324,10 @@ def spread_judgement(x: np.ndarray, y: np.ndarray, yhat: np.ndarray, spread: np.
     predictions beyond the range follow that end). Notes, one line each, name
     the shorter runs, the disturbed times and a noisy run. Disturbed times at more
     than ``FIT_MAX_DISTURBED`` of the sizes are a flag: such times do not grow with
-    ``x`` at all, and what is set aside cannot be most of the measurement."""
+    ``x`` at all, and what is set aside cannot be most of the measurement. The run
+    is noted as noisy where its median spread is above ``FIT_POINT_TOLERANCE``:
+    then the spreads, not the model, decide what is off."""
+    one, many = ("size", "sizes") if unit == "B" else ("rank count", "rank counts")
     s = _floored(spread, y)
     miss = y - yhat
     off = np.abs(miss) > np.maximum(FIT_SPREAD_MULTIPLE * s, FIT_POINT_TOLERANCE * np.abs(y))
@@ -349,7 +353,7 @@ def spread_judgement(x: np.ndarray, y: np.ndarray, yhat: np.ndarray, spread: np.
     def sizes(first: int, last: int) -> int:
         return np.unique(x[keep[first:last + 1]]).size
 
-    def misses(first: int, last: int) -> str:
+    def misses(first: int, last: int) -> Tuple[str, str]:
         run = keep[first:last + 1]
         rel = 100 * np.abs(miss[run]) / np.maximum(np.abs(y[run]), 1e-300)
         return f"{_places(x[run], unit)}", _span(rel)
@@ -360,14 +364,14 @@ def spread_judgement(x: np.ndarray, y: np.ndarray, yhat: np.ndarray, spread: np.
         if sizes(first, last) >= FIT_MISFIT_RUN:
             where, by = misses(first, last)
             side = "above" if miss[keep[first]] > 0 else "below"
-            flags.append(f"times at {where} all {side} the fit by {by} % ({sizes(first, last)} sizes in a row, "
+            flags.append(f"times at {where} all {side} the fit by {by} % ({sizes(first, last)} {many} in a row, "
                          "beyond their measured spread): the model's shape does not follow them")
             flagged[first:last + 1] = True
     for first, last in ends:
         if sizes(first, last) >= 2 and not flagged[first:last + 1].all():
             where, by = misses(first, last)
             which = "smallest" if first == 0 else "largest"
-            flags.append(f"times at {where}, the {sizes(first, last)} {which} sizes, off the fit by {by} % (beyond "
+            flags.append(f"times at {where}, the {sizes(first, last)} {which} {many}, off the fit by {by} % (beyond "
                          "their measured spread): the model does not follow that end of the range")
             flagged[first:last + 1] = True
     short = []
@@ -380,11 +384,11 @@ def spread_judgement(x: np.ndarray, y: np.ndarray, yhat: np.ndarray, spread: np.
         notes.append(f"off the fit beyond their spread, too few in a row to be its shape: {', '.join(short)}")
     distinct = np.unique(x).size
     if np.unique(x[disturbed]).size > FIT_MAX_DISTURBED * distinct:
-        flags.append(f"times at {np.unique(x[disturbed]).size} of {distinct} sizes lie above a larger size's beyond "
-                     "both intervals: they do not grow with the size, too disturbed to judge the model; measure "
-                     "again on a quieter machine")
+        flags.append(f"times at {np.unique(x[disturbed]).size} of {distinct} {many} lie above a larger {one}'s "
+                     f"beyond both intervals: they do not grow with the {one}, too disturbed to judge the model; "
+                     "measure again on a quieter machine")
     elif np.any(disturbed):
-        notes.append(f"disturbed times at {_listing(x[disturbed], unit)}: above the time of a larger size beyond "
+        notes.append(f"disturbed times at {_listing(x[disturbed], unit)}: above the time of a larger {one} beyond "
                      "both intervals (load), weighed as nothing and not judged")
     relative = s[s > 0] / np.maximum(np.abs(y[s > 0]), 1e-300)
     if relative.size and np.median(relative) > FIT_POINT_TOLERANCE:
