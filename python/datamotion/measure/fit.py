@@ -1283,8 +1283,9 @@ def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints
     if family == "log2":
         return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting, spreads=s).to_dict()}
     distinct_b = np.unique(b)
-    if family in ("collective", "allgather") and distinct_p.size == 1:
-        # One rank count: the P terms are constants, and T(l) is piecewise as a message's time.
+    if family == "collective" and distinct_p.size == 1:
+        # One rank count: the log2 P terms are constants, and T(l) is piecewise as a message's time.
+        # (Concatenation keeps its model: its time per byte grows with P, which predictions use.)
         notes.append(f"{kernel}: one rank count only ({int(distinct_p[0])}), fitted T(l) at that rank count")
         fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting, spreads=s)
         return {"model": "piecewise", "ranks": [int(x) for x in distinct_p], "fit": fit.to_dict()}
