@@ -303,6 +303,10 @@ def _model(args) -> int:
                 print(line)
         for key, why in sorted(fitted["skipped"].items()):
             print(f"{key}: skipped ({why})")
+        noisy = [name for name, _ in fitting.noise_notes(fitted)]
+        if noisy:
+            print(f"noise: {len(noisy)} fit(s) with notes on disturbed or noisy times, judged against their "
+                  f"measured spread ('noise' in {args.out}): {', '.join(noisy)}")
         for name, flags in fitting.flagged_fits(fitted):
             print(f"warning: {name}: below the quality threshold: {'; '.join(flags)}")
         print(f"wrote {args.out}")
