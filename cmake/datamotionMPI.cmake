@@ -50,3 +50,37 @@ function(datamotion_mpi_same out a b)
     set(${out} FALSE PARENT_SCOPE)
   endif()
 endfunction()
+
+# datamotion_mpi_family(<out> <identity>): the library family of an identity from
+# datamotion_mpi_identity ("MPICH", "Open MPI", "Intel MPI", "MVAPICH"), empty for
+# another MPI. MPICH's derivatives keep their own names: each ships its own launcher.
+function(datamotion_mpi_family out identity)
+  set(family "")
+  foreach(name "Intel MPI" "MVAPICH" "MPICH" "Open MPI")
+    if(identity MATCHES "^${name} ")
+      set(family "${name}")
+      break()
+    endif()
+  endforeach()
+  set(${out} "${family}" PARENT_SCOPE)
+endfunction()
+
+# datamotion_launcher_family(<out> <mpiexec>): the family of the MPI whose launcher
+# <mpiexec> is, asked with --version ("Open MPI", "Intel MPI", "MVAPICH" or "MPICH",
+# whose Hydra the MPICH wheel and MPICH itself ship); empty when it cannot tell.
+function(datamotion_launcher_family out mpiexec)
+  set(family "")
+  if(mpiexec AND EXISTS "${mpiexec}")
+    execute_process(COMMAND "${mpiexec}" --version OUTPUT_VARIABLE text ERROR_VARIABLE text TIMEOUT 30)
+    if(text MATCHES "Open MPI|OpenRTE|open-mpi\\.org")
+      set(family "Open MPI")
+    elseif(text MATCHES "Intel\\(R\\) MPI")
+      set(family "Intel MPI")
+    elseif(text MATCHES "MVAPICH")
+      set(family "MVAPICH")
+    elseif(text MATCHES "HYDRA|mpich")
+      set(family "MPICH")
+    endif()
+  endif()
+  set(${out} "${family}" PARENT_SCOPE)
+endfunction()

@@ -21,10 +21,12 @@
 # default 500000, the setting of NESL's own `make test`); MEM_BIG (a second, larger -m for
 # libcvl's runs, default 2000000, empty for none); SORT_N (default 1000000), SORT_MEM
 # (default 20000000), SORT_REPS (default 3); TIMEOUT (seconds per run, default 300);
-# CLISP (default clisp); KEEP=1 keeps the temporary directory.
+# CLISP (default clisp); KEEP=1 keeps the temporary directory; MIN_MEM (programs, e.g.
+# "quicksort bigsort": the smallest -m each completes with, serially and at NPS ranks,
+# by bisection to 1 % between MIN_MEM_LO and MIN_MEM_HI, default 100000 and 8000000).
 set -euo pipefail
 
-if [ $# -lt 1 ] || [ "$1" = -h ] || [ "$1" = --help ]; then sed -n '2,25p' "$0"; exit 2; fi
+if [ $# -lt 1 ] || [ "$1" = -h ] || [ "$1" = --help ]; then sed -n '2,26p' "$0"; exit 2; fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 src="$(cd "$1" && pwd)"
 if [ ! -d "$src/vcode" ] && [ -d "$src/nesl/vcode" ]; then src="$src/nesl"; fi
@@ -42,6 +44,9 @@ SORT_MEM="${SORT_MEM:-20000000}"
 SORT_REPS="${SORT_REPS:-3}"
 TIMEOUT="${TIMEOUT:-300}"
 CLISP="${CLISP:-clisp}"
+MIN_MEM="${MIN_MEM:-}"
+MIN_MEM_LO="${MIN_MEM_LO:-100000}"
+MIN_MEM_HI="${MIN_MEM_HI:-8000000}"
 
 if [ $# -ge 2 ]; then
   prefix="$(cd "$2" && pwd)"
@@ -236,5 +241,37 @@ if [ "$have_sort" = 1 ]; then
     median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { printf "%.4f", v[int((NR + 1) / 2)] }'; }
     ms="$(median "${st[@]}")" mp="$(median "${pt[@]}")"
     echo "| $np | $ms | $mp | $(awk -v a="$mp" -v b="$ms" 'BEGIN { printf "%.1f", a / b }') | $same |"
+  done
+fi
+
+# ---- the least vector memory each program needs -------------------------------------------
+if [ -n "$MIN_MEM" ]; then
+  fits() {  # -m, program, then the command: it ran to the end without running out
+    local mem="$1" prog="$2"; shift 2
+    run "$work/vcode/$prog.minmem" "$mem" "$prog.vcode" "$@"
+    [ "$(cut -d' ' -f1 "$work/vcode/$prog.minmem.status")" = 0 ] &&
+      ! grep -q "ran out of" "$work/vcode/$prog.minmem.stderr"
+  }
+  least() {  # program, then the command: the smallest -m that fits, within 1 %
+    local prog="$1" lo="$MIN_MEM_LO" hi="$MIN_MEM_HI" mid; shift
+    fits "$hi" "$prog" "$@" || { echo "> $hi"; return; }
+    while [ $((hi - lo)) -gt $((hi / 100)) ]; do
+      mid=$(((lo + hi) / 2))
+      if fits "$mid" "$prog" "$@"; then hi="$mid"; else lo="$mid"; fi
+    done
+    echo "$hi"
+  }
+  echo
+  echo "The smallest vinterp -m that completes (bisection to 1 % in [$MIN_MEM_LO, $MIN_MEM_HI])"
+  echo
+  header="| program | serial CVL |" rule="|---|---:|"
+  for np in $NPS; do header="$header libcvl np$np |"; rule="$rule---:|"; done
+  echo "$header"
+  echo "$rule"
+  for prog in $MIN_MEM; do
+    [ -f "$work/vcode/$prog.vcode" ] || { echo "| $prog | not compiled |"; continue; }
+    row="| $prog | $(least "$prog" "$serial") |"
+    for np in $NPS; do row="$row $(least "$prog" "$MPIEXEC" -n "$np" "${oversubscribe[@]}" "$parallel") |"; done
+    echo "$row"
   done
 fi

@@ -9,6 +9,7 @@
 #include "exchange/plan.hpp"
 
 #include <cstdint>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -23,11 +24,13 @@ nb::object comm_to_python(MPI_Comm comm);
 
 nb::dlpack::dtype dlpack_dtype(dm_dtype dtype);
 
-// A plan's messages as (peer, round, bytes, runs, sending) tuples (peer -1: a local copy).
-inline std::vector<std::tuple<int, int, std::int64_t, std::int64_t, bool>> message_tuples(
+// A plan's messages as (peer, round, bytes, runs, sending, transport) tuples (peer -1:
+// a local copy).
+inline std::vector<std::tuple<int, int, std::int64_t, std::int64_t, bool, std::string>> message_tuples(
     const std::vector<exchange::MessageShape> &shapes) {
-    std::vector<std::tuple<int, int, std::int64_t, std::int64_t, bool>> out;
-    for (const exchange::MessageShape &m : shapes) out.emplace_back(m.peer, m.round, m.bytes, m.runs, m.sending);
+    std::vector<std::tuple<int, int, std::int64_t, std::int64_t, bool, std::string>> out;
+    for (const exchange::MessageShape &m : shapes)
+        out.emplace_back(m.peer, m.round, m.bytes, m.runs, m.sending, m.transport);
     return out;
 }
 

@@ -21,11 +21,14 @@ def executor_name(executor: Any) -> str:
 
 def message_shapes(core_plan: Any) -> List[Dict[str, Any]]:
     """A plan's messages on this rank as a cost model sees them: ``peer``, ``round``,
-    ``bytes``, ``runs`` (contiguous runs of memory on this side) and ``sending``
-    (True: this rank sends it), one dict per message, then one per local copy
-    (``peer`` -1). What :mod:`datamotion.measure.programs` prices."""
-    return [{"peer": peer, "round": rnd, "bytes": nbytes, "runs": runs, "sending": sending}
-            for peer, rnd, nbytes, runs, sending in core_plan.messages()]
+    ``bytes``, ``runs`` (contiguous runs of memory on this side), ``sending``
+    (True: this rank sends it) and ``transport`` (the one planned for it:
+    ``"onnode"`` where the receiver copies it out of the sender's memory, an MPI
+    way such as ``"point to point"`` otherwise), one dict per message, then one per
+    local copy (``peer`` -1, transport ``"copy"``). What
+    :mod:`datamotion.measure.programs` prices."""
+    return [{"peer": peer, "round": rnd, "bytes": nbytes, "runs": runs, "sending": sending, "transport": transport}
+            for peer, rnd, nbytes, runs, sending, transport in core_plan.messages()]
 
 
 class Exchange:

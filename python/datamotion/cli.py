@@ -303,6 +303,10 @@ def _model(args) -> int:
                 print(line)
         for key, why in sorted(fitted["skipped"].items()):
             print(f"{key}: skipped ({why})")
+        noisy = [name for name, _ in fitting.noise_notes(fitted)]
+        if noisy:
+            print(f"noise: {len(noisy)} fit(s) with notes on disturbed or noisy times, judged against their "
+                  f"measured spread ('noise' in {args.out}): {', '.join(noisy)}")
         for name, flags in fitting.flagged_fits(fitted):
             print(f"warning: {name}: below the quality threshold: {'; '.join(flags)}")
         print(f"wrote {args.out}")
@@ -356,8 +360,8 @@ def _predict_program(args, load_model) -> int:
         else:
             p = programs.redistribution(model, everyone)
             slow = p["by_rank"][p["slowest_rank"]]
-            parts = (f"exchange {slow['exchange_us']:.1f} us + pack/unpack {slow['pack_us']:.1f} us "
-                     f"+ local copies {slow['copy_us']:.1f} us")
+            parts = (f"exchange {slow['exchange_us']:.1f} us + on-node copies {slow['on_node_us']:.1f} us "
+                     f"+ pack/unpack {slow['pack_us']:.1f} us + local copies {slow['copy_us']:.1f} us")
     except ValueError as exc:
         raise CommandError(str(exc)) from None
     print(f"{args.kernel} of {args.order} x {args.order} on {comm.size} ranks: {p['total_us']:.1f} us "

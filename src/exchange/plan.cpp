@@ -349,9 +349,11 @@ Volume Plan::volume() const {
 
 std::vector<MessageShape> Plan::messages() const {
     std::vector<MessageShape> out;
-    for (const Message &m : sends_) out.push_back({m.peer, m.round, m.bytes, m.runs, true});
-    for (const Message &m : recvs_) out.push_back({m.peer, m.round, m.bytes, m.runs, false});
-    for (const Copy &c : copies_) out.push_back({-1, 0, c.to.bytes(), std::max(c.from.runs(), c.to.runs()), true});
+    auto transport = [](const Message &m) { return m.transport ? m.transport->name() : "point to point"; };
+    for (const Message &m : sends_) out.push_back({m.peer, m.round, m.bytes, m.runs, true, transport(m)});
+    for (const Message &m : recvs_) out.push_back({m.peer, m.round, m.bytes, m.runs, false, transport(m)});
+    for (const Copy &c : copies_)
+        out.push_back({-1, 0, c.to.bytes(), std::max(c.from.runs(), c.to.runs()), true, "copy"});
     return out;
 }
 

@@ -69,11 +69,14 @@ struct Volume {
 
 // One message of a plan as a cost model sees it: its peer and round, the bytes it
 // carries, the contiguous runs of memory they are in on this side, and whether this
-// rank sends it or receives it. Local copies are messages with peer -1 (never MPI).
+// rank sends it or receives it, and the transport planned for it ("onnode": the
+// receiver copies it straight out of the sender's memory; "copy" for local copies,
+// which are messages with peer -1, never MPI).
 struct MessageShape {
     int peer = 0, round = 0;
     std::int64_t bytes = 0, runs = 0;
     bool sending = false;
+    const char *transport = "copy";
 };
 
 class Plan final : private Fallback {

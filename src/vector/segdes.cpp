@@ -1,4 +1,5 @@
-// Segment descriptors (mke_fov, len_fos, cpy_wus, siz_fos).
+// Segment descriptors (mke_fov, len_fos, cpy_wus, siz_fos) and the library's store of
+// their element sides.
 #include "vector/segdes.hpp"
 
 #include "vector/exchange.hpp"
@@ -13,7 +14,8 @@ namespace dm::vector {
 
 namespace {
 
-// Word counts of the two sides of a descriptor on every rank (segdes.hpp).
+// Word counts of a descriptor's segment side in vector memory and of the bound on its
+// element side on every rank (segdes.hpp).
 struct Sides {
     int64_t seg_words, elem_words;
 };
@@ -23,24 +25,113 @@ Sides sides(const Context &c, int64_t n, int64_t m) {
     return Sides{m > 0 ? bm + 1 : 0, n > 0 ? std::min(2 * std::min(bn, m) + 2, bn + 2) : 0};
 }
 
-constexpr uint32_t kDenseBit = 1;
+constexpr int64_t kHeaderWords = 2;  // check, identity
 
-// The check word of a descriptor for (n, m), dense bit clear: "CVSD" mixed with (n, m)
-// by the splitmix64 finalizer, so that a descriptor made for other lengths, or memory
-// that holds none, is caught (the chance of a false match is 2^-31).
+// The check word of a descriptor for (n, m): "CVSD" mixed with (n, m) by the splitmix64
+// finalizer, so that a descriptor made for other lengths, or memory that holds none, is
+// caught (the chance of a false match is 2^-32).
 uint32_t check_word(int64_t n, int64_t m) {
     uint64_t z = (static_cast<uint64_t>(n) << 32 | static_cast<uint64_t>(m)) + 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
-    return (static_cast<uint32_t>(z) ^ 0x44535643u) & ~kDenseBit;
+    return static_cast<uint32_t>(z) ^ 0x44535643u;
+}
+
+struct Triple {
+    int64_t j, start, len;
+};
+
+// Collective. The element side of a descriptor for (n, m) from the segment sides
+// `bound` of every rank: its form word, then the records in the sparse or dense form.
+// Every nonempty segment tells each rank holding one of its elements about itself (one
+// count and one variable exchange). Uses slots kSend, kRecv, kMisc.
+std::vector<int32_t> build_elements(Context &c, const int32_t *bound, int64_t n, int64_t m) {
+    const Block nb = c.block(n), mb = c.block(m);
+    const int64_t e0 = nb.begin(c.rank), cnt = nb.count(c.rank);
+    const int64_t s0 = mb.begin(c.rank), scnt = m > 0 ? mb.count(c.rank) : 0;
+    zero(c.scount);
+    int64_t nsend = 0;
+    for (int64_t t = 0; t < scnt; ++t) {
+        if (bound[t + 1] == bound[t]) continue;
+        const int r0 = nb.owner(bound[t]), r1 = nb.owner(bound[t + 1] - 1);
+        for (int r = r0; r <= r1; ++r) ++c.scount[r];
+        nsend += r1 - r0 + 1;
+    }
+    exchange_counts(c, nullptr);
+    Triple *send = c.ws.get<Triple>(kSend, static_cast<std::size_t>(nsend));
+    int64_t *cursor = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(c.nranks));
+    for (int r = 0, at = 0; r < c.nranks; at += c.scount[r], ++r) cursor[r] = at;
+    for (int64_t t = 0; t < scnt; ++t) {
+        if (bound[t + 1] == bound[t]) continue;
+        const int r0 = nb.owner(bound[t]), r1 = nb.owner(bound[t + 1] - 1);
+        for (int r = r0; r <= r1; ++r) send[cursor[r]++] = Triple{s0 + t, bound[t], int64_t{bound[t + 1]} - bound[t]};
+    }
+    int64_t nrecv = 0;
+    for (int r = 0; r < c.nranks; ++r) nrecv += c.rcount[r];
+    Triple *recv = c.ws.get<Triple>(kRecv, static_cast<std::size_t>(nrecv));
+    exchange(c, send, c.scount, recv, c.rcount, sizeof(Triple));
+
+    if (cnt > 0 && nrecv == 0) fatal(c.call(), "internal error: no segment covers a local element");
+    const int64_t last_end = nrecv > 0 ? recv[nrecv - 1].start + recv[nrecv - 1].len : 0;
+    const bool dense = n > 0 && 2 * nrecv + 2 > sides(c, n, m).elem_words;  // then nrecv > 0
+    std::vector<int32_t> w;
+    if (dense) {
+        w.resize(static_cast<std::size_t>(3 + cnt));
+        w[0] = 1;
+        w[1] = static_cast<int32_t>(recv[0].start);
+        w[2] = static_cast<int32_t>(last_end);
+        int32_t *seg = w.data() + 3;
+        for (int64_t k = 0; k < nrecv; ++k) {
+            const Triple &s = recv[k];
+            const int64_t lo = std::max(s.start, e0) - e0, hi = std::min(s.start + s.len, e0 + cnt) - e0;
+            for (int64_t i = lo; i < hi; ++i) seg[i] = static_cast<int32_t>(s.j);
+        }
+    } else {
+        w.resize(static_cast<std::size_t>(3 + 2 * nrecv));
+        w[0] = 0;
+        w[1] = static_cast<int32_t>(nrecv);
+        for (int64_t k = 0; k < nrecv; ++k) {
+            w[2 + 2 * k] = static_cast<int32_t>(recv[k].j);
+            w[3 + 2 * k] = static_cast<int32_t>(recv[k].start);
+        }
+        w[2 + 2 * nrecv] = static_cast<int32_t>(last_end);
+    }
+    return w;
 }
 
 }  // namespace
 
+const std::vector<int32_t> *ElementSides::find(uint32_t id, int64_t n, int64_t m) {
+    auto it = entries_.find(id);
+    if (it == entries_.end() || it->second.n != n || it->second.m != m) return nullptr;
+    recent_.splice(recent_.begin(), recent_, it->second.used);
+    return &it->second.words;
+}
+
+const std::vector<int32_t> *ElementSides::keep(uint32_t id, int64_t n, int64_t m, int64_t bound,
+                                               std::vector<int32_t> &words) {
+    if (auto old = entries_.find(id); old != entries_.end()) {  // made 2^32 descriptors ago
+        words_ -= old->second.bound;
+        recent_.erase(old->second.used);
+        entries_.erase(old);
+    }
+    if (bound > kMaxWords) return nullptr;
+    while (!recent_.empty() && std::next(recent_.begin()) != recent_.end() &&
+           (words_ + bound > kMaxWords || static_cast<int64_t>(entries_.size()) >= kMaxEntries)) {
+        auto oldest = entries_.find(recent_.back());
+        words_ -= oldest->second.bound;
+        entries_.erase(oldest);
+        recent_.pop_back();
+    }
+    if (words_ + bound > kMaxWords || static_cast<int64_t>(entries_.size()) >= kMaxEntries) return nullptr;
+    recent_.push_front(id);
+    words_ += bound;
+    return &entries_.emplace(id, Entry{n, m, bound, std::move(words), recent_.begin()}).first->second.words;
+}
+
 int64_t descriptor_units(const Context &c, int64_t n, int64_t m) {
-    const Sides s = sides(c, n, m);
-    const int64_t words = 1 + s.seg_words + s.elem_words;
+    const int64_t words = kHeaderWords + sides(c, n, m).seg_words;
     return (words * int64_t{sizeof(int32_t)} + kUnit - 1) / kUnit;
 }
 
@@ -50,23 +141,32 @@ Descriptor::Descriptor(const Context &c, Handle sd, int64_t n, int64_t m, const 
     require_length(m, "m");
     c.memory->require(sd, descriptor_units(c, n, m) * kUnit, descriptor_units(c, n, m) * kUnit, what);
     const int32_t *w = c.local<int32_t>(sd);
-    // The check word differs by rank only in its dense bit, so the verdict is the
-    // same everywhere.
-    const uint32_t check = static_cast<uint32_t>(w[0]);
-    if ((check & ~kDenseBit) != check_word(n, m))
+    if (static_cast<uint32_t>(w[0]) != check_word(n, m))
         fail(DM_ERR_ARG, what, " (handle ", sd, ") is not a segment descriptor made by mke_fov for n = ", n,
              ", m = ", m);
-    dense_ = (check & kDenseBit) != 0;
-    bound_ = w + 1;
-    elem_ = bound_ + sides(c, n, m).seg_words;
+    id_ = static_cast<uint32_t>(w[1]);
+    bound_ = w + kHeaderWords;
     e0_ = nb_.begin(c.rank);
     cnt_ = nb_.count(c.rank);
     s0_ = mb_.begin(c.rank);
     scnt_ = mb_.count(c.rank);
+}
+
+void Descriptor::load_elements(Context &c) const {
+    if (elem_ || n_ == 0) return;
+    const std::vector<int32_t> *kept = c.element_sides.find(id_, n_, m_);
+    if (!kept) {
+        own_ = build_elements(c, bound_, n_, m_);
+        kept = c.element_sides.keep(id_, n_, m_, sides(c, n_, m_).elem_words, own_);
+        if (!kept) kept = &own_;
+    }
+    dense_ = (*kept)[0] != 0;
+    elem_ = kept->data() + 1;
     if (cnt_ > 0) last_end_ = dense_ ? elem_[1] : elem_[1 + 2 * int64_t{elem_[0]}];
 }
 
 const SegRecord *Descriptor::records(Context &c, int64_t *count) const {
+    load_elements(c);
     int64_t nrec = 0;
     SegRecord *recs = nullptr;
     if (cnt_ == 0) {
@@ -102,17 +202,12 @@ const SegRecord *Descriptor::records(Context &c, int64_t *count) const {
 
 namespace {
 
-struct Triple {
-    int64_t j, start, len;
-};
-
 void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m) {
     require_length(n, "n");
     require_length(m, "m");
     c.memory->require(sd, descriptor_units(c, n, m) * kUnit, descriptor_units(c, n, m) * kUnit, "descriptor sd");
     c.require_vector<int>(lengths, m, "lengths l");
-    const Block nb = c.block(n), mb = c.block(m);
-    const int64_t e0 = nb.begin(c.rank), cnt = nb.count(c.rank);
+    const Block mb = c.block(m);
     const int64_t s0 = mb.begin(c.rank), scnt = mb.count(c.rank);
 
     // Lengths, checked; their prefix sums from one row gather of (sum, fault).
@@ -139,65 +234,22 @@ void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m
     }
     if (total != n) fail_everywhere(DM_ERR_ARG, "the ", m, " segment lengths sum to ", total, ", not n = ", n);
 
-    // Every nonempty segment tells each rank holding one of its elements about itself.
-    zero(c.scount);
-    int64_t nsend = 0;
-    {
-        int64_t g = base;
-        for (int64_t t = 0; t < scnt; g += len[t], ++t) {
-            if (len[t] == 0) continue;
-            const int r0 = nb.owner(g), r1 = nb.owner(g + len[t] - 1);
-            for (int r = r0; r <= r1; ++r) ++c.scount[r];
-            nsend += r1 - r0 + 1;
-        }
-    }
-    exchange_counts(c, nullptr);
-    Triple *send = c.ws.get<Triple>(kSend, static_cast<std::size_t>(nsend));
-    int64_t *cursor = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(c.nranks));
-    for (int r = 0, at = 0; r < c.nranks; at += c.scount[r], ++r) cursor[r] = at;
-    {
-        int64_t g = base;
-        for (int64_t t = 0; t < scnt; g += len[t], ++t) {
-            if (len[t] == 0) continue;
-            const int r0 = nb.owner(g), r1 = nb.owner(g + len[t] - 1);
-            for (int r = r0; r <= r1; ++r) send[cursor[r]++] = Triple{s0 + t, g, len[t]};
-        }
-    }
-    int64_t nrecv = 0;
-    for (int r = 0; r < c.nranks; ++r) nrecv += c.rcount[r];
-    Triple *recv = c.ws.get<Triple>(kRecv, static_cast<std::size_t>(nrecv));
-    exchange(c, send, c.scount, recv, c.rcount, sizeof(Triple));
-
-    // Write the descriptor (the lengths were copied, so l may overlap sd).
-    const Sides side = sides(c, n, m);
+    // The segment side (the lengths were copied, so l may overlap sd), then the element
+    // side from it, kept by the library under the new descriptor's identity.
     int32_t *w = c.local<int32_t>(sd);
-    int32_t *bound = w + 1, *el = bound + side.seg_words;
+    int32_t *bound = w + kHeaderWords;
     if (m > 0) {
         int64_t g = base;
         for (int64_t t = 0; t < scnt; g += len[t], ++t) bound[t] = static_cast<int32_t>(g);
         bound[scnt] = static_cast<int32_t>(g);
     }
-    if (cnt > 0 && nrecv == 0) fatal("mke_fov", "internal error: no segment covers a local element");
-    const int64_t last_end = nrecv > 0 ? recv[nrecv - 1].start + recv[nrecv - 1].len : 0;
-    const bool dense = n > 0 && 2 * nrecv + 2 > side.elem_words;  // then nrecv > 0
-    if (dense) {
-        el[0] = static_cast<int32_t>(recv[0].start);
-        el[1] = static_cast<int32_t>(last_end);
-        int32_t *seg = el + 2;
-        for (int64_t k = 0; k < nrecv; ++k) {
-            const Triple &s = recv[k];
-            const int64_t lo = std::max(s.start, e0) - e0, hi = std::min(s.start + s.len, e0 + cnt) - e0;
-            for (int64_t i = lo; i < hi; ++i) seg[i] = static_cast<int32_t>(s.j);
-        }
-    } else if (n > 0) {
-        el[0] = static_cast<int32_t>(nrecv);
-        for (int64_t k = 0; k < nrecv; ++k) {
-            el[1 + 2 * k] = static_cast<int32_t>(recv[k].j);
-            el[2 + 2 * k] = static_cast<int32_t>(recv[k].start);
-        }
-        el[1 + 2 * nrecv] = static_cast<int32_t>(last_end);
+    const uint32_t id = c.element_sides.next_id();
+    w[0] = static_cast<int32_t>(check_word(n, m));
+    w[1] = static_cast<int32_t>(id);
+    if (n > 0) {
+        std::vector<int32_t> elements = build_elements(c, bound, n, m);
+        c.element_sides.keep(id, n, m, sides(c, n, m).elem_words, elements);
     }
-    w[0] = static_cast<int32_t>(check_word(n, m) | (dense ? kDenseBit : 0));
 }
 
 }  // namespace

@@ -25,7 +25,10 @@ namespace {
 
 // CVL's context (CVL_init to CVL_quit) and its error state.
 enum class ErrorMode { print, quiet, abort };
-std::unique_ptr<Context> g_cvl;
+// Never destroyed: a program that exits without CVL_quit (NESL's vinterp does on every
+// error, out of vector memory included) leaves the context to the system, since at
+// static destruction the node memory and MPI it holds may be gone already.
+std::unique_ptr<Context> &g_cvl = *new std::unique_ptr<Context>;
 int g_error_code = DM_OK;
 std::string g_error_message;
 ErrorMode g_error_mode = ErrorMode::print;

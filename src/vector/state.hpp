@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <string>
@@ -199,6 +200,40 @@ enum class ElemKind : int { int_, dbl, bool_, count };
 
 using Args = NamedValues;
 
+// The element sides of segment descriptors (segdes.hpp), kept by the library outside
+// vector memory so that a descriptor there takes per rank no more than its share of the
+// serial CVL's (the m lengths). The most recently used ones are kept, at most kMaxEntries
+// of at most kMaxWords words in all, counted by a bound that is the same on every rank:
+// every rank makes the same calls, so every rank keeps and drops the same ones, and a
+// side that must be rebuilt (one exchange) is rebuilt everywhere at once.
+class ElementSides {
+public:
+    static constexpr int64_t kMaxEntries = 64;
+    static constexpr int64_t kMaxWords = int64_t(1) << 22;  // 16 MiB per rank
+
+    // The identity of the next descriptor made (mke_fov; the same on every rank).
+    uint32_t next_id() { return ++last_id_; }
+    // The side kept for descriptor `id` of (n, m), or nullptr; it becomes the most
+    // recently used.
+    const std::vector<int32_t> *find(uint32_t id, int64_t n, int64_t m);
+    // Keeps `words` as the side of `id` (`bound` words at most on any rank), dropping the
+    // least recently used others but never the most recently used one (a call's other
+    // descriptor). Returns the kept words, or nullptr (and leaves `words`) where they do
+    // not fit.
+    const std::vector<int32_t> *keep(uint32_t id, int64_t n, int64_t m, int64_t bound, std::vector<int32_t> &words);
+
+private:
+    struct Entry {
+        int64_t n, m, bound;
+        std::vector<int32_t> words;
+        std::list<uint32_t>::iterator used;  // its place in recent_
+    };
+    std::unordered_map<uint32_t, Entry> entries_;
+    std::list<uint32_t> recent_;  // most recently used first
+    int64_t words_ = 0;           // sum of the entries' bounds
+    uint32_t last_id_ = 0;
+};
+
 class Context {
 public:
     // Collective on comm: duplicates it and creates the reduction operators. `memory`
@@ -227,6 +262,7 @@ public:
     void begin_call(const char *name, Args arguments);
     // rnd_foz / rnd_wuz
     std::uint64_t rnd_seed = 0, rnd_calls = 0;
+    ElementSides element_sides;
 
     Block block(int64_t n) const { return Block(n, nranks); }
     // Units per rank for n elements of T.

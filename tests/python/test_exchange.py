@@ -514,6 +514,36 @@ def test_auto_sends_faces_sparse_in_memory_by_message():
                          f"executor {executor}")
 
 
+@pytest.mark.parallel(nprocs=[2, 3])
+def test_messages_name_the_transport_planned_for_each():
+    """messages() (what the models price) says which transport carries each message:
+    the same as describe() says, onnode where auto reads in place, the forced way
+    otherwise; local copies are "copy"; a message's two sides agree."""
+    grid = dm.ProcessGrid(dims=[SIZE, 1])
+    for executor in ("auto", "pack", "onnode"):
+        src = dm.DistArray.zeros(grid, (64 * SIZE, 512), dist=[dm.Cyclic(), dm.Block()])
+        dst = dm.DistArray.zeros(grid, (64 * SIZE, 512), dist=[dm.Block(), dm.Block()])
+        plan = dm.RedistPlan(src, dst, method="nonblocking", executor=executor)
+        shapes = plan.messages()
+        everyone = WORLD.allgather(shapes)
+        sides = {}
+        for rank, mine in enumerate(everyone):
+            for m in mine:
+                if m["peer"] >= 0:
+                    key = (rank, m["peer"]) if m["sending"] else (m["peer"], rank)
+                    sides.setdefault(key, set()).add(m["transport"])
+        expected = "onnode" if ON_NODE and executor in ("auto", "onnode") else None
+        for key, transports in sides.items():
+            check_all(WORLD, len(transports) == 1, f"{executor}: the two sides of {key} disagree: {transports}")
+            if expected:
+                check_all(WORLD, transports == {expected}, f"{executor}: {key} by {transports}")
+            else:
+                check_all(WORLD, "onnode" not in transports, f"{executor}: {key} by {transports}")
+        check_all(WORLD, all(m["transport"] == "copy" for m in shapes if m["peer"] < 0), str(shapes))
+        check_all(WORLD, ("on-node: the receiver reads it in place" in plan.describe()) == (expected == "onnode"),
+                  plan.describe())
+
+
 @pytest.mark.parallel(nprocs=WITH_8)
 def test_on_node_halo_of_a_large_box_matches_the_oracle():
     """Ghost faces above the on-node size, read in place from the neighbours, with

@@ -99,8 +99,8 @@ def synthetic_model():
                       "ufunc": line(1.0, 8000.0, 1 << 26)})
 
 
-def msg(peer, nbytes, runs, sending):
-    return {"peer": peer, "round": 0, "bytes": nbytes, "runs": runs, "sending": sending}
+def msg(peer, nbytes, runs, sending, transport="point to point"):
+    return {"peer": peer, "round": 0, "bytes": nbytes, "runs": runs, "sending": sending, "transport": transport}
 
 
 def test_stencil_and_redistribution_predictions_on_a_synthetic_model():
@@ -123,6 +123,42 @@ def test_stencil_and_redistribution_predictions_on_a_synthetic_model():
     assert r["by_rank"][0]["total_us"] == pytest.approx(rank0)
     assert r["slowest_rank"] == 0 and r["total_us"] == pytest.approx(rank0)
     assert all(math.isfinite(v) and v >= 0 for row in r["by_rank"] for v in row.values())
+
+
+def test_an_on_node_message_is_one_copy_run_against_run_at_the_rate_of_the_working_set():
+    """On a node the receiver copies the message out of the sender's memory: no
+    exchange of its bytes, no pack; two small exchanges (control, answer); each side
+    waits for the slower copy of the pair, in the larger run count of the two sides.
+    The copy rate is that of every byte the rank copies in the execution: a
+    memcopy that is slower per byte past 1 MiB slows a plan whose pieces are small
+    but whose whole is not."""
+    sizes = [64 << k for k in range(20)]
+    times = [0.01 + b / 20000 if b <= 1 << 20 else 0.01 + (1 << 20) / 20000 + (b - (1 << 20)) / 5000 for b in sizes]
+    model = synthetic_model()
+    fit = dmm.fit_piecewise_linear(sizes, times, max_breakpoints=1)
+    model["models"]["memcopy"]["fit"] = fit.to_dict()
+    memcopy = lambda b: float(fit.predict(b))  # noqa: E731
+    half = 1 << 20
+    assert memcopy(2 * half) / (2 * half) > 1.5 * memcopy(half) / half
+    plan = [[msg(1, half, 1, True, "onnode"), msg(1, half, 256, False, "onnode"), msg(-1, half, 256, True, "copy")],
+            [msg(0, half, 256, True, "onnode"), msg(0, half, 1, False, "onnode"), msg(-1, half, 256, True, "copy")]]
+    r = programs.redistribution(model, plan)
+    assert programs.copied_bytes(plan[0]) == 2 * half  # the incoming message and the local copy
+    per_byte = memcopy(2 * half) / (2 * half)  # past the breakpoint: the slower rate
+    copy = max(half * per_byte, 256 * memcopy(half / 256))
+    control = 2 * (5.0 + 8 / 10000)
+    for row in r["by_rank"]:
+        assert row["exchange_us"] == 0 and row["pack_us"] == 0
+        assert row["on_node_us"] == pytest.approx(control + copy)
+        assert row["copy_us"] == pytest.approx(copy)
+    assert copy > 256 * memcopy(half / 256) and r["total_us"] == pytest.approx(control + 2 * copy)
+    called = programs.redistribution(model, plan, call_us=1.5)
+    assert [row["total_us"] for row in called["by_rank"]] == pytest.approx([row["total_us"] + 1.5 for row in r["by_rank"]])
+    with pytest.raises(ValueError, match="call_us"):
+        programs.redistribution(model, plan, call_us=-1.0)
+    # The same plan by MPI messages: the bytes travel by exchange and are unpacked.
+    by_message = [[{**m, "transport": "point to point" if m["peer"] >= 0 else "copy"} for m in rank] for rank in plan]
+    assert programs.redistribution(model, by_message)["by_rank"][0]["exchange_us"] == pytest.approx(5.0 + half / 10000)
 
 
 def test_program_predictors_reject_bad_input():
@@ -159,3 +195,133 @@ def test_a_flat_segment_within_its_noise_is_not_flagged_for_its_r2():
     assert quiet.r2 < 0.9 and not quiet.flags
     noisy = dmm.fit_piecewise_linear(sizes, 1 + 0.4 * np.abs(rng.standard_normal(len(sizes))), max_breakpoints=0)
     assert noisy.flags
+
+
+# Judging fits against the measured spread of each time (the 95 % interval of a row's
+# median): synthetic rows as `datamotion bench` writes them, no MPI, no timing.
+
+COPY_SIZES = [1 << k for k in range(6, 25)]  # 64 B to 16 MiB, as the local suite's memcopy
+
+
+def copy_time(l):
+    """memcpy of l bytes: 100000 MB/s while 2 l fits in L1, 40000 in L2, 10000 beyond."""
+    return 0.01 + l / (100000 if 2 * l <= L1 else 40000 if 2 * l <= L2 else 10000)
+
+
+def rows_with_spread(sizes, times, spread):
+    """Result rows whose medians have a 95 % interval of +-spread of the time."""
+    return [{"bytes": int(l), "ranks": 1, "median_us": float(t), "ci95_us": [t * (1 - spread), t * (1 + spread)]}
+            for l, t in zip(sizes, times)]
+
+
+def fit_copy(times, spread):
+    doc = {"schema": dmm.RESULTS_SCHEMA, "results": [
+        {"kernel": "memcopy", "params": {}, "rows": rows_with_spread(COPY_SIZES, times, spread)}]}
+    fitted = dmm.fit_results(doc)
+    return fitted, fitted["models"]["memcopy"]["fit"]
+
+
+def test_cache_breakpoints_are_recovered_and_not_flagged_on_noisy_times():
+    """memcpy times with 10 % noise and intervals that say so: the two cache bends are found
+    (the first size past each level), no flag; a noisy run is noted, not flagged."""
+    truth = np.array([copy_time(l) for l in COPY_SIZES])
+    for seed in range(3):
+        times = truth * (1 + 0.10 * np.random.default_rng(seed).standard_normal(truth.size))
+        fitted, fit = fit_copy(times, spread=0.12)
+        assert {32768, 2 << 20} <= set(fit["breakpoints_bytes"]), (seed, fit["breakpoints_bytes"])
+        assert not dmm.flagged_fits(fitted), dmm.flagged_fits(fitted)
+        piecewise = dmm.PiecewiseFit.from_dict(fit)
+        for size, bandwidth in ((8192, 100000), (262144, 40000), (8 << 20, 10000)):
+            segment = piecewise.segments[piecewise.segment_index(size)]
+            assert segment.bandwidth_MBps == pytest.approx(bandwidth, rel=0.25), (seed, size)
+        assert any(n.startswith("noisy:") for n in fit["noise"])
+        # Much noisier: flagged by r² and relative RMSE without spreads, not with spreads that say so.
+        times = truth * np.exp(0.35 * np.random.default_rng(seed).standard_normal(truth.size))
+        assert dmm.fit_piecewise_linear(COPY_SIZES, times, 4).flags
+        fitted, fit = fit_copy(times, spread=0.4)
+        assert not dmm.flagged_fits(fitted), (seed, dmm.flagged_fits(fitted))
+
+
+def test_a_straight_line_through_cache_bends_is_flagged_against_the_spread():
+    """The same quiet memcpy times with one line only (no breakpoints): whole ranges of sizes
+    lie on one side of it beyond their spread, which is the flag, whatever the noise level."""
+    times = np.array([copy_time(l) for l in COPY_SIZES])
+    for spread in (0.01, 0.10):
+        line = dmm.fit_piecewise_linear(COPY_SIZES, times, max_breakpoints=0, spreads=spread * times)
+        assert any("the model's shape does not follow them" in f for f in line.flags), line.flags
+        bent = dmm.fit_piecewise_linear(COPY_SIZES, times, max_breakpoints=2, spreads=spread * times)
+        assert bent.flags == () and bent.breakpoints_bytes == [32768, 2 << 20]
+
+
+def test_a_bend_at_the_end_of_the_range_is_flagged():
+    """A line fits every size but the two largest, which are 3 times slower (memory after
+    cache): too few for a segment of their own, so the end of the range is flagged."""
+    sizes = [8, 64, 512, 4096, 32768, 262144, 1 << 20]
+    times = [1 + l / 5000 for l in sizes]
+    times[-2:] = [3 * t for t in times[-2:]]
+    fit = dmm.fit_piecewise_linear(sizes, times, spreads=0.02 * np.array(times))
+    assert any("largest sizes, off the fit" in f for f in fit.flags), fit.flags
+
+
+def test_one_disturbed_size_is_noted_not_flagged():
+    """A load burst makes one small size 5 times slower than the next: it is set aside
+    (weighed as nothing), named in the noise notes, and the fit is not flagged."""
+    times = np.array([copy_time(l) for l in COPY_SIZES])
+    times[3] *= 5
+    fitted, fit = fit_copy(times, spread=0.02)
+    assert not dmm.flagged_fits(fitted)
+    assert any(n.startswith("disturbed times at 512 B") for n in fit["noise"]), fit["noise"]
+    assert dmm.noise_notes(fitted)[0][0] == "memcopy"
+    assert fit["breakpoints_bytes"] == [32768, 2 << 20]
+
+
+def test_times_unrelated_to_the_size_are_flagged_even_with_wide_spreads():
+    rng = np.random.default_rng(5)
+    times = rng.uniform(1.0, 100.0, len(COPY_SIZES))
+    fit = dmm.fit_piecewise_linear(COPY_SIZES, times, spreads=0.05 * times)
+    assert any("too disturbed to judge" in f for f in fit.flags), fit.flags
+
+
+def test_an_unphysical_bandwidth_is_still_flagged_with_spreads():
+    """Message times that claim more bandwidth than memcpy at the same sizes: flagged, with
+    spreads as without; and a small-message segment alone above the large-message one is
+    still held at it (constrained, said in its constraint)."""
+    sizes = [0, 8, 64, 512, 4096, 32768, 262144, 1 << 20]
+    fast = [1.0 + l / 500000 for l in sizes]  # 500000 MB/s, five times memcpy's best
+    copy = [copy_time(l) for l in COPY_SIZES]
+    doc = {"schema": dmm.RESULTS_SCHEMA, "results": [
+        {"kernel": "memcopy", "params": {}, "rows": rows_with_spread(COPY_SIZES, copy, 0.02)},
+        {"kernel": "pingpong", "params": {}, "rows": [dict(r, ranks=2) for r in rows_with_spread(sizes, fast, 0.02)]}]}
+    fitted = dmm.fit_results(doc)
+    names = [name for name, _ in dmm.flagged_fits(fitted)]
+    assert names == ["pingpong"] and "above memcpy's" in dmm.flagged_fits(fitted)[0][1][0]
+    small = [0, 8, 64, 512, 1024, 4096]
+    large = [65536, 262144, 1 << 20, 4 << 20]
+    times = np.array([1.0, 1.0, 1.002, 1.02, 1.04, 1.16] + [20.0 + l / 10000 for l in large])
+    held = dmm.fit_piecewise_linear(small + large, times, max_breakpoints=2, spreads=0.02 * times)
+    assert held.segments[0].bandwidth_MBps <= held.segments[-1].bandwidth_MBps * (1 + 1e-9)
+    assert "held at" in held.segments[0].constraint
+
+
+def test_collective_and_barrier_fits_are_judged_against_the_spread():
+    """The models over rank counts are judged as the piecewise ones, at each rank count:
+    a noisy but right model is not flagged where r² and relative RMSE flag it, a bend
+    they cannot follow is, at the rank counts where it is."""
+    grid = [(l, P) for P in (2, 4, 8, 16) for l in (8, 64, 512, 4096, 32768, 262144, 1 << 20)]
+    sizes, ranks = (np.array(v, dtype=float) for v in zip(*grid))
+    truth = (2 + 0.0005 * sizes) * np.log2(ranks) + 3 + 0.0008 * sizes
+    noisy_times = truth * np.exp(0.5 * np.random.default_rng(7).standard_normal(truth.size))
+    assert dmm.fit_collective(sizes, ranks, noisy_times).flags
+    judged = dmm.fit_collective(sizes, ranks, noisy_times, spreads=0.55 * noisy_times)
+    assert judged.flags == () and any("noisy:" in n for n in judged.noise)
+    assert dmm.CollectiveFit.from_dict(json.loads(json.dumps(judged.to_dict()))).noise == judged.noise
+    bent = truth * np.where(sizes >= 262144, 4.0, 1.0)  # memory after cache: one line per P cannot follow
+    flags = dmm.fit_collective(sizes, ranks, bent, spreads=0.02 * bent).flags
+    assert any(f.startswith("at P=") and "largest sizes" in f for f in flags), flags
+    gathered = dmm.fit_allgather(sizes, ranks, bent, spreads=0.02 * bent)
+    assert gathered.flags
+    counts = np.array([2, 4, 8, 16, 32, 64], dtype=float)
+    barrier = (1.5 * np.log2(counts) + 3) * np.exp(0.3 * np.random.default_rng(8).standard_normal(counts.size))
+    assert not dmm.fit_barrier(counts, barrier, spreads=0.4 * barrier).flags
+    linear = 0.5 * counts  # grows with P, not log2 P: the log model misses both ends
+    assert dmm.fit_barrier(counts, linear, spreads=0.02 * linear).flags

@@ -51,6 +51,36 @@ FIT_MAX_RELATIVE_RMSE = 0.25
 """Quality threshold of a fitted model: a fit or segment whose residuals, relative to
 the measured times, have a root mean square above this (25 %) is flagged."""
 
+FIT_NOISE_FLOOR = 0.02
+"""Where each time comes with its measured spread (the 95 % interval of a row's median),
+a point weighs in a fit by the inverse square of that spread, never of less than this
+fraction (2 %) of the time: a median known to 0.1 % should not outweigh every other
+point because the timer happened to repeat itself."""
+
+FIT_POINT_TOLERANCE = 0.10
+"""Where each time comes with its measured spread, a time is off its fit when the fit
+misses it by more than this fraction (10 %) of the time *and* by more than
+:data:`FIT_SPREAD_MULTIPLE` times its spread: a straight line is allowed to cut the
+corner of a smooth cache transition."""
+
+FIT_SPREAD_MULTIPLE = 2.0
+"""A time is off its fit only when the fit misses it by more than this many half-widths
+of the 95 % interval of its median (and by :data:`FIT_POINT_TOLERANCE`): a miss within
+the measurement's own spread is noise, not a wrong model."""
+
+FIT_MAX_DISTURBED = 1 / 3
+"""A fit whose times are disturbed (above the time of a larger size beyond both their
+95 % intervals) at more than this fraction (a third) of its sizes is flagged: those times
+do not grow with the size, so the noise cannot be told from the model there. Noise in
+a flat range (the start-up of small messages) disturbs up to about half of that range,
+a quarter of the sizes or so; times unrelated to the size are disturbed almost
+everywhere."""
+
+FIT_MISFIT_RUN = 3
+"""A fit whose times are off it at this many consecutive sizes, all on the same side, is
+flagged: noise scatters to both sides, a wrong shape (a straight line through a cache
+bend) misses a whole range of sizes one way. Fewer are listed as disturbed sizes."""
+
 SUITE_NAMES = ("pt2pt", "collectives", "local", "patterns", "cm5", "paragon", "pshift", "redist", "cvl", "gauss",
                "programs")
 """The suites ``datamotion bench`` runs, in the order ``all`` runs them (the keys of

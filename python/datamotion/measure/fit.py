@@ -54,18 +54,24 @@ unweighted times, for every fit and every segment.
 
 Quality: every fit and segment carries ``flags``, a list of reasons it is
 below the threshold of :mod:`~datamotion.measure.constants` (empty when it
-is not): r² below ``FIT_MIN_R2`` on at least ``FIT_R2_MIN_POINTS`` distinct
-sizes or rank counts; relative RMSE above ``FIT_MAX_RELATIVE_RMSE``; a
-coefficient held at 0 whose free fit was negative beyond its 95 % interval;
-and, in :func:`fit_results` when the results hold a ``memcopy`` entry, a
-segment whose bandwidth is above memcpy's at the same sizes (flagged, not
-clipped). :func:`flagged_fits` lists the flagged fits of a model document.
+is not). Where the times come with their measured spreads (the rows'
+``ci95_us``; ``spreads=`` of every ``fit_*``), the residuals are judged
+against them (the models over rank counts at each rank count) (:func:`datamotion.measure.lsq.spread_judgement`): a range
+of sizes off the fit one way beyond their spread is a wrong shape and flagged,
+single disturbed sizes and a noisy run are noted in the fit's ``noise``
+(:func:`noise_notes`). Without spreads: r² below ``FIT_MIN_R2`` on at least
+``FIT_R2_MIN_POINTS`` distinct sizes or rank counts; relative RMSE above
+``FIT_MAX_RELATIVE_RMSE``; a coefficient held at 0 whose free fit was negative
+beyond its 95 % interval. In both, in :func:`fit_results` when the results
+hold a ``memcopy`` entry, a segment whose bandwidth is above memcpy's at the
+same sizes (flagged, not clipped). :func:`flagged_fits` lists the flagged fits
+of a model document.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -73,7 +79,7 @@ import numpy as np
 __all__ = [
     "Segment", "PiecewiseFit", "LogFit", "CollectiveFit", "AllgatherFit",
     "fit_piecewise_linear", "fit_barrier", "fit_collective", "fit_allgather",
-    "loggp_from_pingpong", "fit_results", "flagged_fits", "KERNEL_MODELS", "CACHE_KERNELS",
+    "loggp_from_pingpong", "fit_results", "flagged_fits", "noise_notes", "KERNEL_MODELS", "CACHE_KERNELS",
 ]
 
 from .constants import (CACHE_BREAKPOINTS, FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_R2_MIN_POINTS, MODEL_SCHEMA,
@@ -87,6 +93,8 @@ from .lsq import (
     r_squared,
     residuals,
     rmse,
+    disturbed_times,
+    spread_judgement,
     t975,
     weights_for,
 )
@@ -223,10 +231,11 @@ def range_in(pair) -> Tuple[float, ...]:
 
 
 def _quality_out(fit) -> Dict[str, Any]:
-    """The goodness-of-fit fields every fit and segment writes to JSON."""
+    """The goodness-of-fit fields every fit and segment writes to JSON (``noise`` only
+    where a whole fit has notes from its measured spreads)."""
     return {"r2": _num(fit.r2), "rmse_us": _num(fit.rmse_us), "n": int(fit.n),
             "relative_rmse": _num(fit.relative_rmse), "max_relative_residual": _num(fit.max_relative_residual),
-            "flags": list(fit.flags)}
+            "flags": list(fit.flags), **({"noise": list(fit.noise)} if getattr(fit, "noise", ()) else {})}
 
 
 def _quality_in(data: Mapping[str, Any]) -> Dict[str, Any]:
@@ -235,6 +244,11 @@ def _quality_in(data: Mapping[str, Any]) -> Dict[str, Any]:
             "relative_rmse": _unnum(data.get("relative_rmse")),
             "max_relative_residual": _unnum(data.get("max_relative_residual")),
             "flags": tuple(str(f) for f in data.get("flags") or ())}
+
+
+def _noise_in(data: Mapping[str, Any]) -> Tuple[str, ...]:
+    """The ``noise`` notes :func:`_quality_out` wrote for a whole fit."""
+    return tuple(str(n) for n in data.get("noise") or ())
 
 
 def _bandwidth(us_per_byte: float) -> float:
@@ -343,6 +357,9 @@ class PiecewiseFit:
         relative_rmse, max_relative_residual: residuals relative to the times.
         flags: why the fit is below the quality threshold (its own and each
             flagged segment's); empty when it is not.
+        noise: what the measured spreads say about the times that the flags
+            do not (single disturbed sizes, a noisy run), one line each; empty
+            without spreads (see :func:`fit_piecewise_linear`).
     """
 
     segments: List[Segment]
@@ -357,9 +374,11 @@ class PiecewiseFit:
     relative_rmse: float = math.nan
     max_relative_residual: float = math.nan
     flags: Tuple[str, ...] = ()
+    noise: Tuple[str, ...] = ()
 
     def __post_init__(self):
         object.__setattr__(self, "flags", tuple(self.flags))
+        object.__setattr__(self, "noise", tuple(self.noise))
 
     def segment_index(self, size_bytes):
         """Index of the segment that :meth:`predict` uses for each size."""
@@ -407,7 +426,7 @@ class PiecewiseFit:
                    bic=_unnum(data.get("bic")), selection=[dict(item) for item in data.get("selection", [])],
                    weighting=data.get("weighting", "relative"),
                    breakpoints_ci95=[_pair_in(ci) for ci in data.get("breakpoints_ci95") or []],
-                   **_quality_in(data))
+                   noise=_noise_in(data), **_quality_in(data))
 
 
 def _segment_costs(xs: np.ndarray, y: np.ndarray, w: np.ndarray, starts: np.ndarray, min_points: int) -> np.ndarray:
@@ -501,13 +520,15 @@ def _int_arg(value, name: str, minimum: int) -> int:
     return int(value)
 
 
-def _fit_line_segment(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> Segment:
+def _fit_line_segment(x: np.ndarray, y: np.ndarray, w: np.ndarray, judged: bool = False) -> Segment:
+    """One segment's line; ``judged``: the fit's spreads judge its residuals, so
+    the segment's flags are only its held coefficients."""
     X = np.column_stack([np.ones_like(x), x])
     coef, cis, _, held = nonnegative_wls(X, y, w)
     yhat = X @ coef
     r2 = r_squared(y, yhat)
     relative, worst = residuals(y, yhat)
-    flags = quality_flags(r2, relative, np.unique(x).size) + held_flags(("t0", "slope"), held)
+    flags = ([] if judged else quality_flags(r2, relative, np.unique(x).size)) + held_flags(("t0", "slope"), held)
     return Segment(start_bytes=_bytes_value(x.min()), end_bytes=_bytes_value(x.max()),
                    t0_us=float(coef[0]), us_per_byte=float(coef[1]), t0_ci95=cis[0], us_per_byte_ci95=cis[1],
                    r2=r2, n=int(x.size), rmse_us=rmse(y, yhat), relative_rmse=relative,
@@ -520,7 +541,8 @@ def _startup_bound(seg: Segment) -> bool:
     return seg.us_per_byte * float(seg.end_bytes) < seg.t0_us
 
 
-def _hold_bandwidth(x: np.ndarray, y: np.ndarray, w: np.ndarray, seg: Segment, slope: float) -> Segment:
+def _hold_bandwidth(x: np.ndarray, y: np.ndarray, w: np.ndarray, seg: Segment, slope: float,
+                    judged: bool = False) -> Segment:
     """``seg`` refitted with its time per byte held at ``slope`` (only t0 free):
     a small-message segment may not claim more bandwidth than the large-message ones."""
     t0 = max(0.0, float(np.sum(w * (y - slope * x)) / np.sum(w)))
@@ -531,7 +553,7 @@ def _hold_bandwidth(x: np.ndarray, y: np.ndarray, w: np.ndarray, seg: Segment, s
     return Segment(start_bytes=seg.start_bytes, end_bytes=seg.end_bytes, t0_us=t0, us_per_byte=slope,
                    t0_ci95=(math.nan, math.nan), us_per_byte_ci95=(slope, slope), r2=r2, n=seg.n,
                    rmse_us=rmse(y, yhat), relative_rmse=relative, max_relative_residual=worst,
-                   flags=tuple(quality_flags(r2, relative, np.unique(x).size)),
+                   flags=() if judged else tuple(quality_flags(r2, relative, np.unique(x).size)),
                    constraint=(f"bandwidth held at {_bandwidth(slope):.0f} MB/s, the large-message segments' best "
                                f"(free fit: {free}, more than any large message reached)"))
 
@@ -541,7 +563,8 @@ def _segment_name(seg: Segment) -> str:
 
 
 def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int = 3, *,
-                         weighting: str = "relative", hold_small_bandwidth: bool = True) -> PiecewiseFit:
+                         weighting: str = "relative", hold_small_bandwidth: bool = True,
+                         spreads=None) -> PiecewiseFit:
     """Fit ``T(l) = t0_i + l / B_i`` on consecutive ranges of message size.
 
     The number of breakpoints (0 to ``max_breakpoints``) and their positions
@@ -579,6 +602,17 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     ``hold_small_bandwidth=False`` leaves every segment free: for sizes that are
     not bytes moved (a working set, where a flat segment is one cache level).
 
+    Measured spreads: with ``spreads`` (each time's uncertainty, the half-width
+    of the 95 % interval of a row's median), a point weighs by the inverse
+    square of its spread (``"relative"`` weighting; at least
+    ``FIT_NOISE_FLOOR`` of the time), and the residuals are judged against the
+    spreads instead of against r² and relative RMSE
+    (:func:`datamotion.measure.lsq.spread_judgement`): the fit is flagged where
+    ``FIT_MISFIT_RUN`` consecutive sizes are off it on the same side, beyond
+    their spread and ``FIT_POINT_TOLERANCE``, the mark of a wrong shape; single
+    disturbed sizes and a noisy run go to ``noise`` instead, so a well-fitting
+    model of noisy times is not flagged while a wrong-shaped one still is.
+
     Args:
         sizes: message sizes in bytes (non-negative); a size may repeat, one
             entry per sample.
@@ -587,6 +621,8 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
         min_points: the fewest distinct sizes in a segment (>= 2).
         weighting: ``"relative"`` (weights ``1/T**2``, the default) or
             ``"uniform"``.
+        spreads: optional, one per sample: the half-width of the 95 % interval
+            of that time in microseconds (NaN where unknown).
 
     The search takes time and memory proportional to the square of the number
     of distinct sizes ``m`` (at most 4096; a few hundred take milliseconds).
@@ -604,9 +640,17 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     max_breakpoints = _int_arg(max_breakpoints, "max_breakpoints", 0)
     min_points = _int_arg(min_points, "min_points", 2)
     x, y = _prepare_xy(sizes, times)
-    w = weights_for(y, weighting)
+    spread = None if spreads is None else _spreads(spreads, x.size)
+    w = weights_for(y, weighting, spread)
     order = np.argsort(x, kind="stable")
     x, y, w = x[order], y[order], w[order]
+    judged = spread is not None
+    disturbed = np.zeros(x.size, dtype=bool)
+    if judged:
+        spread = spread[order]
+        # A disturbed time (load) weighs as nothing, but stays in the measured range.
+        disturbed = disturbed_times(x, y, spread)
+        w = np.where(disturbed, 1e-9 * np.min(w), w)
     n = x.size
     distinct, first = np.unique(x, return_index=True)
     m = distinct.size
@@ -644,36 +688,123 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
             choice = (k, bic)
     k, bic = choice
 
-    bounds = [m]
-    for level in range(k, 0, -1):
-        bounds.append(int(back[level][bounds[-1]]))
-    bounds.append(0)
-    bounds = bounds[::-1]  # distinct-size indices: 0 = b_0 < b_1 < ... < b_k+1 = m
+    def segmentation(k: int):
+        """The best segments with k breakpoints: (bounds, segments, yhat, flags, noise)."""
+        bounds = [m]
+        for level in range(k, 0, -1):
+            bounds.append(int(back[level][bounds[-1]]))
+        bounds.append(0)
+        bounds = bounds[::-1]  # distinct-size indices: 0 = b_0 < b_1 < ... < b_k+1 = m
+        slices = [slice(starts[lo], starts[hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        segments = [_fit_line_segment(x[sl], y[sl], w[sl], judged) for sl in slices]
+        # A small-message segment may not claim more bandwidth than the large-message ones:
+        # its slope is held at their best (their smallest time per byte) where it is below.
+        large = [seg.us_per_byte for seg in segments if hold_small_bandwidth and not _startup_bound(seg)
+                 and seg.us_per_byte > 0]
+        for i, (seg, sl) in enumerate(zip(segments, slices)):
+            if large and _startup_bound(seg) and seg.us_per_byte < min(large):
+                segments[i] = _hold_bandwidth(x[sl], y[sl], w[sl], seg, min(large), judged)
+        yhat = np.empty_like(y)
+        for seg, sl in zip(segments, slices):
+            yhat[sl] = seg.t0_us + seg.us_per_byte * x[sl]
+        r2 = r_squared(y, yhat)
+        relative, _ = residuals(y, yhat)
+        if not judged:
+            return bounds, segments, yhat, quality_flags(r2, relative, m), []
+        own, noise = spread_judgement(x, y, yhat, spread, disturbed)
+        # A coefficient held at 0 is judged like the rest: the held line is checked against
+        # the spreads above, so holding it is noted, not flagged.
+        noise += [f"{_segment_name(seg)}: {flag}, the held line judged against the spreads"
+                  for seg in segments for flag in seg.flags]
+        return bounds, [replace(seg, flags=()) for seg in segments], yhat, own, noise
 
-    segments = []
-    yhat = np.empty_like(y)
-    slices = [slice(starts[lo], starts[hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
-    for sl in slices:
-        segments.append(_fit_line_segment(x[sl], y[sl], w[sl]))
-    # A small-message segment may not claim more bandwidth than the large-message ones:
-    # its slope is held at their best (their smallest time per byte) where it is below.
-    large = [seg.us_per_byte for seg in segments if hold_small_bandwidth and not _startup_bound(seg)
-             and seg.us_per_byte > 0]
-    for i, (seg, sl) in enumerate(zip(segments, slices)):
-        if large and _startup_bound(seg) and seg.us_per_byte < min(large):
-            segments[i] = _hold_bandwidth(x[sl], y[sl], w[sl], seg, min(large))
-    for seg, sl in zip(segments, slices):
-        yhat[sl] = seg.t0_us + seg.us_per_byte * x[sl]
+    bounds, segments, yhat, own, noise = segmentation(k)
+    if judged and own:
+        # The BIC counts every residual alike; the spreads tell the noise from a bend. Where
+        # the BIC's choice misses a range of sizes beyond their spread, the fewest more
+        # breakpoints that follow every range are taken, or if none does, those that leave
+        # the fewest ranges missed (the BIC's choice on a tie).
+        chosen, fewest = k, len(own)
+        for more in range(k + 1, kmax + 1):
+            if not math.isfinite(best[more][m]):
+                continue
+            candidate = segmentation(more)
+            if len(candidate[3]) < fewest:
+                chosen, fewest = more, len(candidate[3])
+                bounds, segments, yhat, own, noise = candidate
+                if not own:
+                    break
+        if chosen != k:
+            noise = [f"{chosen} breakpoint(s) where the BIC chose {k}: with {k}, more ranges of sizes are off "
+                     "the fit beyond their spread"] + noise
+            k, bic = chosen, selection[chosen]["bic"]
     breakpoints = [_bytes_value(distinct[b]) for b in bounds[1:-1]]
     r2 = r_squared(y, yhat)
     relative, worst = residuals(y, yhat)
-    own = quality_flags(r2, relative, m)
     flags = own + [f"{_segment_name(seg)}: {flag}" for seg in segments for flag in seg.flags
                    if not (len(segments) == 1 and flag in own)]  # one segment: said once
     return PiecewiseFit(segments=segments, breakpoints_bytes=breakpoints, r2=r2, rmse_us=rmse(y, yhat),
                         n=int(n), bic=float(bic), selection=selection, weighting=weighting,
                         breakpoints_ci95=_breakpoint_cis(cost, best, bounds, distinct, n, floor),
-                        relative_rmse=relative, max_relative_residual=worst, flags=tuple(flags))
+                        relative_rmse=relative, max_relative_residual=worst, flags=tuple(flags),
+                        noise=tuple(noise))
+
+
+def _spreads(spreads, n: int) -> Optional[np.ndarray]:
+    """The measured spreads as an array (NaN: unknown); None when none is known."""
+    try:
+        s = np.asarray(spreads, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"spreads must be a sequence of numbers: {exc}") from None
+    if s.size != n:
+        raise ValueError(f"spreads must have one value per time: {s.size} for {n} times")
+    if np.any(s < 0) or np.any(np.isinf(s)):
+        raise ValueError("spreads must be non-negative and finite (NaN where unknown)")
+    return None if np.all(np.isnan(s)) else s
+
+
+# ---------------------------------------------------------------------------
+# Models over rank counts, judged against the measured spreads
+# ---------------------------------------------------------------------------
+
+
+def _by_group(x: np.ndarray, group: np.ndarray) -> List[np.ndarray]:
+    """Indices of each distinct ``group`` value, in ascending ``x``."""
+    return [idx[np.argsort(x[idx], kind="stable")] for idx in (np.flatnonzero(group == g) for g in np.unique(group))]
+
+
+def _judged_weights(x: np.ndarray, group: np.ndarray, y: np.ndarray, weighting: str, spread):
+    """(weights, disturbed) of a fit over several groups (rank counts): by the
+    spreads, a disturbed time (:func:`~datamotion.measure.lsq.disturbed_times`
+    within its group) weighing as nothing; without spreads, as :func:`weights_for`."""
+    w = weights_for(y, weighting, spread)
+    disturbed = np.zeros(y.size, dtype=bool)
+    if spread is not None:
+        for idx in _by_group(x, group):
+            disturbed[idx] = disturbed_times(x[idx], y[idx], spread[idx])
+        w = np.where(disturbed, 1e-9 * np.min(w), w)
+    return w, disturbed
+
+
+def _judged_quality(x: np.ndarray, group: np.ndarray, y: np.ndarray, yhat: np.ndarray, spread, disturbed,
+                    distinct: int, names: Sequence[str], held, *, unit: str, group_name: str) -> Dict[str, Any]:
+    """:func:`~datamotion.measure.lsq.fit_quality`, or with spreads, the residuals of
+    each group (``group_name=value``, against ``x``) judged as a piecewise fit's are
+    (:func:`~datamotion.measure.lsq.spread_judgement`), a held coefficient noted."""
+    if spread is None:
+        return {**fit_quality(y, yhat, distinct, names, held), "noise": ()}
+    flags: List[str] = []
+    noise: List[str] = []
+    groups = _by_group(x, group)
+    for idx in groups:
+        own, notes = spread_judgement(x[idx], y[idx], yhat[idx], spread[idx], disturbed[idx], unit)
+        where = f"at {group_name}={_bytes_value(group[idx[0]])}: " if len(groups) > 1 else ""
+        flags += [where + f for f in own]
+        noise += [where + n for n in notes]
+    noise += [f"{flag}, the held model judged against the spreads" for flag in held_flags(names, held)]
+    relative, worst = residuals(y, yhat)
+    return {"r2": r_squared(y, yhat), "rmse_us": rmse(y, yhat), "relative_rmse": relative,
+            "max_relative_residual": worst, "flags": tuple(flags), "noise": tuple(noise)}
 
 
 # ---------------------------------------------------------------------------
@@ -707,10 +838,11 @@ class LogFit:
     max_relative_residual: float = math.nan
     flags: Tuple[str, ...] = ()
     ranks_range: Tuple[float, ...] = ()
+    noise: Tuple[str, ...] = ()
 
     def __post_init__(self):
-        object.__setattr__(self, "flags", tuple(self.flags))
-        object.__setattr__(self, "ranks_range", tuple(self.ranks_range))
+        for name in ("flags", "ranks_range", "noise"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def predict(self, ranks):
         """Predicted microseconds for each rank count (>= 1), vectorised."""
@@ -730,10 +862,10 @@ class LogFit:
         """Inverse of :meth:`to_dict`."""
         return cls(a=_unnum(data["a"]), b=_unnum(data["b"]), a_ci95=_pair_in(data.get("a_ci95")),
                    b_ci95=_pair_in(data.get("b_ci95")), ranks_range=range_in(data.get("ranks_range")),
-                   **_quality_in(data))
+                   noise=_noise_in(data), **_quality_in(data))
 
 
-def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
+def fit_barrier(ranks, times, *, weighting: str = "relative", spreads=None) -> LogFit:
     """Fit ``T(P) = a * log2(P) + b`` to barrier times (Bokhari's ``a d + b``
     for ``2**d`` processors; ``a = 0`` for a hardware barrier like the CM-5's).
 
@@ -741,6 +873,9 @@ def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
         ranks: rank count of each sample (>= 1; powers of two not required).
         times: microseconds.
         weighting: ``"relative"`` (default) or ``"uniform"``.
+        spreads: optional, the half-width of each time's 95 % interval: the
+            fit is weighed and judged by them as :func:`fit_piecewise_linear`
+            is, against the rank count.
 
     Raises:
         ValueError: for mismatched lengths, bad values, or fewer than two
@@ -754,10 +889,14 @@ def fit_barrier(ranks, times, *, weighting: str = "relative") -> LogFit:
     if np.unique(p).size < 2:
         raise ValueError(f"too few points: fit_barrier needs at least 2 distinct rank counts, "
                          f"got {np.unique(p).size} in {p.size} sample(s)")
+    spread = None if spreads is None else _spreads(spreads, p.size)
+    one = np.zeros_like(p)
+    w, disturbed = _judged_weights(p, one, y, weighting, spread)
     X = np.column_stack([np.log2(p), np.ones_like(p)])
-    coef, cis, _, held = nonnegative_wls(X, y, weights_for(y, weighting))
+    coef, cis, _, held = nonnegative_wls(X, y, w)
     yhat = X @ coef
-    quality = fit_quality(y, yhat, np.unique(p).size, ("a", "b"), held)
+    quality = _judged_quality(p, one, y, yhat, spread, disturbed, np.unique(p).size, ("a", "b"), held,
+                              unit="ranks", group_name="")
     return LogFit(a=float(coef[0]), b=float(coef[1]), a_ci95=cis[0], b_ci95=cis[1], n=int(p.size),
                   ranks_range=(float(p.min()), float(p.max())), **quality)
 
@@ -830,9 +969,10 @@ class CollectiveFit:
     flags: Tuple[str, ...] = ()
     bytes_range: Tuple[float, ...] = ()
     ranks_range: Tuple[float, ...] = ()
+    noise: Tuple[str, ...] = ()
 
     def __post_init__(self):
-        for name in ("flags", "bytes_range", "ranks_range"):
+        for name in ("flags", "bytes_range", "ranks_range", "noise"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def predict(self, size_bytes, ranks):
@@ -859,10 +999,10 @@ class CollectiveFit:
                    a_ci95=_pair_in(data.get("a_ci95")), b_ci95=_pair_in(data.get("b_ci95")),
                    c_ci95=_pair_in(data.get("c_ci95")), d_ci95=_pair_in(data.get("d_ci95")),
                    per_ranks=per_ranks, bytes_range=range_in(data.get("bytes_range")),
-                   ranks_range=range_in(data.get("ranks_range")), **_quality_in(data))
+                   ranks_range=range_in(data.get("ranks_range")), noise=_noise_in(data), **_quality_in(data))
 
 
-def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> CollectiveFit:
+def fit_collective(sizes, ranks, times, *, weighting: str = "relative", spreads=None) -> CollectiveFit:
     """Fit ``T(l, P) = (a + b*l) * log2(P) + c + d*l`` (broadcast-like collectives).
 
     Args:
@@ -870,6 +1010,9 @@ def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> Colle
         ranks: rank count ``P`` of each sample (>= 1).
         times: microseconds.
         weighting: ``"relative"`` (default) or ``"uniform"``.
+        spreads: optional, the half-width of each time's 95 % interval: the
+            fit is weighed and judged by them as :func:`fit_piecewise_linear`
+            is, against the size at each rank count.
 
     Returns:
         CollectiveFit, including one line per rank count (the CM-5 paper's
@@ -886,7 +1029,8 @@ def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> Colle
         raise ValueError(f"too few points: fit_collective needs at least 2 distinct sizes at each of at least "
                          f"2 distinct rank counts (got {n_sizes} size(s), {n_ranks} rank count(s), "
                          f"{l.size} sample(s))")
-    w = weights_for(y, weighting)
+    spread = None if spreads is None else _spreads(spreads, l.size)
+    w, disturbed = _judged_weights(l, p, y, weighting, spread)
     g = np.log2(p)
     X = np.column_stack([g, l * g, np.ones_like(l), l])
     try:
@@ -899,8 +1043,9 @@ def fit_collective(sizes, ranks, times, *, weighting: str = "relative") -> Colle
     for P in np.unique(p):
         sel = p == P
         if np.unique(l[sel]).size >= 2:
-            per_ranks[int(P)] = _fit_line_segment(l[sel], y[sel], w[sel])
-    quality = fit_quality(y, yhat, np.unique(np.column_stack([l, p]), axis=0).shape[0], ("a", "b", "c", "d"), held)
+            per_ranks[int(P)] = _fit_line_segment(l[sel], y[sel], w[sel], judged=spread is not None)
+    quality = _judged_quality(l, p, y, yhat, spread, disturbed, np.unique(np.column_stack([l, p]), axis=0).shape[0],
+                              ("a", "b", "c", "d"), held, unit="B", group_name="P")
     return CollectiveFit(a=float(coef[0]), b=float(coef[1]), c=float(coef[2]), d=float(coef[3]),
                          a_ci95=cis[0], b_ci95=cis[1], c_ci95=cis[2], d_ci95=cis[3], n=int(l.size),
                          per_ranks=per_ranks, bytes_range=(float(l.min()), float(l.max())),
@@ -938,11 +1083,12 @@ class AllgatherFit:
     flags: Tuple[str, ...] = ()
     bytes_range: Tuple[float, ...] = ()
     ranks_range: Tuple[float, ...] = ()
+    noise: Tuple[str, ...] = ()
     bandwidth_MBps: float = field(init=False)
 
     def __post_init__(self):
         object.__setattr__(self, "bandwidth_MBps", _bandwidth(self.d))
-        for name in ("flags", "bytes_range", "ranks_range"):
+        for name in ("flags", "bytes_range", "ranks_range", "noise"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
     def predict(self, size_bytes, ranks):
@@ -963,10 +1109,10 @@ class AllgatherFit:
         """Inverse of :meth:`to_dict` (``bandwidth_MBps`` is recomputed)."""
         return cls(c=_unnum(data["c"]), d=_unnum(data["d"]), c_ci95=_pair_in(data.get("c_ci95")),
                    d_ci95=_pair_in(data.get("d_ci95")), bytes_range=range_in(data.get("bytes_range")),
-                   ranks_range=range_in(data.get("ranks_range")), **_quality_in(data))
+                   ranks_range=range_in(data.get("ranks_range")), noise=_noise_in(data), **_quality_in(data))
 
 
-def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> AllgatherFit:
+def fit_allgather(sizes, ranks, times, *, weighting: str = "relative", spreads=None) -> AllgatherFit:
     """Fit the CM-5 concatenation model ``T(l, P) = c + d * P * l``.
 
     Args:
@@ -974,6 +1120,9 @@ def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> Allgat
         ranks: rank count ``P`` per sample (>= 1).
         times: microseconds.
         weighting: ``"relative"`` (default) or ``"uniform"``.
+        spreads: optional, the half-width of each time's 95 % interval: the
+            fit is weighed and judged by them as :func:`fit_piecewise_linear`
+            is, against the size at each rank count.
 
     Raises:
         ValueError: for mismatched lengths or bad values, or fewer than two
@@ -984,10 +1133,13 @@ def fit_allgather(sizes, ranks, times, *, weighting: str = "relative") -> Allgat
     if np.unique(total).size < 2:
         raise ValueError(f"too few points: fit_allgather needs at least 2 distinct result sizes P*l, "
                          f"got {np.unique(total).size} in {l.size} sample(s)")
+    spread = None if spreads is None else _spreads(spreads, l.size)
+    w, disturbed = _judged_weights(l, p, y, weighting, spread)
     X = np.column_stack([np.ones_like(total), total])
-    coef, cis, _, held = nonnegative_wls(X, y, weights_for(y, weighting))
+    coef, cis, _, held = nonnegative_wls(X, y, w)
     yhat = X @ coef
-    quality = fit_quality(y, yhat, np.unique(total).size, ("c", "d"), held)
+    quality = _judged_quality(l, p, y, yhat, spread, disturbed, np.unique(total).size, ("c", "d"), held,
+                              unit="B", group_name="P")
     return AllgatherFit(c=float(coef[0]), d=float(coef[1]), c_ci95=cis[0], d_ci95=cis[1], n=int(l.size),
                         bytes_range=(float(l.min()), float(l.max())), ranks_range=(float(p.min()), float(p.max())),
                         **quality)
@@ -1060,8 +1212,18 @@ def loggp_from_pingpong(sizes, times, *, max_breakpoints: int = 2, min_points: i
 # ---------------------------------------------------------------------------
 
 
+def _spread_of(row: Mapping[str, Any]) -> float:
+    """Half the width of a row's 95 % interval of its median (NaN where it has none)."""
+    try:
+        lo, hi = (float(v) for v in row["ci95_us"])
+    except (KeyError, TypeError, ValueError):
+        return math.nan
+    return (hi - lo) / 2 if math.isfinite(lo) and math.isfinite(hi) and hi >= lo else math.nan
+
+
 def _rows_xy(rows, need_bytes: bool, need_ranks: bool, kernel: str, notes: List[str]):
-    b, p, t = [], [], []
+    """(bytes, ranks, medians, spreads) of the usable rows."""
+    b, p, t, s = [], [], [], []
     dropped = 0
     for row in rows:
         if not isinstance(row, Mapping):
@@ -1080,9 +1242,10 @@ def _rows_xy(rows, need_bytes: bool, need_ranks: bool, kernel: str, notes: List[
         b.append(size)
         p.append(ranks)
         t.append(median)
+        s.append(_spread_of(row))
     if dropped:
         notes.append(f"{kernel}: {dropped} row(s) without usable bytes/ranks/median_us ignored")
-    return np.array(b, dtype=float), np.array(p, dtype=float), np.array(t, dtype=float)
+    return tuple(np.array(v, dtype=float) for v in (b, p, t, s))
 
 
 def _key(kernel: str, params: Mapping[str, Any]) -> str:
@@ -1095,41 +1258,44 @@ def _key(kernel: str, params: Mapping[str, Any]) -> str:
 def _fit_entry(family: str, kernel: str, rows, notes: List[str], max_breakpoints: int, min_points: int,
                weighting: str, hold: bool = True) -> Dict[str, Any]:
     """Fits one benchmark entry; raises ValueError when it cannot."""
-    b, p, t = _rows_xy(rows, need_bytes=family != "log2", need_ranks=family != "piecewise", kernel=kernel,
-                       notes=notes)
+    b, p, t, s = _rows_xy(rows, need_bytes=family != "log2", need_ranks=family != "piecewise", kernel=kernel,
+                          notes=notes)
     if t.size == 0:
         raise ValueError("no rows with a median_us")
     distinct_p = np.unique(p)
     if family == "piecewise":
         if distinct_p.size <= 1:
             fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting,
-                                       hold_small_bandwidth=hold)
+                                       hold_small_bandwidth=hold, spreads=s)
             return {"model": "piecewise", "ranks": [int(x) for x in distinct_p], "fit": fit.to_dict()}
         fits = {}
         for P in distinct_p:
             sel = p == P
             try:
                 fits[str(int(P))] = fit_piecewise_linear(b[sel], t[sel], max_breakpoints, min_points,
-                                                         weighting=weighting, hold_small_bandwidth=hold).to_dict()
+                                                         weighting=weighting, hold_small_bandwidth=hold,
+                                                         spreads=s[sel]).to_dict()
             except ValueError as exc:
                 notes.append(f"{kernel}: not fitted at {int(P)} ranks: {exc}")
         if not fits:
             raise ValueError("no rank count has enough sizes for a piecewise fit")
         return {"model": "piecewise_by_ranks", "ranks": [int(x) for x in distinct_p], "fits": fits}
     if family == "log2":
-        return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting).to_dict()}
+        return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting, spreads=s).to_dict()}
     distinct_b = np.unique(b)
-    if family == "collective":
-        if distinct_p.size >= 2 and distinct_b.size >= 2:
-            return {"model": "collective", "fit": fit_collective(b, p, t, weighting=weighting).to_dict()}
-        if distinct_p.size >= 2:
-            notes.append(f"{kernel}: one message size only, fitted a*log2(P) + b")
-            return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting).to_dict()}
+    if family == "collective" and distinct_p.size == 1:
+        # One rank count: the log2 P terms are constants, and T(l) is piecewise as a message's time.
+        # (Concatenation keeps its model: its time per byte grows with P, which predictions use.)
         notes.append(f"{kernel}: one rank count only ({int(distinct_p[0])}), fitted T(l) at that rank count")
-        fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting)
+        fit = fit_piecewise_linear(b, t, max_breakpoints, min_points, weighting=weighting, spreads=s)
         return {"model": "piecewise", "ranks": [int(x) for x in distinct_p], "fit": fit.to_dict()}
+    if family == "collective":
+        if distinct_b.size >= 2:
+            return {"model": "collective", "fit": fit_collective(b, p, t, weighting=weighting, spreads=s).to_dict()}
+        notes.append(f"{kernel}: one message size only, fitted a*log2(P) + b")
+        return {"model": "log2", "fit": fit_barrier(p, t, weighting=weighting, spreads=s).to_dict()}
     if family == "allgather":
-        return {"model": "allgather", "fit": fit_allgather(b, p, t, weighting=weighting).to_dict()}
+        return {"model": "allgather", "fit": fit_allgather(b, p, t, weighting=weighting, spreads=s).to_dict()}
     raise ValueError(f"unknown model family {family!r}")
 
 
@@ -1163,10 +1329,8 @@ def _flag_above_memcpy(fit: Dict[str, Any], memcpy: PiecewiseFit) -> None:
                 f"segment {seg['start_bytes']}-{seg['end_bytes']} B: {flag}"]
 
 
-def flagged_fits(model: Mapping[str, Any]) -> List[Tuple[str, List[str]]]:
-    """``(name, flags)`` of every fit of a :func:`fit_results` document that is
-    below the quality threshold, in key order; the name is the model key, with
-    ``at P=...`` for point-to-point fits per rank count."""
+def _fit_lines(model: Mapping[str, Any], field: str) -> List[Tuple[str, List[str]]]:
+    """``(name, lines)`` of every fit of a model document whose ``field`` is not empty."""
     out = []
     models = model.get("models") if isinstance(model, Mapping) else None
     for key, entry in sorted((models or {}).items()):
@@ -1175,10 +1339,24 @@ def flagged_fits(model: Mapping[str, Any]) -> List[Tuple[str, List[str]]]:
         fits = [("", entry.get("fit"))] if "fit" in entry else [
             (f" at P={rank}", fit) for rank, fit in sorted((entry.get("fits") or {}).items(), key=lambda kv: str(kv[0]))]
         for suffix, fit in fits:
-            flags = fit.get("flags") if isinstance(fit, Mapping) else None
-            if flags:
-                out.append((f"{key}{suffix}", [str(f) for f in flags]))
+            lines = fit.get(field) if isinstance(fit, Mapping) else None
+            if lines:
+                out.append((f"{key}{suffix}", [str(f) for f in lines]))
     return out
+
+
+def flagged_fits(model: Mapping[str, Any]) -> List[Tuple[str, List[str]]]:
+    """``(name, flags)`` of every fit of a :func:`fit_results` document that is
+    below the quality threshold, in key order; the name is the model key, with
+    ``at P=...`` for point-to-point fits per rank count."""
+    return _fit_lines(model, "flags")
+
+
+def noise_notes(model: Mapping[str, Any]) -> List[Tuple[str, List[str]]]:
+    """``(name, notes)`` of every fit whose measured spreads say something the flags
+    do not (disturbed sizes, a noisy run: :attr:`PiecewiseFit.noise`), named as by
+    :func:`flagged_fits`."""
+    return _fit_lines(model, "noise")
 
 
 def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_points: int = 3,

@@ -13,7 +13,8 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from .constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_R2_BELOW_NOISE, FIT_R2_MIN_POINTS
+from .constants import (FIT_MAX_DISTURBED, FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, FIT_MISFIT_RUN, FIT_NOISE_FLOOR,
+                        FIT_POINT_TOLERANCE, FIT_R2_BELOW_NOISE, FIT_R2_MIN_POINTS, FIT_SPREAD_MULTIPLE)
 
 WEIGHTINGS = ("relative", "uniform")
 """How a fit weights its points: by 1 / T**2 (timing noise grows with the time) or alike."""
@@ -239,8 +240,13 @@ def rmse(y: np.ndarray, yhat: np.ndarray) -> float:
     return float(math.sqrt(np.mean((y - yhat) ** 2))) if y.size else math.nan
 
 
-def weights_for(y: np.ndarray, weighting: str) -> np.ndarray:
-    """Point weights of a fit: ``1 / y**2`` for ``"relative"``, ones for ``"uniform"``."""
+def weights_for(y: np.ndarray, weighting: str, spread=None) -> np.ndarray:
+    """Point weights of a fit: ``1 / y**2`` for ``"relative"``, ones for ``"uniform"``.
+
+    With ``spread`` (each time's measured uncertainty, see :func:`spread_judgement`),
+    ``"relative"`` weighs a point by ``1 / max(spread, FIT_NOISE_FLOOR * y)**2``
+    instead: a time its repetitions disagree on counts for less (NaN spreads count as
+    the floor)."""
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
     if weighting == "uniform":
@@ -249,6 +255,145 @@ def weights_for(y: np.ndarray, weighting: str) -> np.ndarray:
     positive = ay[ay > 0]
     if positive.size == 0:
         return np.ones_like(y)
-    return 1.0 / np.maximum(ay, positive.min()) ** 2
+    scale = np.maximum(ay, positive.min())
+    if spread is not None:
+        scale = _floored(spread, scale)
+    return 1.0 / scale ** 2
+
+
+def _number(v: float) -> str:
+    """A size as a user reads it: whole numbers in full (16777216, not 1.67772e+07)."""
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def _places(xs: Sequence[float], unit: str) -> str:
+    """``64-4096 B`` for a range, ``64 B`` for one place."""
+    lo, hi = (_number(v) for v in (min(xs), max(xs)))
+    return f"{lo} {unit}" if lo == hi else f"{lo}-{hi} {unit}"
+
+
+def _floored(spread, y: np.ndarray) -> np.ndarray:
+    """The spreads a judgement uses: never below ``FIT_NOISE_FLOOR`` of the time (NaN,
+    unknown, is the floor), as in :func:`weights_for`: a median is not known better
+    than that however often the timer repeats itself."""
+    return np.maximum(np.nan_to_num(np.asarray(spread, dtype=float), nan=0.0), FIT_NOISE_FLOOR * np.abs(y))
+
+
+def disturbed_times(x: np.ndarray, y: np.ndarray, spread: np.ndarray) -> np.ndarray:
+    """Which times are *disturbed*: above the time at some larger ``x`` beyond both
+    their spreads (``x`` ascending, ``spread`` the half-width of each time's 95 %
+    interval, floored as in :func:`_floored`). No time that grows with ``x`` goes
+    through both, so one of them is the measurement, not the machine; load makes
+    times slower, so the smaller ``x`` is the one set aside."""
+    s = _floored(spread, y)
+    lowest_later = np.full(x.size, np.inf)  # the lowest upper end of the times at any larger x
+    upper = y + s
+    for i in range(x.size - 2, -1, -1):
+        j = int(np.searchsorted(x, x[i], side="right"))
+        if j < x.size:
+            lowest_later[i] = np.min(upper[j:])
+    return (y - s) > lowest_later
+
+
+def _span(values: np.ndarray) -> str:
+    """``12-90`` for a spread of percentages, ``90`` for one value."""
+    lo, hi = f"{values.min():.0f}", f"{values.max():.0f}"
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def _listing(xs: Sequence[float], unit: str, most: int = 8) -> str:
+    shown = ", ".join(_number(v) for v in xs[:most])
+    return f"{shown} {unit}" + (f" and {len(xs) - most} more" if len(xs) > most else "")
+
+
+def spread_judgement(x: np.ndarray, y: np.ndarray, yhat: np.ndarray, spread: np.ndarray, disturbed: np.ndarray,
+                     unit: str = "B") -> Tuple[List[str], List[str]]:
+    """Tells a wrong model from noisy times, with each time's measured spread.
+
+    ``x`` ascending (bytes for ``unit="B"``, else rank counts), ``spread`` the
+    half-width of each time's 95 % interval (NaN: unknown; floored as in
+    :func:`_floored`), ``disturbed`` from :func:`disturbed_times` (passed over).
+    A time is *off* its fit when the fit misses it by more than
+    ``FIT_SPREAD_MULTIPLE`` spreads and by more than ``FIT_POINT_TOLERANCE`` of the
+    time. Noise scatters to both sides; a wrong shape misses a range one way.
+
+    Returns ``(flags, notes)``: a flag for each run of consecutive distinct ``x``
+    off the fit on the same side that is ``FIT_MISFIT_RUN`` long, and for 2 or
+    more consecutive ``x`` off it, on either side, at either end of the range
+    (a bend there has too few sizes beyond it for a segment of its own, and
+    predictions beyond the range follow that end). Notes, one line each, name
+    the shorter runs, the disturbed times and a noisy run. Disturbed times at more
+    than ``FIT_MAX_DISTURBED`` of the sizes are a flag: such times do not grow with
+    ``x`` at all, and what is set aside cannot be most of the measurement. The run
+    is noted as noisy where its median spread is above ``FIT_POINT_TOLERANCE``:
+    then the spreads, not the model, decide what is off."""
+    one, many = ("size", "sizes") if unit == "B" else ("rank count", "rank counts")
+    s = _floored(spread, y)
+    miss = y - yhat
+    off = np.abs(miss) > np.maximum(FIT_SPREAD_MULTIPLE * s, FIT_POINT_TOLERANCE * np.abs(y))
+    keep = np.flatnonzero(~disturbed)
+    runs = []  # (first, last) positions in keep of consecutive off times on one side
+    for pos in range(keep.size):
+        if not off[keep[pos]]:
+            continue
+        if runs and runs[-1][1] == pos - 1 and np.sign(miss[keep[pos]]) == np.sign(miss[keep[pos - 1]]):
+            runs[-1][1] = pos
+        else:
+            runs.append([pos, pos])
+    # At either end of the range, consecutive off times of either side: a bend the fit cuts
+    # through there, with too few sizes beyond it for a segment of its own.
+    ends = []
+    for step, edge in ((1, 0), (-1, keep.size - 1)):
+        pos = edge
+        while 0 <= pos < keep.size and off[keep[pos]]:
+            pos += step
+        if abs(pos - edge) >= 2:
+            ends.append(sorted((edge, pos - step)))
+
+    def sizes(first: int, last: int) -> int:
+        return np.unique(x[keep[first:last + 1]]).size
+
+    def misses(first: int, last: int) -> Tuple[str, str]:
+        run = keep[first:last + 1]
+        rel = 100 * np.abs(miss[run]) / np.maximum(np.abs(y[run]), 1e-300)
+        return f"{_places(x[run], unit)}", _span(rel)
+
+    flags: List[str] = []
+    flagged = np.zeros(keep.size, dtype=bool)
+    for first, last in runs:
+        if sizes(first, last) >= FIT_MISFIT_RUN:
+            where, by = misses(first, last)
+            side = "above" if miss[keep[first]] > 0 else "below"
+            flags.append(f"times at {where} all {side} the fit by {by} % ({sizes(first, last)} {many} in a row, "
+                         "beyond their measured spread): the model's shape does not follow them")
+            flagged[first:last + 1] = True
+    for first, last in ends:
+        if sizes(first, last) >= 2 and not flagged[first:last + 1].all():
+            where, by = misses(first, last)
+            which = "smallest" if first == 0 else "largest"
+            flags.append(f"times at {where}, the {sizes(first, last)} {which} {many}, off the fit by {by} % (beyond "
+                         "their measured spread): the model does not follow that end of the range")
+            flagged[first:last + 1] = True
+    short = []
+    for first, last in runs:
+        if not flagged[first:last + 1].any():
+            where, by = misses(first, last)
+            short.append(f"{where} ({'+' if miss[keep[first]] > 0 else '-'}{by} %)")
+    notes: List[str] = []
+    if short:
+        notes.append(f"off the fit beyond their spread, too few in a row to be its shape: {', '.join(short)}")
+    distinct = np.unique(x).size
+    if np.unique(x[disturbed]).size > FIT_MAX_DISTURBED * distinct:
+        flags.append(f"times at {np.unique(x[disturbed]).size} of {distinct} {many} lie above a larger {one}'s "
+                     f"beyond both intervals: they do not grow with the {one}, too disturbed to judge the model; "
+                     "measure again on a quieter machine")
+    elif np.any(disturbed):
+        notes.append(f"disturbed times at {_listing(x[disturbed], unit)}: above the time of a larger {one} beyond "
+                     "both intervals (load), weighed as nothing and not judged")
+    relative = s[s > 0] / np.maximum(np.abs(y[s > 0]), 1e-300)
+    if relative.size and np.median(relative) > FIT_POINT_TOLERANCE:
+        notes.append(f"noisy: the medians' 95 % intervals are +-{100 * np.median(relative):.0f} % (median over the "
+                     "points), so the parameters are loose; a quieter run tightens them")
+    return flags, notes
 
 

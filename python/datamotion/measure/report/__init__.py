@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..._files import atomic_write
 from ..constants import FIT_MAX_RELATIVE_RMSE, FIT_MIN_R2, RESULTS_SCHEMA
-from ..fit import fit_results, flagged_fits
+from ..fit import fit_results, flagged_fits, noise_notes
 from ..results import check_model, check_results, load_results
 from . import cm5, cm5_items, cvl, paragon, predicted, pshift, redist
 from .compare import conditions_text, csv_rows, items_section, sharing
@@ -133,16 +133,26 @@ def _other_section(entries: Sequence[Entry]) -> str:
             "in results.csv.</p>" + table(["kernel", "params", "rows"], rows, numeric_from=2) + "</section>")
 
 
+def _named_items(named: Sequence[Tuple[str, Sequence[str]]]) -> str:
+    """``<li>`` per fit: its name in bold, then its lines."""
+    return "".join(f"<li><b>{html.escape(name)}</b>: {html.escape('; '.join(lines))}</li>" for name, lines in named)
+
+
 def _quality_part(fitted: Mapping[str, Any]) -> str:
-    """The fits below the quality threshold, each named with its reasons, in red; "" when none is."""
-    flagged = flagged_fits(fitted)
-    if not flagged:
-        return ""
-    items = "".join(f"<li><b>{html.escape(name)}</b>: {html.escape('; '.join(flags))}</li>" for name, flags in flagged)
-    return (f"<div class=bad><h3>Fits below the quality threshold</h3><p>{len(flagged)} fit(s) do not describe "
-            f"their measurements well enough to be trusted as they stand (r² below {FIT_MIN_R2:g}, relative RMSE "
-            f"above {100 * FIT_MAX_RELATIVE_RMSE:.0f} %, a parameter the data wanted negative, or a bandwidth "
-            f"above memcpy's):</p><ul>{items}</ul></div>")
+    """The fits below the quality threshold, each named with its reasons, in red, then (folded) what
+    the measured spreads say beside the flags; "" when there is neither."""
+    flagged, noted = flagged_fits(fitted), noise_notes(fitted)
+    out = ""
+    if flagged:
+        out += (f"<div class=bad><h3>Fits below the quality threshold</h3><p>{len(flagged)} fit(s) do not describe "
+                "their measurements well enough to be trusted as they stand (a range of sizes off the fit beyond "
+                "their measured spread, times too disturbed to judge, or a bandwidth above memcpy's; without "
+                f"spreads: r² below {FIT_MIN_R2:g}, relative RMSE above {100 * FIT_MAX_RELATIVE_RMSE:.0f} % or a "
+                f"parameter the data wanted negative):</p><ul>{_named_items(flagged)}</ul></div>")
+    if noted:
+        out += (f"<details><summary>{len(noted)} fit(s) with notes on disturbed or noisy times, judged against "
+                f"their measured spread</summary><ul>{_named_items(noted)}</ul></details>")
+    return out
 
 
 def _notes_section(fitted: Mapping[str, Any]) -> str:

@@ -10,7 +10,7 @@ from typing import Sequence
 
 from .format import Entry, num, table
 
-KERNELS = frozenset({"stencil_step", "redistribution", "vector_sweep", "ufunc", "row_update"})
+KERNELS = frozenset({"stencil_step", "redistribution", "plan_call", "vector_sweep", "ufunc", "row_update"})
 """Kernels this section shows."""
 
 _WHAT = {"stencil_step": "stencil time step (halo exchange + 5-point update in NumPy)",
@@ -35,8 +35,8 @@ def _programs_table(entries: Sequence[Entry]) -> str:
         for r in sorted(e.rows, key=lambda r: num(r.get("n")) or 0):
             errors = [num(x) for x in r.get("error_by_round_pct") or [] if num(x) is not None]
             spread = f"{min(errors):+.1f} .. {max(errors):+.1f}" if errors else "—"
-            parts = ", ".join(f"{k[:-3]} {_us(r[k])}" for k in ("halo_us", "compute_us", "exchange_us", "pack_us",
-                                                                 "copy_us") if num(r.get(k)) is not None)
+            parts = ", ".join(f"{k[:-3]} {_us(r[k])}" for k in ("halo_us", "compute_us", "exchange_us", "on_node_us",
+                                                                 "pack_us", "copy_us", "call_us") if num(r.get(k)) is not None)
             rows.append((html.escape(_WHAT[e.kernel]), f"{num(r.get('n')) or 0:.0f} × {num(r.get('n')) or 0:.0f}",
                          str(r.get("ranks", "—")), _us(r.get("predicted_us")), _us(r.get("median_us")),
                          _pct(r.get("error_pct")), spread, html.escape(parts)))
@@ -45,8 +45,10 @@ def _programs_table(entries: Sequence[Entry]) -> str:
     return table(["program", "array", "ranks", "predicted (µs)", "measured (µs)", "error (%)",
                   "error by round (%)", "predicted parts (µs)"], rows,
                  "Predicted from the plan's messages (exchange at each peer's bytes, memcpy per run packed, "
-                 "unpacked or copied) and the compute at the rate of the step's own array length, against the "
-                 "measured median of the slowest rank; error = (predicted − measured) / measured", numeric_from=2)
+                 "unpacked or copied, messages on the node as one copy out of the sender's memory plus control "
+                 "and answer), the plan call's own cost (measured on a plan that moves nothing) and the compute "
+                 "at the rate of the step's own array length, against the measured median of the slowest rank; "
+                 "error = (predicted − measured) / measured", numeric_from=2)
 
 
 def _hierarchy_table(entries: Sequence[Entry]) -> str:

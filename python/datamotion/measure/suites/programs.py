@@ -18,6 +18,8 @@ the same machine. The pooled primitives are fitted
 (:mod:`datamotion.measure.programs`). Entries ``stencil_step`` and
 ``redistribution``: one row per ``n`` with ``predicted_us``, the measured
 ``median_us`` (slowest rank) and ``error_pct``, and each round's own error.
+Entry ``plan_call``: what calling a plan costs by itself (a redistribution plan
+that moves nothing), measured each round and added to both predictions.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ...shift import Halo
 from .. import programs
 from ..constants import QUICK_SIZES, RESULTS_SCHEMA
 from ..fit import fit_results
+from ..memory import working_sets
 from ..stats import summarize, time_call
 from . import local, pt2pt
 
@@ -77,6 +80,17 @@ PROGRAMS = {"stencil_step": stencil_program, "redistribution": redistribution_pr
 """Entry kernel -> the function that builds the program."""
 
 
+def call_program(comm) -> Tuple[Callable[[], None], tuple]:
+    """Collective. (one call, objects to keep alive) of a redistribution plan that moves
+    nothing (0 x 8 arrays): what calling a plan costs by itself, its checks and
+    bookkeeping, which the predictions add to the priced messages."""
+    grid = ProcessGrid(comm, dims=[comm.size, 1])
+    src = DistArray.zeros(grid, (0, 8), dist=[Cyclic(), Block()])
+    dst = DistArray.zeros(grid, (0, 8), dist=[Block(), Block()])
+    plan = RedistPlan(src, dst)
+    return (lambda: plan.execute(src, dst)), (grid, src, dst, plan)
+
+
 def _plan_summary(shapes: Sequence[dict]) -> Dict[str, int]:
     """Messages, bytes and runs of one rank's plan, by kind."""
     out = {"messages_sent": 0, "bytes_sent": 0, "runs_sent": 0, "messages_received": 0, "bytes_received": 0,
@@ -97,15 +111,24 @@ def _pool(rows_by_round: Sequence[dict]) -> dict:
     return {**keep, **summarize(us), "median_by_round_us": [float(r["median_us"]) for r in rows_by_round]}
 
 
-def _primitives(comm, shapes: List[dict], blocks: Sequence[Tuple[int, int]], quick: bool) -> List[dict]:
+def _primitives(comm, plans: Sequence[List[dict]], blocks: Sequence[Tuple[int, int]], quick: bool) -> List[dict]:
     """Collective. The exchange, memcopy and ufunc entries the predictions read, on
-    rank 0 (empty elsewhere); the local kernels run on every rank at once, ufunc on
-    ghosted blocks of rows like the stencil's (``blocks`` and a range around them)."""
+    rank 0 (empty elsewhere); the local kernels run on every rank at once. memcopy
+    at the plans' run sizes and over working sets two per octave up to twice the
+    most a rank copies in one execution (``plans``: this rank's messages of each
+    plan), ufunc on ghosted blocks of rows like the stencil's (``blocks`` and two
+    shapes per octave up to twice the largest), so that every cache level the
+    programs reach has points of its own."""
+    shapes = [m for plan in plans for m in plan]
     sent = {int(m["bytes"]) for m in shapes if m["peer"] >= 0}
     runs = {max(1, int(round(m["bytes"] / m["runs"]))) for m in shapes if m["runs"] > 1 or m["peer"] < 0}
+    copied = max([programs.copied_bytes(plan) for plan in plans] + [1 << 20])
     exchange = pt2pt.pair_entry(comm, "exchange", sorted(set(QUICK_SIZES) | sent), quick)
-    memcopy = local.memcopy_entry(sorted(runs | {64 << (2 * k) for k in range(9)}), quick)
-    grid = sorted(set(blocks) | {(1 << k, 2 << k) for k in range(3, 11, 2)})
+    memcopy = local.memcopy_entry(sorted(runs | set(working_sets(copied, smallest=64))), quick)
+    widest = max(n for _, n in blocks)
+    grid = sorted(set(blocks) | {(max(1, e // (8 * widest)), widest) for e in working_sets(8 * max(r * n for r, n in blocks),
+                                                                                           smallest=8 * 16 * widest)}
+                  | {(1 << k, 2 << k) for k in range(3, 9, 2)})
     ufuncs = [local.ufunc_entry(grid, quick, ghost=1, form=form) for form in programs.STENCIL_STATEMENTS]
     return [exchange, memcopy, *ufuncs] if comm.rank == 0 else []
 
@@ -117,11 +140,12 @@ def run(comm, quick: bool = False, validate: bool = False, progress=None) -> Lis
     built = {(kernel, n): make(comm, n) for kernel, make in PROGRAMS.items() for n in orders}
     gathered = {key: comm.gather(b[1], root=0) for key, b in built.items()}
     elements = {key: comm.gather(b[2], root=0) for key, b in built.items()}
-    shapes = [m for b in built.values() for m in b[1]]
     blocks = sorted({(b[2] // n, n) for (kernel, n), b in built.items() if kernel == "stencil_step"})
-    primitives, measured = [], {key: [] for key in built}
+    call, _keep = call_program(comm)
+    primitives, measured, calls = [], {key: [] for key in built}, []
     for _ in range(ROUNDS[0] if quick else ROUNDS[1]):
-        primitives.append(_primitives(comm, shapes, blocks, quick))
+        primitives.append(_primitives(comm, [b[1] for b in built.values()], blocks, quick))
+        calls.append(time_call(comm, call, quick))
         for key, (fn, *_rest) in built.items():
             measured[key].append(time_call(comm, fn, quick))
             if progress:
@@ -132,22 +156,25 @@ def run(comm, quick: bool = False, validate: bool = False, progress=None) -> Lis
               for k, entry in enumerate(primitives[0])]
     model = fit_results({"schema": RESULTS_SCHEMA, "results": pooled})
     by_round_models = [fit_results({"schema": RESULTS_SCHEMA, "results": r}) for r in primitives]
-    results = []
+    call_us = _pool(calls)["median_us"]
+    by_round_calls = [r["median_us"] for r in calls]
+    results = [{"kernel": "plan_call", "params": {"ranks": comm.size, "rounds": len(calls)},
+                "rows": [{"bytes": 0, "ranks": comm.size, **_pool(calls)}]}]
     for kernel in PROGRAMS:
         rows = []
         for n in orders:
             key = (kernel, n)
-            predict = (lambda m: programs.stencil_step(m, gathered[key], elements[key])) if kernel == "stencil_step" \
-                else (lambda m: programs.redistribution(m, gathered[key]))
-            p = predict(model)
+            predict = (lambda m, c: programs.stencil_step(m, gathered[key], elements[key], call_us=c)) \
+                if kernel == "stencil_step" else (lambda m, c: programs.redistribution(m, gathered[key], call_us=c))
+            p = predict(model, call_us)
             got = _pool(measured[key])
-            per_round = [100.0 * (predict(m)["total_us"] - r["median_us"]) / r["median_us"]
-                         for m, r in zip(by_round_models, measured[key])]
+            per_round = [100.0 * (predict(m, c)["total_us"] - r["median_us"]) / r["median_us"]
+                         for m, c, r in zip(by_round_models, by_round_calls, measured[key])]
             rows.append({"n": n, "bytes": 8 * n * n, "ranks": comm.size, **got, "predicted_us": p["total_us"],
                          "error_pct": 100.0 * (p["total_us"] - got["median_us"]) / got["median_us"],
                          "error_by_round_pct": per_round,
                          **{k: p[k] for k in ("halo_us", "compute_us") if k in p},
-                         **{k: p["by_rank"][p["slowest_rank"]][k] for k in ("exchange_us", "pack_us", "copy_us")
+                         **{k: p["by_rank"][p["slowest_rank"]][k] for k in ("exchange_us", "on_node_us", "pack_us", "copy_us", "call_us")
                             if k in p["by_rank"][p["slowest_rank"]]},
                          "plan_rank0": _plan_summary(gathered[key][0]), "model_warnings": p["warnings"]})
         results.append({"kernel": kernel, "params": {"ranks": comm.size, "rounds": len(primitives)}, "rows": rows})

@@ -1,0 +1,28 @@
+# cmake -DMPI_IDENTITY=<identity> -DMPIEXEC=<launcher> -P launcher_family.cmake
+# The launcher the build chose belongs to the MPI it was built with, and the two
+# families tell each other apart (the check that replaces a launcher of another MPI).
+cmake_minimum_required(VERSION 3.18)
+include("${CMAKE_CURRENT_LIST_DIR}/../../cmake/datamotionMPI.cmake")
+datamotion_mpi_family(library "${MPI_IDENTITY}")
+datamotion_launcher_family(launcher "${MPIEXEC}")
+if(NOT library OR NOT launcher STREQUAL library)
+  message(FATAL_ERROR "launcher ${MPIEXEC} is '${launcher}', the library ${MPI_IDENTITY} is '${library}'")
+endif()
+foreach(identity_family "MPICH 5.0.2;MPICH" "Open MPI 4.1.4;Open MPI" "Intel MPI 2021.10.0;Intel MPI"
+                        "MVAPICH 3.0;MVAPICH" "MPI 4.0 (/opt/x/mpi.h);")
+  list(GET identity_family 0 identity)
+  list(LENGTH identity_family n)
+  set(expected "")
+  if(n GREATER 1)
+    list(GET identity_family 1 expected)
+  endif()
+  datamotion_mpi_family(got "${identity}")
+  if(NOT got STREQUAL expected)
+    message(FATAL_ERROR "datamotion_mpi_family(${identity}) is '${got}', expected '${expected}'")
+  endif()
+endforeach()
+datamotion_launcher_family(none "${CMAKE_CURRENT_LIST_DIR}/no-such-mpiexec")
+if(none)
+  message(FATAL_ERROR "a missing launcher has the family '${none}'")
+endif()
+message(STATUS "launcher ${MPIEXEC}: ${launcher}, as the library ${MPI_IDENTITY}")
