@@ -325,3 +325,22 @@ def test_collective_and_barrier_fits_are_judged_against_the_spread():
     assert not dmm.fit_barrier(counts, barrier, spreads=0.4 * barrier).flags
     linear = 0.5 * counts  # grows with P, not log2 P: the log model misses both ends
     assert dmm.fit_barrier(counts, linear, spreads=0.02 * linear).flags
+
+
+def test_a_segment_of_two_sizes_one_disturbed_keeps_its_line():
+    """A memcopy run (two sizes per octave) in which several times were disturbed by
+    load: a disturbed time weighs next to nothing but still determines, with its
+    neighbour, the line of a two-size segment; the fit stands (it once failed as
+    rank deficient, skipping the kernel)."""
+    sizes = [int(round(64 * 2 ** (k / 2))) for k in range(39)]
+    times = [0.001777, 0.001701, 0.001581, 0.003604, 0.003505, 0.005388, 0.01285, 0.007142, 0.009593, 0.01288,
+             0.01346, 0.023, 0.03291, 0.04731, 0.06407, 0.08009, 0.1129, 0.1655, 2.298, 1.127, 3.994, 2.378, 3.421,
+             4.302, 6.307, 22.65, 14.06, 18.65, 40.11, 84.93, 140.2, 208.8, 319.5, 394.7, 615.3, 887.2, 1169.0,
+             1752.0, 2704.0]
+    spreads = [1.18e-05, 3.11e-06, 3.14e-05, 1.69e-05, 5e-06, 1.41e-05, 4.59e-06, 3.47e-05, 4.68e-05, 1.03e-05,
+               2.42e-06, 0.000762, 0.000171, 0.000182, 0.00206, 0.000491, 0.00194, 0.00134, 0.0123, 0.00242,
+               0.00886, 0.00605, 0.0115, 0.00793, 0.0237, 0.00851, 0.212, 0.188, 0.654, 0.425, 0.252, 0.304, 7.94,
+               8.76, 8.5, 5.58, 18.9, 155.0, 222.0]
+    fit = dmm.fit_piecewise_linear(sizes, times, max_breakpoints=3, spreads=spreads)
+    assert fit.breakpoints_bytes and all(np.isfinite(seg.us_per_byte) for seg in fit.segments)
+    assert float(fit.predict(1 << 24)) == pytest.approx(1169.0, rel=0.25)

@@ -648,9 +648,11 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
     disturbed = np.zeros(x.size, dtype=bool)
     if judged:
         spread = spread[order]
-        # A disturbed time (load) weighs as nothing, but stays in the measured range.
+        # A disturbed time (load) weighs next to nothing, but stays in the measured range:
+        # a ten-thousandth of its own weight, not less, so that a segment of two sizes,
+        # one disturbed, still determines its line (the design keeps its rank).
         disturbed = disturbed_times(x, y, spread)
-        w = np.where(disturbed, 1e-9 * np.min(w), w)
+        w = np.where(disturbed, _DISTURBED_WEIGHT * w, w)
     n = x.size
     distinct, first = np.unique(x, return_index=True)
     m = distinct.size
@@ -728,7 +730,10 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
         for more in range(k + 1, kmax + 1):
             if not math.isfinite(best[more][m]):
                 continue
-            candidate = segmentation(more)
+            try:
+                candidate = segmentation(more)
+            except RankDeficient:  # a segment its points cannot determine: not a candidate
+                continue
             if len(candidate[3]) < fewest:
                 chosen, fewest = more, len(candidate[3])
                 bounds, segments, yhat, own, noise = candidate
@@ -748,6 +753,10 @@ def fit_piecewise_linear(sizes, times, max_breakpoints: int = 2, min_points: int
                         breakpoints_ci95=_breakpoint_cis(cost, best, bounds, distinct, n, floor),
                         relative_rmse=relative, max_relative_residual=worst, flags=tuple(flags),
                         noise=tuple(noise))
+
+
+_DISTURBED_WEIGHT = 1e-4
+"""A disturbed time's weight, as a fraction of the weight its spread gives it."""
 
 
 def _spreads(spreads, n: int) -> Optional[np.ndarray]:
@@ -776,13 +785,14 @@ def _by_group(x: np.ndarray, group: np.ndarray) -> List[np.ndarray]:
 def _judged_weights(x: np.ndarray, group: np.ndarray, y: np.ndarray, weighting: str, spread):
     """(weights, disturbed) of a fit over several groups (rank counts): by the
     spreads, a disturbed time (:func:`~datamotion.measure.lsq.disturbed_times`
-    within its group) weighing as nothing; without spreads, as :func:`weights_for`."""
+    within its group) weighing next to nothing (as in :func:`fit_piecewise_linear`);
+    without spreads, as :func:`weights_for`."""
     w = weights_for(y, weighting, spread)
     disturbed = np.zeros(y.size, dtype=bool)
     if spread is not None:
         for idx in _by_group(x, group):
             disturbed[idx] = disturbed_times(x[idx], y[idx], spread[idx])
-        w = np.where(disturbed, 1e-9 * np.min(w), w)
+        w = np.where(disturbed, _DISTURBED_WEIGHT * w, w)
     return w, disturbed
 
 
