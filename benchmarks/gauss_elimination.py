@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
@@ -43,6 +44,7 @@ from datamotion._files import atomic_write, require_writable_file
 from datamotion.launch import MPICH_THROTTLE as QUIET  # ranks may outnumber cores: no busy-polling
 from datamotion.launch import find_mpiexec, inside_mpi_job, launcher_flags
 from datamotion.measure import gauss as predict
+from datamotion.measure.cores import cpu_snapshot, others_share
 from datamotion.measure.memory import machine_caches
 from datamotion.measure.results import noisy_warnings
 
@@ -166,12 +168,20 @@ def round_errors(by_round, n):
 TOLERANCE_PCT = 10.0  # the paper's "within 10 %"
 
 
-def loaded(load_before: float, load_after: float, cores: int) -> bool:
-    """Other jobs shared the machine: a load average above half the cores, before or after."""
+LOADED_SHARE = 0.05  # other work's share of the cores' time above which a run is loaded
+
+
+def loaded(load_before: float, load_after: float, cores: int, others: Optional[float] = None) -> bool:
+    """Other jobs shared the machine: other work (processes not this run's, or the
+    hypervisor's steal) took over LOADED_SHARE of the cores' time during the run
+    (``others``, from measure.cores.others_share); where that is unknown, a load
+    average above half the cores, before or after (which this run's own ranks raise)."""
+    if others is not None:
+        return others > LOADED_SHARE
     return max(load_before, load_after) > 0.5 * cores
 
 
-def verdict(rows, by_round, load, cores: int) -> str:
+def verdict(rows, by_round, load, cores: int, others: Optional[float] = None) -> str:
     """One line: whether every size is within TOLERANCE_PCT, how far the worst one is
     off, and, on a loaded machine, that the load is why the numbers cannot be trusted."""
     worst = max(rows, key=lambda r: abs(r["error_pct"]))
@@ -181,8 +191,10 @@ def verdict(rows, by_round, load, cores: int) -> str:
             f"N={worst['n']} at {worst['error_pct']:+.1f} %")
     if spread:
         text += f"; rounds one by one span {min(spread):+.1f} .. {max(spread):+.1f} %"
+    if others is not None:
+        text += f"; other work took {100 * others:.1f} % of the {cores} cores' time during the run"
     text += f"; load average {load[0]:.2f} before, {load[1]:.2f} after, on {cores} cores"
-    if loaded(load[0], load[1], cores):
+    if loaded(load[0], load[1], cores, others):
         text += (" -- LOADED: other jobs shared the cores, so the measured times include their time slices "
                  "and the errors say how far off a loaded machine is, not how good the model is")
     return text
@@ -240,6 +252,7 @@ def main(argv=None) -> int:
     measure_env.setdefault("MPI4PY_RC_THREAD_LEVEL", "single")  # the program calls MPI_Init
     sizes = list(dict.fromkeys(args.sizes))
     load = [os.getloadavg()[0]]
+    started = cpu_snapshot()
     docs, runs, by_round = [], {n: [] for n in sizes}, []
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(args.rounds):
@@ -259,6 +272,7 @@ def main(argv=None) -> int:
                 f"N={r['n']} {r['predicted_ms']:.3f}/{r['measured_ms']:.3f} ms" for r in alone)
                 + " (estimated/measured)", file=sys.stderr)
     load.append(os.getloadavg()[0])
+    others = others_share(started, cpu_snapshot(), os.cpu_count() or 1)
     primitives = pool_documents(docs)
     model = predict.primitive_model(primitives)
     measured = [{"n": n, "ranks": args.np, "median_ms": float(np.median(runs[n]))} for n in sizes]
@@ -271,14 +285,16 @@ def main(argv=None) -> int:
           f"R_inf {line['vector_rinf_mflops']:.0f} Mflop/s, N_1/2 {line['vector_nhalf']:.1f}; bcast "
           + ", ".join(f"{p['primitives']['bcast_bytes']} B {p['primitives']['bcast_us']:.2f} us" for p in predictions))
     sched = primitives["provenance"].get("scheduling", {})
-    if loaded(load[0], load[1], os.cpu_count() or 1) and sched.get("policy") not in ("SCHED_FIFO", "SCHED_RR"):
+    if loaded(load[0], load[1], os.cpu_count() or 1, others) and sched.get("policy") not in ("SCHED_FIFO", "SCHED_RR"):
         primitives["warnings"].append(
-            f"load average {max(load):.1f} on {os.cpu_count()} cores around the run: other jobs share the machine "
+            ("load average {:.1f}".format(max(load)) if others is None else
+             f"other work took {100 * others:.1f} % of the cores' time")
+            + f" on {os.cpu_count()} cores around the run: other jobs share the machine "
             "(run under `chrt -r 1` to shield the run, see docs/predict.md)")
     for warning in primitives.get("warnings", []):
         print(f"warning: {warning}")
     table7(rows, args.reps * args.rounds, by_round)
-    print(verdict(rows, by_round, load, os.cpu_count() or 1))
+    print(verdict(rows, by_round, load, os.cpu_count() or 1, others))
     table6(rows, predictions)
     if "row_update_levels_bytes" in line:
         print(f"row update: {line['row_update_ns_per_element_in_cache']:.3f} ns per element in cache, "
@@ -294,7 +310,7 @@ def main(argv=None) -> int:
         doc = {"schema": primitives["schema"], "provenance": primitives["provenance"], "quick": args.quick,
                "validated": primitives.get("validated", False), "warnings": primitives.get("warnings", []),
                "results": [gauss, *primitives["results"]], "program": program, "rounds": args.rounds,
-               "load_average": {"before": load[0], "after": load[1]},
+               "load_average": {"before": load[0], "after": load[1]}, "others_share": others,
                "measured_samples_ms": {str(n): runs[n] for n in sizes},
                "by_round": [{str(n): {"predicted_ms": p, "measured_ms": m} for n, (p, m) in r.items()}
                             for r in by_round]}

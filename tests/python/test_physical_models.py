@@ -4,6 +4,7 @@ one, predictions inside an unmeasured gap warned of, and the stencil and
 redistribution predictors on synthetic models. Serial, no MPI, no timing."""
 
 import json
+import os
 import math
 
 import numpy as np
@@ -344,3 +345,23 @@ def test_a_segment_of_two_sizes_one_disturbed_keeps_its_line():
     fit = dmm.fit_piecewise_linear(sizes, times, max_breakpoints=3, spreads=spreads)
     assert fit.breakpoints_bytes and all(np.isfinite(seg.us_per_byte) for seg in fit.segments)
     assert float(fit.predict(1 << 24)) == pytest.approx(1169.0, rel=0.25)
+
+
+def test_other_work_is_told_apart_from_the_runs_own(tmp_path):
+    """others_share: the cores' busy time less this process's and its jobs', plus the
+    hypervisor's steal, as a share of the cores' time; a run's own ranks, which raise
+    the load average, do not count. None where /proc/stat is unreadable."""
+    from datamotion.measure.cores import CpuSnapshot, cpu_snapshot, others_share
+
+    before = CpuSnapshot(wall=100.0, busy=500.0, stolen=10.0, children=40.0, own=5.0)
+    own_run = CpuSnapshot(wall=110.0, busy=519.0, stolen=10.0, children=58.0, own=6.0)  # 2 cores, 10 s, all ours
+    assert others_share(before, own_run, 2) == pytest.approx(0.0)
+    shared = own_run._replace(busy=524.0, stolen=12.0)  # 5 s of other processes, 2 s stolen
+    assert others_share(before, shared, 2) == pytest.approx(7.0 / 20.0)
+    assert others_share(before, None, 2) is None and others_share(shared, before, 2) is None
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  100 0 50 1000 0 0 0 7 0 0\ncpu0 50 0 25 500 0 0 0 3 0 0\n")
+    snap = cpu_snapshot(str(stat))
+    tick = os.sysconf("SC_CLK_TCK")
+    assert snap.busy == pytest.approx(150 / tick) and snap.stolen == pytest.approx(7 / tick)
+    assert cpu_snapshot(str(tmp_path / "absent")) is None
