@@ -365,3 +365,23 @@ def test_other_work_is_told_apart_from_the_runs_own(tmp_path):
     tick = os.sysconf("SC_CLK_TCK")
     assert snap.busy == pytest.approx(150 / tick) and snap.stolen == pytest.approx(7 / tick)
     assert cpu_snapshot(str(tmp_path / "absent")) is None
+
+
+def test_a_program_the_model_cannot_price_keeps_its_measured_times():
+    """bench programs: a model without a kernel a prediction needs (one its points could
+    not fit) leaves that row unpredicted, saying why, instead of ending the run; the
+    report shows the measured time and the reason."""
+    from datamotion.measure.report import predicted
+    from datamotion.measure.report.format import Entry
+    from datamotion.measure.suites import programs as suite
+
+    model = synthetic_model()
+    del model["models"]["memcopy"]
+    plan = [[msg(1, 4096, 2, True), msg(1, 4096, 2, False)], [msg(0, 4096, 2, True), msg(0, 4096, 2, False)]]
+    p, why = suite._predicted(lambda m, c: programs.redistribution(m, plan, call_us=c), model, 1.0)
+    assert p is None and "memcopy" in why
+    assert suite._error_pct(None, {"median_us": 5.0}) is None
+    row = {"n": 64, "ranks": 2, "median_us": 5.0, "predicted_us": None, "error_pct": None, "not_predicted": why,
+           "error_by_round_pct": []}
+    html = predicted._programs_table([Entry(0, {"kernel": "redistribution", "params": {}, "rows": [row]})])
+    assert "not predicted" in html and "5.0" in html

@@ -37,6 +37,8 @@ def _programs_table(entries: Sequence[Entry]) -> str:
             spread = f"{min(errors):+.1f} .. {max(errors):+.1f}" if errors else "—"
             parts = ", ".join(f"{k[:-3]} {_us(r[k])}" for k in ("halo_us", "compute_us", "exchange_us", "on_node_us",
                                                                  "pack_us", "copy_us", "call_us") if num(r.get(k)) is not None)
+            if r.get("not_predicted"):
+                parts = f"not predicted: {r['not_predicted']}"
             rows.append((html.escape(_WHAT[e.kernel]), f"{num(r.get('n')) or 0:.0f} × {num(r.get('n')) or 0:.0f}",
                          str(r.get("ranks", "—")), _us(r.get("predicted_us")), _us(r.get("median_us")),
                          _pct(r.get("error_pct")), spread, html.escape(parts)))

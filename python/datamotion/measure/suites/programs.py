@@ -111,6 +111,20 @@ def _pool(rows_by_round: Sequence[dict]) -> dict:
     return {**keep, **summarize(us), "median_by_round_us": [float(r["median_us"]) for r in rows_by_round]}
 
 
+def _predicted(predict: Callable, model: dict, call_us: float):
+    """(the prediction, None), or (None, why) where the model lacks what it needs (a
+    kernel its points could not fit, say)."""
+    try:
+        return predict(model, call_us), None
+    except ValueError as exc:
+        return None, str(exc)
+
+
+def _error_pct(p, measured: dict):
+    """100 (predicted - measured) / measured, None without a prediction."""
+    return None if p is None else 100.0 * (p["total_us"] - measured["median_us"]) / measured["median_us"]
+
+
 def _primitives(comm, plans: Sequence[List[dict]], blocks: Sequence[Tuple[int, int]], quick: bool) -> List[dict]:
     """Collective. The exchange, memcopy and ufunc entries the predictions read, on
     rank 0 (empty elsewhere); the local kernels run on every rank at once. memcopy
@@ -166,16 +180,20 @@ def run(comm, quick: bool = False, validate: bool = False, progress=None) -> Lis
             key = (kernel, n)
             predict = (lambda m, c: programs.stencil_step(m, gathered[key], elements[key], call_us=c)) \
                 if kernel == "stencil_step" else (lambda m, c: programs.redistribution(m, gathered[key], call_us=c))
-            p = predict(model, call_us)
             got = _pool(measured[key])
-            per_round = [100.0 * (predict(m, c)["total_us"] - r["median_us"]) / r["median_us"]
-                         for m, c, r in zip(by_round_models, by_round_calls, measured[key])]
-            rows.append({"n": n, "bytes": 8 * n * n, "ranks": comm.size, **got, "predicted_us": p["total_us"],
-                         "error_pct": 100.0 * (p["total_us"] - got["median_us"]) / got["median_us"],
-                         "error_by_round_pct": per_round,
+            row = {"n": n, "bytes": 8 * n * n, "ranks": comm.size, **got, "plan_rank0": _plan_summary(gathered[key][0])}
+            per_round = [_error_pct(_predicted(predict, m, c)[0], r) for m, c, r in
+                         zip(by_round_models, by_round_calls, measured[key])]
+            row["error_by_round_pct"] = [e for e in per_round if e is not None]
+            p, why = _predicted(predict, model, call_us)
+            if p is None:  # the measured times stay; the row says why there is no prediction
+                rows.append({**row, "predicted_us": None, "error_pct": None, "not_predicted": why})
+                continue
+            slowest = p["by_rank"][p["slowest_rank"]]
+            rows.append({**row, "predicted_us": p["total_us"], "error_pct": _error_pct(p, got),
                          **{k: p[k] for k in ("halo_us", "compute_us") if k in p},
-                         **{k: p["by_rank"][p["slowest_rank"]][k] for k in ("exchange_us", "on_node_us", "pack_us", "copy_us", "call_us")
-                            if k in p["by_rank"][p["slowest_rank"]]},
-                         "plan_rank0": _plan_summary(gathered[key][0]), "model_warnings": p["warnings"]})
+                         **{k: slowest[k] for k in ("exchange_us", "on_node_us", "pack_us", "copy_us", "call_us")
+                            if k in slowest},
+                         "model_warnings": p["warnings"]})
         results.append({"kernel": kernel, "params": {"ranks": comm.size, "rounds": len(primitives)}, "rows": rows})
     return results
