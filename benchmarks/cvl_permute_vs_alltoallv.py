@@ -82,6 +82,10 @@ import datamotion as dm  # noqa: E402
 from datamotion import _core  # noqa: E402
 from datamotion import vector as cv  # noqa: E402
 
+# The executor each forced contender names.
+FORCED = {"permute, forced onnode": "onnode", "permute, messages": "pack", "bpermute, forced onnode": "onnode",
+          "bpermute, forced pack": "pack"}
+
 # How each contender moves its data (printed beside its row).
 PATHS = {
     "permute": "on one node: counting sort by (rank, 2^16-element window) of (16-bit offset, value) records "
@@ -249,10 +253,11 @@ class OneCopyFloor:
         self.src.free()
 
 
-def by_message(fn):
-    """fn() with DM_EXCHANGE=pack, which keeps datamotion's vector movements on messages."""
+def forced(executor, fn):
+    """fn() with DM_EXCHANGE=executor: "pack" keeps datamotion's vector movements on
+    messages, "onnode" reads in place wherever the memory allows."""
     saved = os.environ.get("DM_EXCHANGE")
-    os.environ["DM_EXCHANGE"] = "pack"
+    os.environ["DM_EXCHANGE"] = executor
     try:
         return fn()
     finally:
@@ -290,7 +295,7 @@ def main():
     local = np.random.default_rng(args.seed + 1 + rank).permutation(int(counts[rank]))  # intp, NumPy's own
 
     node, no_floor = node_of(comm, "writes into other ranks' memory directly")
-    floor_rows = []
+    floor_rows, forced_rows = [], []
     thread_level = {MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled",
                     MPI.THREAD_SERIALIZED: "serialized", MPI.THREAD_MULTIPLE: "multiple"}[MPI.Query_thread()]
     if rank == 0:
@@ -298,7 +303,7 @@ def main():
               f"{args.reps} repetitions")
         print(f"MPI: {MPI.Get_library_version().splitlines()[0].strip()}; thread level: {thread_level}; "
               f"NumPy {np.__version__}")
-        print("Times: slowest rank per repetition, median over repetitions (ms); contenders interleaved.\n")
+        print("Times: slowest rank per repetition, median over repetitions (ms); contenders interleaved, in a new random order each repetition.\n")
         for name, path in PATHS.items():
             print(f"- {name}: {path}")
         if no_floor:
@@ -326,10 +331,15 @@ def main():
         expect[perm] = whole
         if not np.array_equal(cv.permute(v, index).to_numpy(), expect):
             sys.exit("permute: wrong result")
-        if not np.array_equal(by_message(lambda: cv.permute(v, index)).to_numpy(), expect):
+        if not np.array_equal(forced("pack", lambda: cv.permute(v, index)).to_numpy(), expect):
             sys.exit("permute, messages: wrong result")
         if not np.array_equal(cv.bpermute(v, index).to_numpy(), whole[perm]):
             sys.exit("bpermute: wrong result")
+        if not np.array_equal(forced("onnode", lambda: cv.permute(v, index)).to_numpy(), expect):
+            sys.exit("permute, forced onnode: wrong result")
+        for executor in ("onnode", "pack"):
+            if not np.array_equal(forced(executor, lambda: cv.bpermute(v, index)).to_numpy(), whole[perm]):
+                sys.exit(f"bpermute, forced {executor}: wrong result")
 
         # The same source in adopted (private) memory: bpermute takes the message path.
         adopted = cv.Vector.from_distarray(dm.DistArray.adopt(grid, whole[mine].copy(), (n,), dist=dm.Block()))
@@ -394,9 +404,12 @@ def main():
         contenders = {
             "permute": lambda: cv.permute(v, index),
             "smp_pu": lambda: v._space.permute(f"smp_pu{kind}", into._handle, v._handle, index._handle, n),
-            "permute, messages": lambda: by_message(lambda: cv.permute(v, index)),
+            "permute, messages": lambda: forced("pack", lambda: cv.permute(v, index)),
             "bpermute": lambda: cv.bpermute(v, index),
             "bpermute, messages": lambda: cv.bpermute(adopted, adopted_index),
+            "permute, forced onnode": lambda: forced("onnode", lambda: cv.permute(v, index)),
+            "bpermute, forced onnode": lambda: forced("onnode", lambda: cv.bpermute(v, index)),
+            "bpermute, forced pack": lambda: forced("pack", lambda: cv.bpermute(v, index)),
             "scatter": scatter,
             "gather": gather,
             "alltoallv": alltoallv,
@@ -412,9 +425,12 @@ def main():
         for fn in contenders.values():  # warm up: first touch, buffers grown
             fn()
         times = {k: [] for k in contenders}
+        order = np.random.default_rng(args.seed)  # the same on every rank
         for _ in range(args.reps):
-            for k, fn in contenders.items():
-                times[k].append(timed(fn))
+            # A new order each repetition: no contender always follows the same one (whose
+            # cache footprint it would inherit).
+            for k in order.permutation(list(contenders)):
+                times[k].append(timed(contenders[k]))
         t = {k: np.asarray(s) for k, s in times.items()}
         med = {k: float(np.median(s)) for k, s in t.items()}
         if rank == 0:
@@ -429,6 +445,14 @@ def main():
                       f"| {med[part] * 1e3:.2f} | {med['alltoallv'] * 1e3:.2f} | {med[op] / med[floor]:.2f} "
                       f"| **{np.median(ratios):.2f}** ({lo:.2f}-{hi:.2f}) | {med[python] * 1e3:.2f} "
                       f"| {np.median(t[op] / t[python]):.2f} |")
+            for op, ways in (("permute", ("permute, forced onnode", "permute, messages")),
+                             ("bpermute", ("bpermute, forced onnode", "bpermute, forced pack"))):
+                best = min(ways, key=lambda k: med[k])
+                ratios = t[op] / t[best]
+                lo, hi = np.percentile(ratios, [10, 90])
+                forced_rows.append(f"| {np.dtype(dtype).name} | {op} | {path[op]} | {med[op] * 1e3:.2f} | "
+                                   f"{FORCED[best]} | {med[best] * 1e3:.2f} | **{np.median(ratios):.2f}** "
+                                   f"({lo:.2f}-{hi:.2f}) |")
             if shm is not None:
                 for op, kind in (("permute", "s"), ("smp_pu", "s"), ("permute, messages", "s"), ("bpermute", "g"),
                                  ("bpermute, messages", "g")):
@@ -448,6 +472,13 @@ def main():
         del v, into, adopted, adopted_index
     if rank == 0:
         print("\nratio = datamotion / floor (values floor); target for permute and bpermute <= 1.5")
+    if rank == 0:
+        print("\nauto against the best forced executor (DM_EXCHANGE=onnode or pack, same run): datamotion / best "
+              "forced, median of the per-repetition ratios (p10-p90)\n")
+        print("| dtype | operation | auto's path | auto (ms) | best forced | best forced (ms) | auto / best forced |")
+        print("|---|---|---|---:|---|---:|---:|")
+        for row in forced_rows:
+            print(row)
     if rank == 0 and floor_rows:
         print("\nAgainst the one-copy floor (same run, same repetitions): datamotion / floor, median of the "
               "per-repetition ratios (p10-p90)\n")

@@ -46,10 +46,10 @@ struct IndexTargets {
     // Records the first bad index of [0, n) in the fault: one branch-free pass (which
     // the compiler vectorises), and the search for the first only when there is one.
     void check(int64_t n) const {
-        const auto limit = static_cast<std::uint32_t>(bound);
-        bool any = false;
+        std::uint32_t most = 0;  // the largest index as unsigned (negative ones are huge): a max the compiler vectorises
         for (int64_t k = 0; k < n; ++k)
-            any |= (!Flagged || flags[k]) & (static_cast<std::uint32_t>(idx[k]) >= limit);
+            most = std::max(most, (!Flagged || flags[k]) ? static_cast<std::uint32_t>(idx[k]) : std::uint32_t(0));
+        const bool any = most >= static_cast<std::uint32_t>(bound);
         for (int64_t k = 0; any && k < n && !fault->bad; ++k) (*this)(k);
     }
     [[gnu::noinline, gnu::cold]] void bad(int64_t v, int64_t k) const {
