@@ -303,7 +303,8 @@ def main():
               f"{args.reps} repetitions")
         print(f"MPI: {MPI.Get_library_version().splitlines()[0].strip()}; thread level: {thread_level}; "
               f"NumPy {np.__version__}")
-        print("Times: slowest rank per repetition, median over repetitions (ms); contenders interleaved, in a new random order each repetition.\n")
+        print("Times: slowest rank per repetition, median over repetitions (ms); contenders interleaved, in a new "
+              "random order each repetition.\n")
         for name, path in PATHS.items():
             print(f"- {name}: {path}")
         if no_floor:

@@ -89,13 +89,16 @@ void bind_bench(nb::module_ &m) {
           "the same loop compiled without auto-vectorisation; working_set (bytes) spreads successive sweeps "
           "over that much memory.");
     m.def("bench_row_update",
-          [](std::size_t rows, std::size_t length, int reps, int warmup, int iters) {
+          [](std::size_t rows, std::size_t length, int reps, int warmup, int iters, std::size_t stride,
+             std::size_t first) {
               nb::gil_scoped_release release;
-              return bench::row_update(rows, length, reps, warmup, iters);
+              return bench::row_update(rows, length, reps, warmup, iters, stride, first);
           },
           nb::arg("rows"), nb::arg("length"), nb::arg("reps"), nb::arg("warmup"), nb::arg("iters"),
+          nb::arg("stride") = 0, nb::arg("first") = 0,
           "Local. Raw samples (seconds) of one sweep of Gaussian elimination's row update y_r -= f_r * x over "
-          "a rows x length float64 matrix (working set rows * length * 8 bytes).");
+          "columns [first, first + length) of rows float64 rows stride elements apart (default first + length; "
+          "working set rows * length * 8 bytes).");
     m.def("bench_hypercube",
           [](nb::handle comm, int dimension, std::size_t bytes, int reps, int warmup, bool validate) {
               MPI_Comm c = comm_from_python(comm);

@@ -142,11 +142,17 @@ std::vector<double> vector_op(const std::string &op, bool single, std::size_t n,
                   : run_op<double>(index, scalar, n, reps, warmup, iters, working_set);
 }
 
-std::vector<double> row_update(std::size_t rows, std::size_t length, int reps, int warmup, int iters) {
+std::vector<double> row_update(std::size_t rows, std::size_t length, int reps, int warmup, int iters,
+                               std::size_t stride, std::size_t first) {
     if (rows < 1) fail(DM_ERR_ARG, "bench: row_update needs at least one row");
-    std::vector<double> matrix(rows * length, 1.0), pivot(length, 0.5), factor(rows, 1e-3);
+    if (stride == 0) stride = first + length;
+    if (first + length > stride)
+        fail(DM_ERR_ARG, "bench: row_update's columns first + length = ", first + length,
+             " exceed the row stride ", stride);
+    std::vector<double> matrix(rows * stride, 1.0), pivot(stride, 0.5), factor(rows, 1e-3);
     return timed(reps, warmup, iters, [&] {
-        for (std::size_t r = 0; r < rows; ++r) axpy_row(matrix.data() + r * length, pivot.data(), factor[r], length);
+        for (std::size_t r = 0; r < rows; ++r)
+            axpy_row(matrix.data() + r * stride + first, pivot.data() + first, factor[r], length);
         escape(matrix.data());
     });
 }

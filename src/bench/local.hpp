@@ -21,11 +21,15 @@ std::vector<double> memcopy(std::size_t bytes, int reps, int warmup, int iters);
 std::vector<double> vector_op(const std::string &op, bool single, std::size_t n, int reps, int warmup, int iters,
                               bool scalar = false, std::size_t working_set = 0);
 
-// The row update of Gaussian elimination over a rows x length float64 matrix:
-// y_r[k] -= f_r * x[k] for every row r, the pivot row x shared (it stays in
-// cache), the rows streamed: a working set of rows * length * 8 bytes. A sample
-// is the mean time of one sweep over all rows (over `iters` sweeps).
-std::vector<double> row_update(std::size_t rows, std::size_t length, int reps, int warmup, int iters);
+// The row update of Gaussian elimination over `rows` float64 rows of `stride`
+// elements (0: first + length), columns [first, first + length) of each:
+// y_r[k] -= f_r * x[k], the pivot row x shared (it stays in cache), the rows
+// streamed: a working set of rows * length * 8 bytes. stride = N + 1 and first = j
+// are iteration j of an N x (N + 1) matrix (rows that start off a vector boundary,
+// gaps between them). A sample is the mean time of one sweep over all rows (over
+// `iters` sweeps).
+std::vector<double> row_update(std::size_t rows, std::size_t length, int reps, int warmup, int iters,
+                               std::size_t stride = 0, std::size_t first = 0);
 
 // Floating-point operations per element of `op` (throws for an unknown op).
 int vector_op_flops(const std::string &op);

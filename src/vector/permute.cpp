@@ -46,7 +46,8 @@ struct IndexTargets {
     // Records the first bad index of [0, n) in the fault: one branch-free pass (which
     // the compiler vectorises), and the search for the first only when there is one.
     void check(int64_t n) const {
-        std::uint32_t most = 0;  // the largest index as unsigned (negative ones are huge): a max the compiler vectorises
+        // The largest index as unsigned (negative ones are huge): a maximum the compiler vectorises.
+        std::uint32_t most = 0;
         for (int64_t k = 0; k < n; ++k)
             most = std::max(most, (!Flagged || flags[k]) ? static_cast<std::uint32_t>(idx[k]) : std::uint32_t(0));
         const bool any = most >= static_cast<std::uint32_t>(bound);

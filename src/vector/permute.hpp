@@ -261,8 +261,8 @@ bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *
     std::uintptr_t *origin = c.ws.get<std::uintptr_t>(kOwner, static_cast<std::size_t>(c.nranks));
     for (int r = 0; r < c.nranks; ++r) {
         const int64_t *row = rows + 3 * r;
-        const auto at = row[1] == kNothing ? std::uintptr_t(0)
-                                           : reinterpret_cast<std::uintptr_t>(dm::node::address(row[1], world[r], row[2]));
+        const void *block = row[1] == kNothing ? nullptr : dm::node::address(row[1], world[r], row[2]);
+        const auto at = reinterpret_cast<std::uintptr_t>(block);
         origin[r] = at - static_cast<std::uintptr_t>(src_block.begin(r)) * sizeof(T);
     }
     read_in_place(target, ndst, dst, origin, src_block, fill);

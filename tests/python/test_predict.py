@@ -162,6 +162,7 @@ def test_measured_primitives_give_a_prediction():
     problems = []
     if doc["schema"] != dmm.RESULTS_SCHEMA or entries != [("allreduce", None), ("bcast", 0), ("bcast", 1),
                                                           ("vector", None), ("row_update", None),
+                                                          ("row_update", None), ("row_update", None),
                                                           ("row_update", None)]:
         problems.append(f"entries {entries}")
     for kernel, root in entries[1:3]:
@@ -184,6 +185,15 @@ def test_measured_primitives_give_a_prediction():
     p = predict.gauss_elimination(predict.primitive_model(doc), 40, 2)
     check_all(WORLD, math.isfinite(p["total_ms"]) and p["total_ms"] > 0, f"prediction {p['total_ms']}")
     check_all(WORLD, "row_update_u0_us" in p["primitives"], "the prediction did not use the row update")
+    # The row update at the program's geometry: per N, sampled iterations, the most rows a rank updates there.
+    geometry = [e for e in doc["results"] if e["kernel"] == "row_update" and "n" in e["params"]]
+    got = [(e["params"]["n"], [(r["iteration"], r["rows"], r["elements"]) for r in e["rows"]]) for e in geometry]
+    want = [(16, [(j, 8 if j < 8 else 15 - j, 17 - j) for j in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)]),
+            (40, [(j, 20 if j < 20 else 39 - j, 41 - j) for j in (0, 3, 5, 8, 10, 13, 16, 18, 21, 23, 26, 29, 31,
+                                                                 34, 36)])]
+    check_all(WORLD, got == want, f"row update at the program's geometry: {got}")
+    check_all(WORLD, "row_update_at_geometry_ns_per_element" in p["primitives"],
+              "the prediction did not use the row update at the program's geometry")
 
 
 @pytest.mark.parallel(nprocs=[2])
@@ -216,3 +226,58 @@ def test_row_updates_are_priced_at_the_rate_of_their_working_set():
         assert p["total_us"]["update"] == pytest.approx(updates, rel=1e-6)
         assert p["total_us"]["update"] != pytest.approx(old["total_us"]["update"])
         assert "U(L, W)" in p["formula"]
+
+
+def test_row_updates_measured_at_the_programs_geometry_are_interpolated_between_iterations():
+    """With the row update measured at sampled iterations of this N, iteration j costs
+    u_r (N + 1 - j) e(j), e linear between the iterations measured; other orders keep
+    the fit over working sets."""
+    n, ranks = 8, 2
+    model = synthetic()
+    model["models"]["row_update[n=8]"] = {"kernel": "row_update", "params": {"n": n, "stride": n + 1},
+                                          "model": "samples", "ranks": [ranks], "iterations": [0, 4, 6],
+                                          "us_per_element": [0.01, 0.03, 0.05]}
+    p = predict.gauss_elimination(model, n, ranks)
+    e = {0: 0.01, 1: 0.015, 2: 0.02, 3: 0.025, 4: 0.03, 5: 0.04, 6: 0.05, 7: 0.05}
+    updates = sum((4 if j < 4 else n - 1 - j) * (n + 1 - j) * e[j] for j in range(n))  # the slowest rank's rows
+    assert p["total_us"]["update"] == pytest.approx(updates, rel=1e-12)
+    assert "geometry" in p["formula"]
+    other = predict.gauss_elimination(model, 16, ranks)
+    assert "geometry" not in other["formula"]
+    model["models"]["row_update[n=8]"]["ranks"] = [4]  # measured at other ranks: not used
+    assert "geometry" not in predict.gauss_elimination(model, n, ranks)["formula"]
+
+
+def test_the_judged_statistic_is_the_fast_end_of_both_sides():
+    """A primitive whose samples are fast or, in bursts, twice as slow is fitted by its
+    10th percentile under "p10", by its median otherwise; statistic() agrees with NumPy."""
+    fast = [1.0] * 60 + [2.0] * 40
+    assert predict.statistic(fast, "p10") == pytest.approx(1.0)
+    assert predict.statistic([3.0, 1.0, 2.0], "median") == 2.0
+    assert predict.statistic([3.0, 1.0, 2.0], "mean") == 2.0
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        predict.statistic([1.0], "max")
+    assert predict.JUDGED in predict.STATISTICS
+
+    # 40 % of the samples undisturbed, 60 % twice as slow: the median is the slow time.
+    rows = []
+    for nbytes in (8, 64, 512, 4096):
+        t = 1.0 + 0.001 * nbytes
+        us = [t] * 40 + [2 * t] * 60
+        rows.append({"bytes": nbytes, "ranks": 2, "median_us": float(np.median(us)), "samples_us": us})
+    doc = {"schema": dmm.RESULTS_SCHEMA, "provenance": {}, "results": [{"kernel": "allreduce", "params": {},
+                                                                         "rows": rows}]}
+    for name, scale in (("p10", 1.0), ("median", 2.0)):
+        fit = dmm.PiecewiseFit.from_dict(predict.primitive_model(doc, name)["models"]["allreduce"]["fit"])
+        assert fit.predict(np.array([8.0, 4096.0])) == pytest.approx([scale * 1.008, scale * 5.096], rel=1e-6)
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        predict.primitive_model(doc, "max")
+
+
+def test_the_row_update_kernel_takes_the_programs_geometry():
+    from datamotion import Error, _core
+
+    assert all(t > 0 for t in _core.bench_row_update(4, 9, 3, 1, 2, 17, 8))  # columns 8..16 of rows 17 apart
+    assert len(_core.bench_row_update(4, 9, 3, 1, 2)) == 3  # rows 9 apart, from column 0
+    with pytest.raises(Error, match="exceed the row stride 16"):
+        _core.bench_row_update(4, 9, 3, 1, 2, 16, 8)

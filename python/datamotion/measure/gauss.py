@@ -69,6 +69,26 @@ ROW_LENGTH = 512
 """Row length (elements) of the row-update sweeps over working sets: long enough that
 the time per element, not the per-row start-up, decides their time."""
 _LINE_ROWS = 8  # rows of the in-cache row-update line (a working set of a few KiB)
+STATISTICS = frozenset({"median", "mean", "p10"})
+JUDGED = "p10"
+"""The statistic an estimate is judged by: the 10th percentile of every primitive's
+samples and of the program's runs. Interference from other work only slows a run (on a
+shared host a kernel's sample is either undisturbed or up to twice as slow, in bursts),
+and it hits the primitives' short samples and the program's long runs differently, so
+medians and means of the two sides see different shares of it; the fast end of each is
+the machine undisturbed."""
+
+
+def statistic(samples: Sequence[float], name: str) -> float:
+    """``name`` (one of STATISTICS) of ``samples``."""
+    if name not in STATISTICS:
+        raise ValueError(f"statistic must be one of {sorted(STATISTICS)}, got {name!r}")
+    x = np.asarray(samples, dtype=float)
+    return float(np.mean(x) if name == "mean" else np.median(x) if name == "median" else np.percentile(x, 10))
+ITERATION_SAMPLES = 16
+"""Iterations per matrix order at which the row update is measured as the program lays
+it out (columns j..N of rows N + 1 elements apart): the rate between them is
+interpolated."""
 
 
 # ---------------------------------------------------------------------------
@@ -110,6 +130,21 @@ def _active_rows(n: int, ranks: int, order: np.ndarray) -> Tuple[np.ndarray, np.
     np.add.at(done, (np.arange(n), owner), 1)
     done = np.cumsum(done, axis=0) - done  # pivot rows taken before column j
     return np.diff(bounds)[None, :] - done, owner
+
+
+def _updated_rows(n: int, ranks: int, order: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(active, updated, owner): updated[j, r] is active[j, r] less the pivot row on
+    its owner, the rows rank r updates in iteration j."""
+    active, owner = _active_rows(n, ranks, order)
+    updated = active.copy()
+    updated[np.arange(n), owner] -= 1  # the pivot row is not updated
+    return active, updated, owner
+
+
+def _sampled_iterations(n: int) -> List[int]:
+    """The iterations j at which the row update is measured at the program's own
+    geometry: ITERATION_SAMPLES of them, evenly spread over 0 .. n - 1."""
+    return sorted({int(j) for j in np.linspace(0, n - 1, min(n, ITERATION_SAMPLES)).round()})
 
 
 # ---------------------------------------------------------------------------
@@ -190,7 +225,8 @@ def _row_update(doc) -> Optional[Dict[str, Any]]:
     models = doc.get("models") if isinstance(doc, Mapping) else None
     found = {}
     for key, e in (models or {}).items():
-        if isinstance(e, Mapping) and e.get("kernel") == "row_update" and isinstance(e.get("fit"), Mapping):
+        if isinstance(e, Mapping) and e.get("kernel") == "row_update" and isinstance(e.get("fit"), Mapping) \
+                and "n" not in (e.get("params") or {}):
             found["hierarchy" if "row_length" in (e.get("params") or {}) else "line"] = (key, e)
     if not found:
         return None
@@ -202,6 +238,26 @@ def _row_update(doc) -> Optional[Dict[str, Any]]:
     hierarchy_entry = found["hierarchy"][1]
     return {"u0": max(0.0, line.t0_us), "line": line, "hierarchy": _fit.PiecewiseFit.from_dict(hierarchy_entry["fit"]),
             "row_length": int(hierarchy_entry["params"]["row_length"])}
+
+
+def _program_update(doc, n: int, ranks: int) -> Optional[Dict[str, np.ndarray]]:
+    """The row update measured at the program's own geometry for order ``n`` at
+    ``ranks`` ranks (iterations and the time per element at each), or None."""
+    models = doc.get("models") if isinstance(doc, Mapping) else None
+    for e in (models or {}).values():
+        if (isinstance(e, Mapping) and e.get("kernel") == "row_update" and (e.get("params") or {}).get("n") == n
+                and list(e.get("ranks") or []) == [ranks] and e.get("iterations")):
+            return {"iterations": np.asarray(e["iterations"], dtype=float),
+                    "us_per_element": np.asarray(e["us_per_element"], dtype=float)}
+    return None
+
+
+def _update_at_geometry(measured, rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """rows * L_j * e(j): e interpolated between the iterations measured at the
+    program's geometry (rows (n, P), lengths (n, 1))."""
+    j = np.arange(rows.shape[0], dtype=float)
+    per_element = np.interp(j, measured["iterations"], measured["us_per_element"])[:, None]
+    return np.where(rows > 0, rows * lengths * per_element, 0.0)
 
 
 def _update_us(update, rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -256,16 +312,19 @@ def gauss_elimination(model: Mapping[str, Any], n: int, ranks: int, *, pivots=No
     bcast_by_root = _bcast_by_root(model, 8 * (n + 1), ranks)
     line = _vector_line(model)
     row_update = _row_update(model)
+    at_geometry = _program_update(model, n, ranks)
 
-    active, owner = _active_rows(n, ranks, order)           # (n, P) rows searched
+    active, updated, owner = _updated_rows(n, ranks, order)  # (n, P) rows searched, rows updated
     bcast = bcast_by_root[owner]                             # the owner of the pivot row sends it
-    updated = active.copy()
-    updated[np.arange(n), owner] -= 1                        # the pivot row is not updated
     lengths = (n + 1 - np.arange(n))[:, None]                # columns j..N of the update
     search = _vector_us(line, active)
     multipliers = _vector_us(line, updated)
-    update = (_update_us(row_update, updated, lengths) if row_update is not None
-              else updated * _vector_us(line, lengths))
+    if at_geometry is not None:
+        update = _update_at_geometry(at_geometry, updated, lengths)
+    elif row_update is not None:
+        update = _update_us(row_update, updated, lengths)
+    else:
+        update = updated * _vector_us(line, lengths)
     compute = search + multipliers + update                  # (n, P)
     slowest = np.argmax(compute, axis=1)
     pick = (np.arange(n), slowest)
@@ -306,12 +365,23 @@ def gauss_elimination(model: Mapping[str, Any], n: int, ranks: int, *, pivots=No
                     row_update["hierarchy"], 8.0 * int(active[0].max()) * (n + 1), work=row_update["row_length"],
                     floor_us=row_update["u0"]))}
                if row_update is not None else {}),
+            **({"row_update_at_geometry_ns_per_element": [1e3 * float(x) for x in at_geometry["us_per_element"]],
+                "row_update_at_geometry_iterations": [int(j) for j in at_geometry["iterations"]]}
+               if at_geometry is not None else {}),
         },
-        "formula": ("sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (V(a_r) + V(u_r) + u_r U(N+1-j, W))], "
-                    "V(L) = t0 + L/R, U(L, W) = u0 + L e(W), W = 8 u_r (N+1-j)" if row_update is not None else
-                    "sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (V(a_r) + V(u_r) + u_r V(N+1-j))], "
-                    "V(L) = t0 + L/R"),
+        "formula": _FORMULA["geometry" if at_geometry is not None else
+                            "hierarchy" if row_update is not None else "vector"],
     }
+
+
+_FORMULA = {
+    "geometry": "sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (V(a_r) + V(u_r) + u_r (N+1-j) e(j))], "
+                "V(L) = t0 + L/R, e(j) the row update's time per element measured at iteration j's geometry "
+                "(interpolated between the iterations measured)",
+    "hierarchy": "sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (V(a_r) + V(u_r) + u_r U(N+1-j, W))], "
+                 "V(L) = t0 + L/R, U(L, W) = u0 + L e(W), W = 8 u_r (N+1-j)",
+    "vector": "sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (V(a_r) + V(u_r) + u_r V(N+1-j))], V(L) = t0 + L/R",
+}
 
 
 def gauss_rows(model: Mapping[str, Any], measured: Sequence[Mapping[str, Any]]) -> List[Dict[str, Any]]:
@@ -450,11 +520,12 @@ def measure_primitives(comm=None, sizes: Sequence[int] = (64, 128, 256, 512), *,
     # The row update as the program runs it, on every rank at once: in cache over row
     # lengths (its start-up per row), and over working sets up to twice the largest
     # block of rows (the rate of each cache level).
-    def row_update_row(rows_: int, length: int) -> dict:
+    def row_update_row(rows_: int, length: int, stride: int = 0, first: int = 0) -> dict:
         sweep = 8 * rows_ * length
         iters = max(1, min(2000, (1 << 16) // max(1, rows_ * length)))
         samples = adaptive(comm, lambda reps: [t / rows_ for t in _core.bench_row_update(rows_, length, reps, 2,
-                                                                                          iters)], quick)
+                                                                                          iters, stride, first)],
+                           quick)
         everyone = comm.allgather(samples)
         medians = [float(np.median(s)) * 1e6 for s in everyone]
         slowest = int(np.argmax(medians))
@@ -469,6 +540,14 @@ def measure_primitives(comm=None, sizes: Sequence[int] = (64, 128, 256, 512), *,
     results.append({"kernel": "row_update", "params": {"row_length": ROW_LENGTH, "per": "row"},
                     "rows": [row_update_row(max(1, w // (8 * ROW_LENGTH)), ROW_LENGTH)
                              for w in _memory.working_sets(block, smallest=8 * ROW_LENGTH * 2)]})
+    # And as the program lays it out, for each N at sampled iterations j: the most rows
+    # a rank updates there, columns j..N of rows N + 1 elements apart (rows that start
+    # off a vector boundary, gaps that break the hardware's streams).
+    for n in sizes:
+        most = _updated_rows(n, size, np.arange(n))[1].max(axis=1)
+        results.append({"kernel": "row_update", "params": {"n": n, "stride": n + 1, "per": "row"},
+                        "rows": [{**row_update_row(int(most[j]), n + 1 - j, n + 1, j), "iteration": j}
+                                 for j in _sampled_iterations(n) if most[j] > 0]})
 
     return document(comm, results, quick=quick, validate=validate, sizes=sizes)
 
@@ -503,7 +582,7 @@ def _fit_vector(rows: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
                                    "nhalf": max(0.0, seg.t0_us) * rate}}
 
 
-def primitive_model(results: Mapping[str, Any]) -> Dict[str, Any]:
+def primitive_model(results: Mapping[str, Any], statistic: str = "median") -> Dict[str, Any]:
     """Fits a ``datamotion.bench/1`` document into the ``datamotion.model/1``
     document that :func:`gauss_elimination` reads.
 
@@ -513,11 +592,22 @@ def primitive_model(results: Mapping[str, Any]) -> Dict[str, Any]:
     counts). Each ``vector`` entry (from :func:`measure_primitives` or
     ``datamotion bench local``) gets the line ``T(L) = t0 + L / R`` over its
     rows' ``elements``, stored like a piecewise fit whose ``bytes`` are
-    elements.
+    elements. The ``row_update`` entries become the in-cache line, the fit over
+    working sets and, per matrix order, the time per element at each iteration
+    measured at the program's own geometry.
+
+    ``statistic`` (one of STATISTICS, default the median) is what every row
+    contributes to the fits: ``"p10"`` fits the 10th percentile of each row's
+    samples, the machine undisturbed (see JUDGED).
 
     Raises:
-        ValueError: if ``results`` is not a results document.
+        ValueError: if ``results`` is not a results document, or for an unknown
+            statistic.
     """
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {sorted(STATISTICS)}, got {statistic!r}")
+    if statistic != "median":  # fit that statistic of every row's samples
+        results = _with_statistic(results, statistic)
     doc = _fit.fit_results(results)
     _unskip(doc, "vector")
     for entry in results["results"]:
@@ -539,6 +629,19 @@ def primitive_model(results: Mapping[str, Any]) -> Dict[str, Any]:
     return doc
 
 
+def _with_statistic(results: Mapping[str, Any], name: str) -> Dict[str, Any]:
+    """A copy of ``results`` whose rows carry ``name`` of their samples as
+    ``median_us`` (what the fits read)."""
+    entries = []
+    for entry in results["results"]:
+        if isinstance(entry, Mapping) and isinstance(entry.get("rows"), list):
+            entry = {**entry, "rows": [{**r, "median_us": statistic(r["samples_us"], name)}
+                                       if isinstance(r, Mapping) and r.get("samples_us") else r
+                                       for r in entry["rows"]]}
+        entries.append(entry)
+    return {**results, "results": entries}
+
+
 def _unskip(doc: Dict[str, Any], kernel: str) -> None:
     """fit_results has no model for ``kernel`` and skipped it, with a note: it is
     fitted here instead, so the skip and the note go."""
@@ -555,6 +658,14 @@ def _fit_row_update(results: Mapping[str, Any], doc: Dict[str, Any]) -> None:
         if not isinstance(entry, Mapping) or entry.get("kernel") != "row_update":
             continue
         params = dict(entry.get("params") or {})
+        if "n" in params:  # at the program's geometry: the time per element at each iteration measured
+            rows = [r for r in entry.get("rows", []) if isinstance(r, Mapping) and "iteration" in r]
+            doc["models"][f"row_update[n={params['n']}]"] = {
+                "kernel": "row_update", "params": params, "rows": len(rows), "model": "samples",
+                "ranks": sorted({int(r.get("ranks", 1)) for r in rows}),
+                "iterations": [int(r["iteration"]) for r in rows],
+                "us_per_element": [float(r["median_us"]) / int(r["elements"]) for r in rows]}
+            continue
         hierarchy = "row_length" in params
         key = "row_update[working_set]" if hierarchy else "row_update[line]"
         x = "working_set_bytes" if hierarchy else "elements"
