@@ -1,6 +1,6 @@
 """Gaussian elimination predicted from the fitted machine model, against the real program.
 
-    python benchmarks/gauss_elimination.py --np 2 [--sizes 64 128 256 512 1024] [--reps 5] [--rounds 10]
+    python benchmarks/gauss_elimination.py --np 2 [--sizes 64 128 256 512 1024] [--reps 5] [--rounds R]
                                            [--quick] [--no-bind] [--binary PATH] [--out results.json]
 
 The CM-5 paper's section 8 (its Figure 16, Tables 6 and 7), on this machine:
@@ -13,13 +13,13 @@ The CM-5 paper's section 8 (its Figure 16, Tables 6 and 7), on this machine:
    with mpi4py initialising MPI_THREAD_SINGLE like the program's MPI_Init);
 3. runs the program on the same ranks (--reps timed runs per size), each rank
    bound to the same core as in 2;
-4. repeats 2 and 3 --rounds times, alternating, so both see the same machine,
-   printing each round's own estimate against its own runs; then pools the
-   samples of all rounds, fits the primitives
-   (datamotion.predict.primitive_model) and prints the paper's Table 7
-   (estimated against measured: each side's 10th percentile, the machine
-   undisturbed, judged against the paper's 10 %; the medians beside) and
-   Table 6 (cost per iteration).
+4. repeats 2 and 3 --rounds times (10, with --quick 30), alternating, so both
+   see the same machine, printing each round's own estimate against its own
+   runs; then prints the paper's Table 7: per size the median over the rounds
+   of each round's estimate, measured median and error (judged against the
+   paper's 10 %), and beside it the pooled estimate (the samples of all rounds
+   fitted together, datamotion.predict.primitive_model), which Table 6 (cost
+   per iteration) breaks down.
 
 With --out it writes a datamotion.bench/1 results document: an entry
 {"kernel": "gauss_elimination", "params": {"ranks": P}, "rows": [...]}
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -53,6 +54,11 @@ from datamotion.measure.results import noisy_warnings
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "examples" / "c" / "gauss_elimination.c"
 CFLAGS = ["-std=c99", "-O3", "-DNDEBUG"]  # CMake's Release flags for GCC and Clang
+ROUNDS, QUICK_ROUNDS = 10, 30
+"""Rounds of measuring and running. Table 7's error is the median over the rounds of each
+round's error: on a shared host a round's primitives and runs sometimes see different
+speeds of the same core, and the median needs enough rounds to set those aside (a
+quick round takes about 2 s on 2 ranks)."""
 
 
 def parse_args(argv=None):
@@ -60,8 +66,10 @@ def parse_args(argv=None):
     parser.add_argument("--np", type=int, default=2, help="ranks (default 2)")
     parser.add_argument("--sizes", type=int, nargs="+", default=[64, 128, 256, 512, 1024], help="matrix orders N")
     parser.add_argument("--reps", type=int, default=5, help="timed runs of the program per size and round")
-    parser.add_argument("--rounds", type=int, default=10, help="alternations of measuring and running (default 10)")
-    parser.add_argument("--quick", action="store_true", help="fewer repetitions of each primitive")
+    parser.add_argument("--rounds", type=int, help=f"alternations of measuring and running (default {ROUNDS}, "
+                        f"with --quick {QUICK_ROUNDS})")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"fewer repetitions of each primitive, and {QUICK_ROUNDS} shorter rounds")
     parser.add_argument("--binary", help="an already built gauss_elimination (default: compile it)")
     parser.add_argument("--no-bind", action="store_true",
                         help="do not bind rank r to a core (binding keeps each rank on the same core in the "
@@ -69,6 +77,8 @@ def parse_args(argv=None):
     parser.add_argument("--out", help="write the results document (datamotion.bench/1) here")
     parser.add_argument("--measure-to", help=argparse.SUPPRESS)  # inside the mpiexec job: measure, write here
     args = parser.parse_args(argv)
+    if args.rounds is None:
+        args.rounds = QUICK_ROUNDS if args.quick else ROUNDS
     if args.np < 1 or args.reps < 1 or args.rounds < 1 or min(args.sizes) < 1:
         parser.error("--np, --reps, --rounds and every size must be at least 1")
     return args
@@ -202,21 +212,39 @@ def verdict(rows, by_round, load, cores: int, others: Optional[float] = None) ->
     return text
 
 
-def table7(rows, reps_total, by_round):
-    print(f"\nGaussian elimination, elimination phase, {rows[0]['ranks']} rank(s): estimated against measured, "
-          f"each side's {predict.JUDGED} over all rounds (measured over {reps_total} runs per size), the "
-          "medians beside")
-    print(f"{'matrix':>12} {'estimated ms':>13} {'measured ms':>12} {'error %':>8}   "
-          f"{'rounds one by one: median [min, max] %':<40}{'medians: estimated / measured ms, error %'}")
+def by_rounds(rows, by_round):
+    """Table 7's rows from the rounds: per size the median over the rounds of each
+    round's estimate, of its measured median and of its error; the pooled estimate
+    (every round's samples fitted together, which Table 6 breaks down) stays beside
+    as pooled_*. A round's primitives and its runs are seconds apart, so they see
+    the same machine; the median over rounds sets aside the rounds in which the
+    machine changed between the two (on a shared host the speed of a core changes in
+    bursts of milliseconds to seconds)."""
+    out = []
     for r in rows:
         e = round_errors(by_round, r["n"])
-        spread = f"{np.median(e):+.1f} [{min(e):+.1f}, {max(e):+.1f}]" if e else ""
+        pairs = [x[r["n"]] for x in by_round if r["n"] in x]
+        out.append({**r, "pooled_predicted_ms": r["predicted_ms"], "pooled_measured_ms": r["measured_ms"],
+                    "pooled_error_pct": r["error_pct"],
+                    "predicted_ms": float(np.median([p for p, _ in pairs])),
+                    "measured_ms": float(np.median([m for _, m in pairs])),
+                    "error_pct": float(np.median(e)), "round_errors_pct": e})
+    return out
+
+
+def table7(rows, reps_total):
+    print(f"\nGaussian elimination, elimination phase, {rows[0]['ranks']} rank(s): estimated against measured, "
+          f"round by round ({len(rows[0]['round_errors_pct'])} rounds; measured over {reps_total} runs per size): "
+          "medians over the rounds, the pooled estimate beside")
+    print(f"{'matrix':>12} {'estimated ms':>13} {'measured ms':>12} {'error %':>8}   "
+          f"{'rounds: [min, max] %':<24}pooled: estimated / measured ms, error %")
+    for r in rows:
+        e = r["round_errors_pct"]
         print(f"{r['n']:>5} x {r['n'] + 1:<5} {r['predicted_ms']:>13.3f} {r['measured_ms']:>12.3f} "
-              f"{r['error_pct']:>+8.1f}   {spread:<40}{r['median_predicted_ms']:.3f} / {r['median_measured_ms']:.3f}, "
-              f"{r['median_error_pct']:+.1f}")
-    print(f"({predict.JUDGED}: the fast end of each side's samples, the machine undisturbed. Other work only slows "
-          "a run, and it hits the primitives' short samples and the program's long runs differently, so the "
-          "medians of the two sides see different shares of it.)")
+              f"{r['error_pct']:>+8.1f}   {f'[{min(e):+.1f}, {max(e):+.1f}]':<24}{r['pooled_predicted_ms']:.3f} / "
+              f"{r['pooled_measured_ms']:.3f}, {r['pooled_error_pct']:+.1f}")
+    print("(error: the median of the rounds' errors, each round's estimate from its own primitives against its own "
+          "runs' median)")
 
 
 def table6(rows, predictions):
@@ -272,11 +300,8 @@ def main(argv=None) -> int:
             records = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
             for record in records:
                 runs[record["n"]].extend(record["samples_ms"])
-            # This round alone, side by side: its primitives' prediction and its runs, both
-            # by the judged statistic.
-            alone = predict.gauss_rows(predict.primitive_model(docs[-1], predict.JUDGED),
-                                       [{**r, "median_ms": predict.statistic(r["samples_ms"], predict.JUDGED)}
-                                        for r in records])
+            # This round alone, side by side: its primitives' prediction and its runs' median.
+            alone = predict.gauss_rows(predict.primitive_model(docs[-1]), records)
             by_round.append({r["n"]: (r["predicted_ms"], r["measured_ms"]) for r in alone})
             print(f"round {round_ + 1}/{args.rounds}: " + ", ".join(
                 f"N={r['n']} {r['predicted_ms']:.3f}/{r['measured_ms']:.3f} ms" for r in alone)
@@ -284,19 +309,13 @@ def main(argv=None) -> int:
     load.append(os.getloadavg()[0])
     others = others_share(started, cpu_snapshot(), os.cpu_count() or 1)
     primitives = pool_documents(docs)
-    rows, model = {}, {}
-    for name in dict.fromkeys([predict.JUDGED, "median"]):  # the judged rows, and the medians beside them
-        model[name] = predict.primitive_model(primitives, name)
-        rows[name] = predict.gauss_rows(model[name], [{"n": n, "ranks": args.np,
-                                                       "median_ms": predict.statistic(runs[n], name)} for n in sizes])
-    for judged, median in zip(rows[predict.JUDGED], rows["median"]):
-        judged.update({"statistic": predict.JUDGED, "median_predicted_ms": median["predicted_ms"],
-                       "median_measured_ms": median["measured_ms"], "median_error_pct": median["error_pct"]})
-    rows = rows[predict.JUDGED]
-    predictions = [predict.gauss_elimination(model[predict.JUDGED], n, args.np) for n in sizes]
+    model = predict.primitive_model(primitives)
+    measured = [{"n": n, "ranks": args.np, "median_ms": float(np.median(runs[n]))} for n in sizes]
+    rows = by_rounds(predict.gauss_rows(model, measured), by_round)
+    predictions = [predict.gauss_elimination(model, n, args.np) for n in sizes]
 
     line = predictions[0]["primitives"]
-    print(f"primitives at {args.np} rank(s), {predict.JUDGED} over {args.rounds} round(s): allreduce 8 B "
+    print(f"primitives at {args.np} rank(s), medians over {args.rounds} round(s): allreduce 8 B "
           f"{line['reduce_double_us']:.2f} us; vector a=s*b+c float64: t0 {line['vector_t0_us'] * 1e3:.1f} ns, "
           f"R_inf {line['vector_rinf_mflops']:.0f} Mflop/s, N_1/2 {line['vector_nhalf']:.1f}; bcast "
           + ", ".join(f"{p['primitives']['bcast_bytes']} B {p['primitives']['bcast_us']:.2f} us" for p in predictions))
@@ -309,13 +328,15 @@ def main(argv=None) -> int:
             "(run under `chrt -r 1` to shield the run, see docs/predict.md)")
     for warning in primitives.get("warnings", []):
         print(f"warning: {warning}")
-    table7(rows, args.reps * args.rounds, by_round)
+    table7(rows, args.reps * args.rounds)
     print(verdict(rows, by_round, load, os.cpu_count() or 1, others))
     table6(rows, predictions)
-    if "row_update_at_geometry_ns_per_element" in line:
-        print("row update at the program's geometry (ns per element): " + ", ".join(
-            f"N={p['n']}: {min(e):.3f} .. {max(e):.3f} over {len(e)} iterations"
-            for p in predictions for e in [p["primitives"]["row_update_at_geometry_ns_per_element"]]))
+    for kernel, unit in predict.GEOMETRY_KERNELS.items():
+        key = f"{kernel}_ns_per_{unit}_by_iteration"
+        if key in line:
+            print(f"{kernel.replace('_', ' ')} at the program's geometry, ns per {unit} over the iterations: "
+                  + ", ".join(f"N={p['n']}: {min(e):.3f} .. {max(e):.3f}" for p in predictions
+                              for e in [p["primitives"].get(key, [math.nan])]))
     if "row_update_levels_bytes" in line:
         print(f"row update: {line['row_update_ns_per_element_in_cache']:.3f} ns per element in cache, "
               + ", ".join(f"N={p['n']}: {p['primitives']['row_update_ns_per_element_at_block']:.3f} ns at its block"

@@ -99,6 +99,19 @@ void bind_bench(nb::module_ &m) {
           "Local. Raw samples (seconds) of one sweep of Gaussian elimination's row update y_r -= f_r * x over "
           "columns [first, first + length) of rows float64 rows stride elements apart (default first + length; "
           "working set rows * length * 8 bytes).");
+    m.def("bench_column_pass",
+          [](const std::string &part, std::size_t rows, std::size_t stride, std::size_t column, int reps, int warmup,
+             int iters) {
+              if (part != "search" && part != "multipliers")
+                  fail(DM_ERR_ARG, "bench: column_pass part must be 'search' or 'multipliers', not '", part, "'");
+              const auto which = part == "search" ? bench::ColumnPass::search : bench::ColumnPass::multipliers;
+              nb::gil_scoped_release release;
+              return bench::column_pass(which, rows, stride, column, reps, warmup, iters);
+          },
+          nb::arg("part"), nb::arg("rows"), nb::arg("stride"), nb::arg("column"), nb::arg("reps"), nb::arg("warmup"),
+          nb::arg("iters"),
+          "Local. Raw samples (seconds) of one of Gaussian elimination's column passes over column `column` of "
+          "rows float64 rows stride elements apart: part 'search' (the pivot search) or 'multipliers'.");
     m.def("bench_hypercube",
           [](nb::handle comm, int dimension, std::size_t bytes, int reps, int warmup, bool validate) {
               MPI_Comm c = comm_from_python(comm);

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 
 namespace dm::bench {
@@ -154,6 +156,41 @@ std::vector<double> row_update(std::size_t rows, std::size_t length, int reps, i
         for (std::size_t r = 0; r < rows; ++r)
             axpy_row(matrix.data() + r * stride + first, pivot.data() + first, factor[r], length);
         escape(matrix.data());
+    });
+}
+
+std::vector<double> column_pass(ColumnPass part, std::size_t rows, std::size_t stride, std::size_t column, int reps,
+                                int warmup, int iters) {
+    if (rows < 1) fail(DM_ERR_ARG, "bench: column_pass needs at least one row");
+    if (column >= stride) fail(DM_ERR_ARG, "bench: column_pass's column ", column, " is not inside rows of ", stride);
+    std::vector<double> matrix(rows * stride, 1.0), factor(rows, 0.0);
+    std::vector<char> done(rows, 0);  // the program skips its pivot rows: the same test, never true here
+    std::uint64_t state = 12345;      // values in [-1, 1), so the search's comparison is rarely true, as in the program
+    for (std::size_t r = 0; r < rows; ++r) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        matrix[r * stride + column] = static_cast<double>(state >> 11) * 0x1.0p-52 - 1.0;
+    }
+    const double *a = matrix.data() + column;
+    if (part == ColumnPass::search)
+        return timed(reps, warmup, iters, [&] {
+            double best = -1.0;
+            std::size_t at = rows;
+            for (std::size_t r = 0; r < rows; ++r) {
+                if (done[r]) continue;
+                const double v = std::fabs(a[r * stride]);
+                if (v > best) {
+                    best = v;
+                    at = r;
+                }
+            }
+            factor[0] = best + static_cast<double>(at);
+            escape(factor.data());
+        });
+    const double pivot = 3.0;
+    return timed(reps, warmup, iters, [&] {
+        for (std::size_t r = 0; r < rows; ++r)
+            if (!done[r]) factor[r] = a[r * stride] / pivot;
+        escape(factor.data());
     });
 }
 

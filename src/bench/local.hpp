@@ -31,6 +31,15 @@ std::vector<double> vector_op(const std::string &op, bool single, std::size_t n,
 std::vector<double> row_update(std::size_t rows, std::size_t length, int reps, int warmup, int iters,
                                std::size_t stride = 0, std::size_t first = 0);
 
+// The two column passes of Gaussian elimination's iteration, over column `column` of
+// `rows` float64 rows `stride` elements apart (one element per row, a row apart):
+// the pivot search (the largest |a[r][column]| of the rows not yet pivoted) or the
+// multipliers (a[r][column] / pivot). A sample is the mean time of one pass (over
+// `iters` passes).
+enum class ColumnPass { search, multipliers };
+std::vector<double> column_pass(ColumnPass part, std::size_t rows, std::size_t stride, std::size_t column, int reps,
+                                int warmup, int iters);
+
 // Floating-point operations per element of `op` (throws for an unknown op).
 int vector_op_flops(const std::string &op);
 

@@ -160,10 +160,9 @@ def test_measured_primitives_give_a_prediction():
     entries = [(e["kernel"], e["params"].get("root")) for e in doc["results"]]
     by_kernel = {e["kernel"]: e for e in doc["results"]}
     problems = []
-    if doc["schema"] != dmm.RESULTS_SCHEMA or entries != [("allreduce", None), ("bcast", 0), ("bcast", 1),
-                                                          ("vector", None), ("row_update", None),
-                                                          ("row_update", None), ("row_update", None),
-                                                          ("row_update", None)]:
+    want = ([("allreduce", None), ("bcast", 0), ("bcast", 1), ("vector", None), ("row_update", None),
+             ("row_update", None)] + [("row_update", None), ("pivot_search", None), ("multipliers", None)] * 2)
+    if doc["schema"] != dmm.RESULTS_SCHEMA or entries != want:
         problems.append(f"entries {entries}")
     for kernel, root in entries[1:3]:
         rows = doc["results"][entries.index((kernel, root))]["rows"]
@@ -192,8 +191,15 @@ def test_measured_primitives_give_a_prediction():
             (40, [(j, 20 if j < 20 else 39 - j, 41 - j) for j in (0, 3, 5, 8, 10, 13, 16, 18, 21, 23, 26, 29, 31,
                                                                  34, 36)])]
     check_all(WORLD, got == want, f"row update at the program's geometry: {got}")
-    check_all(WORLD, "row_update_at_geometry_ns_per_element" in p["primitives"],
-              "the prediction did not use the row update at the program's geometry")
+    check_all(WORLD, all(f"{k}_ns_per_{u}_by_iteration" in p["primitives"] for k, u in predict.GEOMETRY_KERNELS.items()),
+              f"the prediction did not use the passes at the program's geometry: {sorted(p['primitives'])}")
+    columns = [(e["kernel"], e["params"]["n"], [(r["iteration"], r["rows"]) for r in e["rows"]])
+               for e in doc["results"] if e["kernel"] in ("pivot_search", "multipliers")]
+    want = [(kernel, n, [(j, (n // 2 if j < n // 2 else n - j - (kernel == "multipliers"))) for j in its
+                         if (n // 2 if j < n // 2 else n - j - (kernel == "multipliers")) > 0])
+            for n, its in ((16, range(16)), (40, (0, 3, 5, 8, 10, 13, 16, 18, 21, 23, 26, 29, 31, 34, 36, 39)))
+            for kernel in ("pivot_search", "multipliers")]
+    check_all(WORLD, columns == want, f"column passes at the program's geometry: {columns}")
 
 
 @pytest.mark.parallel(nprocs=[2])
@@ -235,43 +241,25 @@ def test_row_updates_measured_at_the_programs_geometry_are_interpolated_between_
     n, ranks = 8, 2
     model = synthetic()
     model["models"]["row_update[n=8]"] = {"kernel": "row_update", "params": {"n": n, "stride": n + 1},
-                                          "model": "samples", "ranks": [ranks], "iterations": [0, 4, 6],
-                                          "us_per_element": [0.01, 0.03, 0.05]}
+                                          "model": "samples", "ranks": [ranks], "unit": "element",
+                                          "iterations": [0, 4, 6], "us_per_unit": [0.01, 0.03, 0.05]}
+    for kernel, per_row in (("pivot_search", 0.5), ("multipliers", 0.25)):  # flat: the same at every iteration
+        model["models"][f"{kernel}[n=8]"] = {"kernel": kernel, "params": {"n": n, "stride": n + 1}, "model": "samples",
+                                             "ranks": [ranks], "unit": "row", "iterations": [0, 7],
+                                             "us_per_unit": [per_row, per_row]}
     p = predict.gauss_elimination(model, n, ranks)
     e = {0: 0.01, 1: 0.015, 2: 0.02, 3: 0.025, 4: 0.03, 5: 0.04, 6: 0.05, 7: 0.05}
-    updates = sum((4 if j < 4 else n - 1 - j) * (n + 1 - j) * e[j] for j in range(n))  # the slowest rank's rows
+    updated = [4 if j < 4 else n - 1 - j for j in range(n)]  # the slowest rank's rows (rank 1's)
+    active = [4 if j < 4 else n - j for j in range(n)]
+    updates = sum(updated[j] * (n + 1 - j) * e[j] for j in range(n))
     assert p["total_us"]["update"] == pytest.approx(updates, rel=1e-12)
+    assert p["total_us"]["search"] == pytest.approx(0.5 * sum(active), rel=1e-12)
+    assert p["total_us"]["multipliers"] == pytest.approx(0.25 * sum(updated), rel=1e-12)
     assert "geometry" in p["formula"]
     other = predict.gauss_elimination(model, 16, ranks)
     assert "geometry" not in other["formula"]
     model["models"]["row_update[n=8]"]["ranks"] = [4]  # measured at other ranks: not used
     assert "geometry" not in predict.gauss_elimination(model, n, ranks)["formula"]
-
-
-def test_the_judged_statistic_is_the_fast_end_of_both_sides():
-    """A primitive whose samples are fast or, in bursts, twice as slow is fitted by its
-    10th percentile under "p10", by its median otherwise; statistic() agrees with NumPy."""
-    fast = [1.0] * 60 + [2.0] * 40
-    assert predict.statistic(fast, "p10") == pytest.approx(1.0)
-    assert predict.statistic([3.0, 1.0, 2.0], "median") == 2.0
-    assert predict.statistic([3.0, 1.0, 2.0], "mean") == 2.0
-    with pytest.raises(ValueError, match="statistic must be one of"):
-        predict.statistic([1.0], "max")
-    assert predict.JUDGED in predict.STATISTICS
-
-    # 40 % of the samples undisturbed, 60 % twice as slow: the median is the slow time.
-    rows = []
-    for nbytes in (8, 64, 512, 4096):
-        t = 1.0 + 0.001 * nbytes
-        us = [t] * 40 + [2 * t] * 60
-        rows.append({"bytes": nbytes, "ranks": 2, "median_us": float(np.median(us)), "samples_us": us})
-    doc = {"schema": dmm.RESULTS_SCHEMA, "provenance": {}, "results": [{"kernel": "allreduce", "params": {},
-                                                                         "rows": rows}]}
-    for name, scale in (("p10", 1.0), ("median", 2.0)):
-        fit = dmm.PiecewiseFit.from_dict(predict.primitive_model(doc, name)["models"]["allreduce"]["fit"])
-        assert fit.predict(np.array([8.0, 4096.0])) == pytest.approx([scale * 1.008, scale * 5.096], rel=1e-6)
-    with pytest.raises(ValueError, match="statistic must be one of"):
-        predict.primitive_model(doc, "max")
 
 
 def test_the_row_update_kernel_takes_the_programs_geometry():
@@ -281,3 +269,25 @@ def test_the_row_update_kernel_takes_the_programs_geometry():
     assert len(_core.bench_row_update(4, 9, 3, 1, 2)) == 3  # rows 9 apart, from column 0
     with pytest.raises(Error, match="exceed the row stride 16"):
         _core.bench_row_update(4, 9, 3, 1, 2, 16, 8)
+
+
+def test_table7_takes_the_median_over_the_rounds_and_keeps_the_pooled_estimate_beside():
+    """benchmarks/gauss_elimination.py: per size the median over the rounds of each
+    round's estimate, measured median and error; a round whose primitives and runs saw
+    different machines (the +60 % one) does not move it; the pooled row stays beside."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "gauss_elimination.py"
+    spec = importlib.util.spec_from_file_location("gauss_driver", path)
+    driver = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(driver)
+    by_round = [{64: (1.0, 1.0)}, {64: (1.1, 1.0)}, {64: (1.6, 1.0)}, {64: (0.95, 1.0)}, {64: (1.02, 1.0)}]
+    pooled = [{"n": 64, "ranks": 2, "predicted_ms": 1.2, "measured_ms": 1.0, "error_pct": 20.0, "iteration_us": 18.75}]
+    (row,) = driver.by_rounds(pooled, by_round)
+    assert row["error_pct"] == pytest.approx(2.0) and row["predicted_ms"] == pytest.approx(1.02)
+    assert row["measured_ms"] == 1.0 and row["round_errors_pct"] == pytest.approx([0.0, 10.0, 60.0, -5.0, 2.0])
+    assert (row["pooled_predicted_ms"], row["pooled_error_pct"], row["iteration_us"]) == (1.2, 20.0, 18.75)
+    assert "within +-10 % at every size" in driver.verdict([row], by_round, (0.1, 0.1), 2, 0.0)
+    assert driver.parse_args(["--quick"]).rounds == driver.QUICK_ROUNDS
+    assert driver.parse_args([]).rounds == driver.ROUNDS

@@ -69,22 +69,6 @@ ROW_LENGTH = 512
 """Row length (elements) of the row-update sweeps over working sets: long enough that
 the time per element, not the per-row start-up, decides their time."""
 _LINE_ROWS = 8  # rows of the in-cache row-update line (a working set of a few KiB)
-STATISTICS = frozenset({"median", "mean", "p10"})
-JUDGED = "p10"
-"""The statistic an estimate is judged by: the 10th percentile of every primitive's
-samples and of the program's runs. Interference from other work only slows a run (on a
-shared host a kernel's sample is either undisturbed or up to twice as slow, in bursts),
-and it hits the primitives' short samples and the program's long runs differently, so
-medians and means of the two sides see different shares of it; the fast end of each is
-the machine undisturbed."""
-
-
-def statistic(samples: Sequence[float], name: str) -> float:
-    """``name`` (one of STATISTICS) of ``samples``."""
-    if name not in STATISTICS:
-        raise ValueError(f"statistic must be one of {sorted(STATISTICS)}, got {name!r}")
-    x = np.asarray(samples, dtype=float)
-    return float(np.mean(x) if name == "mean" else np.median(x) if name == "median" else np.percentile(x, 10))
 ITERATION_SAMPLES = 16
 """Iterations per matrix order at which the row update is measured as the program lays
 it out (columns j..N of rows N + 1 elements apart): the rate between them is
@@ -240,24 +224,17 @@ def _row_update(doc) -> Optional[Dict[str, Any]]:
             "row_length": int(hierarchy_entry["params"]["row_length"])}
 
 
-def _program_update(doc, n: int, ranks: int) -> Optional[Dict[str, np.ndarray]]:
-    """The row update measured at the program's own geometry for order ``n`` at
-    ``ranks`` ranks (iterations and the time per element at each), or None."""
+def _at_geometry(doc, kernel: str, n: int, ranks: int) -> Optional[np.ndarray]:
+    """``kernel``'s time per unit (GEOMETRY_KERNELS) at every iteration of order ``n``,
+    interpolated linearly between the iterations measured at the program's geometry
+    at ``ranks`` ranks (an (n, 1) array), or None where the model has no such entry."""
     models = doc.get("models") if isinstance(doc, Mapping) else None
     for e in (models or {}).values():
-        if (isinstance(e, Mapping) and e.get("kernel") == "row_update" and (e.get("params") or {}).get("n") == n
-                and list(e.get("ranks") or []) == [ranks] and e.get("iterations")):
-            return {"iterations": np.asarray(e["iterations"], dtype=float),
-                    "us_per_element": np.asarray(e["us_per_element"], dtype=float)}
+        if (isinstance(e, Mapping) and e.get("kernel") == kernel and (e.get("params") or {}).get("n") == n
+                and e.get("model") == "samples" and list(e.get("ranks") or []) == [ranks] and e.get("iterations")):
+            return np.interp(np.arange(n, dtype=float), np.asarray(e["iterations"], dtype=float),
+                             np.asarray(e["us_per_unit"], dtype=float))[:, None]
     return None
-
-
-def _update_at_geometry(measured, rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """rows * L_j * e(j): e interpolated between the iterations measured at the
-    program's geometry (rows (n, P), lengths (n, 1))."""
-    j = np.arange(rows.shape[0], dtype=float)
-    per_element = np.interp(j, measured["iterations"], measured["us_per_element"])[:, None]
-    return np.where(rows > 0, rows * lengths * per_element, 0.0)
 
 
 def _update_us(update, rows: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -312,15 +289,17 @@ def gauss_elimination(model: Mapping[str, Any], n: int, ranks: int, *, pivots=No
     bcast_by_root = _bcast_by_root(model, 8 * (n + 1), ranks)
     line = _vector_line(model)
     row_update = _row_update(model)
-    at_geometry = _program_update(model, n, ranks)
+    geometry = {kernel: _at_geometry(model, kernel, n, ranks) for kernel in GEOMETRY_KERNELS}
 
     active, updated, owner = _updated_rows(n, ranks, order)  # (n, P) rows searched, rows updated
     bcast = bcast_by_root[owner]                             # the owner of the pivot row sends it
     lengths = (n + 1 - np.arange(n))[:, None]                # columns j..N of the update
-    search = _vector_us(line, active)
-    multipliers = _vector_us(line, updated)
-    if at_geometry is not None:
-        update = _update_at_geometry(at_geometry, updated, lengths)
+    search, multipliers = (active * geometry["pivot_search"] if geometry["pivot_search"] is not None
+                           else _vector_us(line, active),
+                           updated * geometry["multipliers"] if geometry["multipliers"] is not None
+                           else _vector_us(line, updated))
+    if geometry["row_update"] is not None:
+        update = updated * lengths * geometry["row_update"]
     elif row_update is not None:
         update = _update_us(row_update, updated, lengths)
     else:
@@ -365,19 +344,19 @@ def gauss_elimination(model: Mapping[str, Any], n: int, ranks: int, *, pivots=No
                     row_update["hierarchy"], 8.0 * int(active[0].max()) * (n + 1), work=row_update["row_length"],
                     floor_us=row_update["u0"]))}
                if row_update is not None else {}),
-            **({"row_update_at_geometry_ns_per_element": [1e3 * float(x) for x in at_geometry["us_per_element"]],
-                "row_update_at_geometry_iterations": [int(j) for j in at_geometry["iterations"]]}
-               if at_geometry is not None else {}),
+            **{f"{kernel}_ns_per_{unit}_by_iteration": [1e3 * float(x) for x in geometry[kernel][:, 0]]
+               for kernel, unit in GEOMETRY_KERNELS.items() if geometry[kernel] is not None},
         },
-        "formula": _FORMULA["geometry" if at_geometry is not None else
+        "formula": _FORMULA["geometry" if geometry["row_update"] is not None else
                             "hierarchy" if row_update is not None else "vector"],
     }
 
 
 _FORMULA = {
-    "geometry": "sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (V(a_r) + V(u_r) + u_r (N+1-j) e(j))], "
-                "V(L) = t0 + L/R, e(j) the row update's time per element measured at iteration j's geometry "
-                "(interpolated between the iterations measured)",
+    "geometry": "sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (a_r s(j) + u_r m(j) + u_r (N+1-j) e(j))], "
+                "s(j), m(j) the pivot search's and the multipliers' time per row and e(j) the row update's time "
+                "per element, measured at iteration j's geometry (interpolated between the iterations measured; "
+                "V(L) = t0 + L/R for a pass not measured so)",
     "hierarchy": "sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (V(a_r) + V(u_r) + u_r U(N+1-j, W))], "
                  "V(L) = t0 + L/R, U(L, W) = u0 + L e(W), W = 8 u_r (N+1-j)",
     "vector": "sum_j [A(8) + A(8) + B_owner(j)(8(N+1)) + max_r (V(a_r) + V(u_r) + u_r V(N+1-j))], V(L) = t0 + L/R",
@@ -540,14 +519,33 @@ def measure_primitives(comm=None, sizes: Sequence[int] = (64, 128, 256, 512), *,
     results.append({"kernel": "row_update", "params": {"row_length": ROW_LENGTH, "per": "row"},
                     "rows": [row_update_row(max(1, w // (8 * ROW_LENGTH)), ROW_LENGTH)
                              for w in _memory.working_sets(block, smallest=8 * ROW_LENGTH * 2)]})
-    # And as the program lays it out, for each N at sampled iterations j: the most rows
-    # a rank updates there, columns j..N of rows N + 1 elements apart (rows that start
-    # off a vector boundary, gaps that break the hardware's streams).
+    # And as the program lays it out, for each N at sampled iterations j: the update of
+    # the most rows a rank updates there, columns j..N of rows N + 1 elements apart (rows
+    # that start off a vector boundary, gaps that break the hardware's streams), and the
+    # two passes down column j (one element a row apart) over the most rows a rank
+    # searches and updates there.
+    def column_row(part: str, rows_: int, n: int, j: int) -> dict:
+        iters = max(1, min(2000, (1 << 12) // rows_))
+        samples = adaptive(comm, lambda reps: [t / rows_ for t in _core.bench_column_pass(part, rows_, n + 1, j, reps,
+                                                                                           2, iters)], quick)
+        everyone = comm.allgather(samples)
+        medians = [float(np.median(s)) * 1e6 for s in everyone]
+        slowest = int(np.argmax(medians))
+        return {"rows": rows_, "bytes": 8 * rows_, "iteration": j, "ranks": size, "rank": slowest,
+                "median_by_rank_us": medians, **summarize(everyone[slowest])}
+
     for n in sizes:
-        most = _updated_rows(n, size, np.arange(n))[1].max(axis=1)
+        active, updated, _ = _updated_rows(n, size, np.arange(n))
+        most = {"row_update": updated.max(axis=1), "pivot_search": active.max(axis=1),
+                "multipliers": updated.max(axis=1)}
+        iterations = _sampled_iterations(n)
         results.append({"kernel": "row_update", "params": {"n": n, "stride": n + 1, "per": "row"},
-                        "rows": [{**row_update_row(int(most[j]), n + 1 - j, n + 1, j), "iteration": j}
-                                 for j in _sampled_iterations(n) if most[j] > 0]})
+                        "rows": [{**row_update_row(int(most["row_update"][j]), n + 1 - j, n + 1, j), "iteration": j}
+                                 for j in iterations if most["row_update"][j] > 0]})
+        for kernel, part in (("pivot_search", "search"), ("multipliers", "multipliers")):
+            results.append({"kernel": kernel, "params": {"n": n, "stride": n + 1, "per": "row"},
+                            "rows": [column_row(part, int(most[kernel][j]), n, j)
+                                     for j in iterations if most[kernel][j] > 0]})
 
     return document(comm, results, quick=quick, validate=validate, sizes=sizes)
 
@@ -582,7 +580,7 @@ def _fit_vector(rows: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
                                    "nhalf": max(0.0, seg.t0_us) * rate}}
 
 
-def primitive_model(results: Mapping[str, Any], statistic: str = "median") -> Dict[str, Any]:
+def primitive_model(results: Mapping[str, Any]) -> Dict[str, Any]:
     """Fits a ``datamotion.bench/1`` document into the ``datamotion.model/1``
     document that :func:`gauss_elimination` reads.
 
@@ -596,18 +594,9 @@ def primitive_model(results: Mapping[str, Any], statistic: str = "median") -> Di
     working sets and, per matrix order, the time per element at each iteration
     measured at the program's own geometry.
 
-    ``statistic`` (one of STATISTICS, default the median) is what every row
-    contributes to the fits: ``"p10"`` fits the 10th percentile of each row's
-    samples, the machine undisturbed (see JUDGED).
-
     Raises:
-        ValueError: if ``results`` is not a results document, or for an unknown
-            statistic.
+        ValueError: if ``results`` is not a results document.
     """
-    if statistic not in STATISTICS:
-        raise ValueError(f"statistic must be one of {sorted(STATISTICS)}, got {statistic!r}")
-    if statistic != "median":  # fit that statistic of every row's samples
-        results = _with_statistic(results, statistic)
     doc = _fit.fit_results(results)
     _unskip(doc, "vector")
     for entry in results["results"]:
@@ -626,20 +615,35 @@ def primitive_model(results: Mapping[str, Any], statistic: str = "median") -> Di
         doc["models"][key] = {"kernel": "vector", "params": params, "rows": len(rows), "model": "piecewise",
                               "ranks": ranks, "units": "bytes are elements", "fit": line["fit"].to_dict()}
     _fit_row_update(results, doc)
+    _keep_geometry(results, doc)
     return doc
 
 
-def _with_statistic(results: Mapping[str, Any], name: str) -> Dict[str, Any]:
-    """A copy of ``results`` whose rows carry ``name`` of their samples as
-    ``median_us`` (what the fits read)."""
-    entries = []
+GEOMETRY_KERNELS = {"row_update": "element", "pivot_search": "row", "multipliers": "row"}
+"""The kernels measured at the program's geometry (entries with an ``n``), and the unit
+their times are per: the row update's per element, the column passes' per row."""
+
+
+def _keep_geometry(results: Mapping[str, Any], doc: Dict[str, Any]) -> None:
+    """Keeps, in ``doc``, the entries measured at the program's geometry: per kernel and
+    matrix order, the time per unit at each iteration measured (no fit: the estimate
+    interpolates between them)."""
+    for kernel in GEOMETRY_KERNELS:
+        _unskip(doc, kernel)
     for entry in results["results"]:
-        if isinstance(entry, Mapping) and isinstance(entry.get("rows"), list):
-            entry = {**entry, "rows": [{**r, "median_us": statistic(r["samples_us"], name)}
-                                       if isinstance(r, Mapping) and r.get("samples_us") else r
-                                       for r in entry["rows"]]}
-        entries.append(entry)
-    return {**results, "results": entries}
+        if not isinstance(entry, Mapping) or entry.get("kernel") not in GEOMETRY_KERNELS:
+            continue
+        params = dict(entry.get("params") or {})
+        if "n" not in params:
+            continue
+        kernel = entry["kernel"]
+        rows = [r for r in entry.get("rows", []) if isinstance(r, Mapping) and "iteration" in r and "median_us" in r]
+        per_element = GEOMETRY_KERNELS[kernel] == "element"  # rows' times are per row: per element divides by L
+        doc["models"][f"{kernel}[n={params['n']}]"] = {
+            "kernel": kernel, "params": params, "rows": len(rows), "model": "samples",
+            "ranks": sorted({int(r.get("ranks", 1)) for r in rows}), "unit": GEOMETRY_KERNELS[kernel],
+            "iterations": [int(r["iteration"]) for r in rows],
+            "us_per_unit": [float(r["median_us"]) / (int(r["elements"]) if per_element else 1) for r in rows]}
 
 
 def _unskip(doc: Dict[str, Any], kernel: str) -> None:
@@ -658,14 +662,8 @@ def _fit_row_update(results: Mapping[str, Any], doc: Dict[str, Any]) -> None:
         if not isinstance(entry, Mapping) or entry.get("kernel") != "row_update":
             continue
         params = dict(entry.get("params") or {})
-        if "n" in params:  # at the program's geometry: the time per element at each iteration measured
-            rows = [r for r in entry.get("rows", []) if isinstance(r, Mapping) and "iteration" in r]
-            doc["models"][f"row_update[n={params['n']}]"] = {
-                "kernel": "row_update", "params": params, "rows": len(rows), "model": "samples",
-                "ranks": sorted({int(r.get("ranks", 1)) for r in rows}),
-                "iterations": [int(r["iteration"]) for r in rows],
-                "us_per_element": [float(r["median_us"]) / int(r["elements"]) for r in rows]}
-            continue
+        if "n" in params:
+            continue  # at the program's geometry: _keep_geometry
         hierarchy = "row_length" in params
         key = "row_update[working_set]" if hierarchy else "row_update[line]"
         x = "working_set_bytes" if hierarchy else "elements"
