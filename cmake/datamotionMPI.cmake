@@ -84,3 +84,21 @@ function(datamotion_launcher_family out mpiexec)
   endif()
   set(${out} "${family}" PARENT_SCOPE)
 endfunction()
+
+# datamotion_launcher_beside(<out> <compiler>): the launcher beside the compiler wrapper
+# <compiler> (mpicc.openmpi: mpiexec.openmpi, else an mpiexec in the same directory),
+# which belongs to the wrapper's MPI, unlike the first mpiexec on PATH; empty when
+# there is none.
+function(datamotion_launcher_beside out compiler)
+  set(found "")
+  if(compiler)
+    get_filename_component(bindir "${compiler}" DIRECTORY)
+    get_filename_component(name "${compiler}" NAME)
+    string(REPLACE "mpicc" "mpiexec" launcher "${name}")
+    find_program(beside NAMES ${launcher} mpiexec HINTS "${bindir}" NO_DEFAULT_PATH NO_CACHE)
+    if(beside)
+      set(found "${beside}")
+    endif()
+  endif()
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()

@@ -140,9 +140,9 @@ def _primitives(comm, plans: Sequence[List[dict]], blocks: Sequence[Tuple[int, i
     exchange = pt2pt.pair_entry(comm, "exchange", sorted(set(QUICK_SIZES) | sent), quick)
     memcopy = local.memcopy_entry(sorted(runs | set(working_sets(copied, smallest=64))), quick)
     widest = max(n for _, n in blocks)
-    grid = sorted(set(blocks) | {(max(1, e // (8 * widest)), widest) for e in working_sets(8 * max(r * n for r, n in blocks),
-                                                                                           smallest=8 * 16 * widest)}
-                  | {(1 << k, 2 << k) for k in range(3, 9, 2)})
+    largest = 8 * max(r * n for r, n in blocks)
+    swept = {(max(1, e // (8 * widest)), widest) for e in working_sets(largest, smallest=8 * 16 * widest)}
+    grid = sorted(set(blocks) | swept | {(1 << k, 2 << k) for k in range(3, 9, 2)})
     ufuncs = [local.ufunc_entry(grid, quick, ghost=1, form=form) for form in programs.STENCIL_STATEMENTS]
     return [exchange, memcopy, *ufuncs] if comm.rank == 0 else []
 
@@ -170,10 +170,11 @@ def run(comm, quick: bool = False, validate: bool = False, progress=None) -> Lis
               for k, entry in enumerate(primitives[0])]
     model = fit_results({"schema": RESULTS_SCHEMA, "results": pooled})
     by_round_models = [fit_results({"schema": RESULTS_SCHEMA, "results": r}) for r in primitives]
-    call_us = _pool(calls)["median_us"]
+    pooled_call = _pool(calls)
+    call_us = pooled_call["median_us"]
     by_round_calls = [r["median_us"] for r in calls]
     results = [{"kernel": "plan_call", "params": {"ranks": comm.size, "rounds": len(calls)},
-                "rows": [{"bytes": 0, "ranks": comm.size, **_pool(calls)}]}]
+                "rows": [{"bytes": 0, "ranks": comm.size, **pooled_call}]}]
     for kernel in PROGRAMS:
         rows = []
         for n in orders:
