@@ -15,11 +15,11 @@ The CM-5 paper's section 8 (its Figure 16, Tables 6 and 7), on this machine:
    bound to the same core as in 2;
 4. repeats 2 and 3 --rounds times (10, with --quick 30), alternating, so both
    see the same machine, printing each round's own estimate against its own
-   runs; then prints the paper's Table 7: per size the median over the rounds
-   of each round's estimate, measured median and error (judged against the
-   paper's 10 %), and beside it the pooled estimate (the samples of all rounds
-   fitted together, datamotion.predict.primitive_model), which Table 6 (cost
-   per iteration) breaks down.
+   runs; then pools the samples of all rounds, fits the primitives
+   (datamotion.predict.primitive_model) and prints the paper's Table 7
+   (estimated against measured, medians; the error judged against the
+   paper's 10 % is the median over the rounds of each round's own error) and
+   Table 6 (cost per iteration).
 
 With --out it writes a datamotion.bench/1 results document: an entry
 {"kernel": "gauss_elimination", "params": {"ranks": P}, "rows": [...]}
@@ -213,38 +213,28 @@ def verdict(rows, by_round, load, cores: int, others: Optional[float] = None) ->
 
 
 def by_rounds(rows, by_round):
-    """Table 7's rows from the rounds: per size the median over the rounds of each
-    round's estimate, of its measured median and of its error; the pooled estimate
-    (every round's samples fitted together, which Table 6 breaks down) stays beside
-    as pooled_*. A round's primitives and its runs are seconds apart, so they see
-    the same machine; the median over rounds sets aside the rounds in which the
-    machine changed between the two (on a shared host the speed of a core changes in
-    bursts of milliseconds to seconds)."""
-    out = []
-    for r in rows:
-        e = round_errors(by_round, r["n"])
-        pairs = [x[r["n"]] for x in by_round if r["n"] in x]
-        out.append({**r, "pooled_predicted_ms": r["predicted_ms"], "pooled_measured_ms": r["measured_ms"],
-                    "pooled_error_pct": r["error_pct"],
-                    "predicted_ms": float(np.median([p for p, _ in pairs])),
-                    "measured_ms": float(np.median([m for _, m in pairs])),
-                    "error_pct": float(np.median(e)), "round_errors_pct": e})
-    return out
+    """Table 7's rows: the pooled estimate and measured median (every round's samples
+    together, which Table 6 breaks down, and their error as pooled_error_pct), judged by
+    error_pct, the median over the rounds of each round's own error. A round's
+    primitives and its runs are seconds apart, so they see the same machine; the median
+    over rounds sets aside the rounds in which the machine changed between the two (on
+    a shared host the speed of a core changes in bursts of milliseconds to seconds),
+    which pooling mixes in."""
+    return [{**r, "pooled_error_pct": r["error_pct"], "error_pct": float(np.median(round_errors(by_round, r["n"]))),
+             "round_errors_pct": round_errors(by_round, r["n"])} for r in rows]
 
 
 def table7(rows, reps_total):
-    print(f"\nGaussian elimination, elimination phase, {rows[0]['ranks']} rank(s): estimated against measured, "
-          f"round by round ({len(rows[0]['round_errors_pct'])} rounds; measured over {reps_total} runs per size): "
-          "medians over the rounds, the pooled estimate beside")
+    print(f"\nGaussian elimination, elimination phase, {rows[0]['ranks']} rank(s): estimated against measured "
+          f"(medians over all rounds; measured over {reps_total} runs per size); error: the median over the "
+          f"{len(rows[0]['round_errors_pct'])} rounds of each round's own error")
     print(f"{'matrix':>12} {'estimated ms':>13} {'measured ms':>12} {'error %':>8}   "
-          f"{'rounds: [min, max] %':<24}pooled: estimated / measured ms, error %")
+          f"{'rounds: [min, max] %':<24}{'error of the pooled medians %'}")
     for r in rows:
         e = r["round_errors_pct"]
         print(f"{r['n']:>5} x {r['n'] + 1:<5} {r['predicted_ms']:>13.3f} {r['measured_ms']:>12.3f} "
-              f"{r['error_pct']:>+8.1f}   {f'[{min(e):+.1f}, {max(e):+.1f}]':<24}{r['pooled_predicted_ms']:.3f} / "
-              f"{r['pooled_measured_ms']:.3f}, {r['pooled_error_pct']:+.1f}")
-    print("(error: the median of the rounds' errors, each round's estimate from its own primitives against its own "
-          "runs' median)")
+              f"{r['error_pct']:>+8.1f}   {f'[{min(e):+.1f}, {max(e):+.1f}]':<24}{r['pooled_error_pct']:+.1f}")
+    print("(a round's error: its estimate from its own primitives against its own runs' median)")
 
 
 def table6(rows, predictions):
