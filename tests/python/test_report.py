@@ -484,3 +484,22 @@ def test_a_pt2pt_only_report_shows_only_what_pt2pt_measured(tmp_path):
     # Every figure says that ranks share cores (the document's warning).
     captions = re.findall(r"<figcaption>(.*?)</figcaption>", text, re.S)
     assert captions and all("8 ranks share 2 cores" in c for c in captions)
+
+
+def test_table7_takes_the_c_program_where_the_driver_gave_it():
+    """Table 7 prefers the C program's entry (benchmarks/gauss_elimination.py --out: no
+    "program" parameter) with its judged error, and names the program in each row; the
+    NumPy program of `bench gauss` alone says what the model leaves out."""
+    from datamotion.measure.report import cm5_items
+    from datamotion.measure.report.format import Entry
+
+    numpy_rows = [{"n": n, "ranks": 2, "predicted_ms": 1.0, "measured_ms": 5.0, "error_pct": -80.0} for n in (64, 512)]
+    c_rows = [{"n": n, "ranks": 2, "predicted_ms": 1.05, "measured_ms": 1.0, "error_pct": 3.0} for n in (64, 512)]
+    numpy_entry = Entry(0, {"kernel": "gauss_elimination", "params": {"ranks": 2, "program": "Figure 16 in NumPy"},
+                            "rows": numpy_rows})
+    c_entry = Entry(1, {"kernel": "gauss_elimination", "params": {"ranks": 2}, "rows": c_rows})
+    rows = {r.quantity: r for r in cm5_items._table7([numpy_entry, c_entry])}
+    assert rows["64 × 65: error (estimated − measured) / measured"].ours == 3.0  # the driver's, not recomputed
+    assert rows["64 × 65: estimated"].ours == 1.05 and "the C program" in rows["64 × 65: estimated"].note
+    alone = {r.quantity: r for r in cm5_items._table7([numpy_entry])}
+    assert alone["64 × 65: measured"].ours == 5.0 and "does not price" in alone["64 × 65: measured"].note
