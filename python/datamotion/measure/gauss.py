@@ -41,6 +41,18 @@ at the working set ``W`` of the rows the rank updates in that iteration
 breakpoints where a cache level runs out). A model without the row update
 prices it by ``V`` at the in-cache rate, as the paper did (and as this module
 did before: 25 % off at 512 x 512, where the rows no longer fit in L1).
+
+Where the model holds them (``measure_primitives`` measures them for every N),
+the three passes are priced as the program lays them out instead
+(``GEOMETRY_KERNELS``): at 16 iterations ``j`` of each ``N`` the row update over
+columns ``j..N`` of rows ``N + 1`` elements apart (rows that start off a vector
+boundary, gaps that break the hardware's streams) and the pivot search and the
+multipliers down column ``j`` (one element a row apart), each over the most rows
+a rank handles there; iteration ``j`` then costs
+``C_r(j) = a_r s(j) + u_r m(j) + u_r (N + 1 - j) e(j)``, with the time per row
+``s``, ``m`` and per element ``e`` interpolated linearly between the
+iterations measured.
+
 The slowest rank sets each iteration's pace, as every iteration
 ends in collective calls. The total is ``sum_j T_j``, summed exactly: the
 active rows shrink as rows become pivot rows and the rows shorten with ``j``.
@@ -431,7 +443,12 @@ def measure_primitives(comm=None, sizes: Sequence[int] = (64, 128, 256, 512), *,
     * ``vector`` (``a=s*b+c``, float64) at the row lengths that occur, run on
       every rank at once, as in the program's compute phase (cores that share
       a chip slow each other down), reported for the rank with the largest
-      median (``median_by_rank_us`` has all of them).
+      median (``median_by_rank_us`` has all of them);
+    * ``row_update``: per row, in cache over row lengths (``rows`` 8), over
+      working sets (``row_length``), and for every N at the program's
+      geometry (``n``: rows ``iteration``, ``rows``, ``elements``);
+    * ``pivot_search`` and ``multipliers`` (``n``): per row, down column ``j``
+      of the program's rows at the same iterations.
 
     Each point repeats until its median is known to 5 % (``quick``: fewer
     repetitions). ``warnings`` notes conditions that make the numbers
