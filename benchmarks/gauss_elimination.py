@@ -220,8 +220,12 @@ def by_rounds(rows, by_round):
     over rounds sets aside the rounds in which the machine changed between the two (on
     a shared host the speed of a core changes in bursts of milliseconds to seconds),
     which pooling mixes in."""
-    return [{**r, "pooled_error_pct": r["error_pct"], "error_pct": float(np.median(round_errors(by_round, r["n"]))),
-             "round_errors_pct": round_errors(by_round, r["n"])} for r in rows]
+    out = []
+    for r in rows:
+        errors = round_errors(by_round, r["n"])
+        out.append({**r, "pooled_error_pct": r["error_pct"], "error_pct": float(np.median(errors)),
+                    "round_errors_pct": errors})
+    return out
 
 
 def table7(rows, reps_total):
