@@ -291,3 +291,16 @@ def test_table7_is_judged_by_the_median_of_the_rounds_errors():
     assert "within +-10 % at every size" in driver.verdict([row], by_round, (0.1, 0.1), 2, 0.0)
     assert driver.parse_args(["--quick"]).rounds == driver.QUICK_ROUNDS
     assert driver.parse_args([]).rounds == driver.ROUNDS
+
+
+def test_the_column_pass_kernel_times_both_passes_and_refuses_bad_arguments():
+    from datamotion import Error, _core
+
+    for part in ("search", "multipliers"):
+        assert all(t > 0 for t in _core.bench_column_pass(part, 16, 17, 8, 3, 1, 4))  # column 8 of rows 17 apart
+    with pytest.raises(Error, match="must be 'search' or 'multipliers', not 'max'"):
+        _core.bench_column_pass("max", 16, 17, 8, 3, 1, 4)
+    with pytest.raises(Error, match="column 17 is not inside rows of 17"):
+        _core.bench_column_pass("search", 16, 17, 17, 3, 1, 4)
+    with pytest.raises(Error, match="needs at least one row"):
+        _core.bench_column_pass("multipliers", 0, 17, 8, 3, 1, 4)
