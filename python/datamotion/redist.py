@@ -108,7 +108,9 @@ class RedistPlan:
             priced by a cost model of this MPI; messages between ranks of one node
             of at least 8 KiB read in place from node memory), ``"pack"``,
             ``"datatype"``, ``"hybrid"`` (senders pack, receivers take a datatype)
-            or ``"onnode"`` (every message within a node read in place);
+            ``"onnode"`` (every message within a node read in place) or
+            ``"aggregate"`` (every message between nodes gathered into one
+            message per node pair by the nodes' leaders; see docs/exchange.md);
             :meth:`describe` tells what was chosen and why.
     """
 

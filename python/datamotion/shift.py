@@ -104,7 +104,7 @@ class PShift:
     one message; each :meth:`execute` then starts every message at once, does the
     local copies and boundary fills while they travel, and waits once
     (:meth:`start` returns instead, to compute meanwhile). The shifted axes must
-    be Block-distributed. ``executor`` (``"auto"``, ``"pack"``, ``"datatype"``, ``"hybrid"`` or ``"onnode"``)
+    be Block-distributed. ``executor`` (``"auto"``, ``"pack"``, ``"datatype"``, ``"hybrid"``, ``"onnode"`` or ``"aggregate"``)
     overrides how messages travel; :meth:`describe` tells what was chosen.
 
     Example, the 5-point stencil::
@@ -265,7 +265,7 @@ class Halo:
             inner = update(u.local[1:-1, 1:-1])   # needs no ghost
         edges = update_edges(u.local_with_ghosts)
 
-    ``executor`` (``"auto"``, ``"pack"``, ``"datatype"``, ``"hybrid"`` or ``"onnode"``) overrides how the
+    ``executor`` (``"auto"``, ``"pack"``, ``"datatype"``, ``"hybrid"``, ``"onnode"`` or ``"aggregate"``) overrides how the
     messages travel; :meth:`describe` tells what was chosen and why.
     """
 

@@ -99,6 +99,7 @@ void free_at_finalize() {
 struct CommInfo {
     std::vector<int> world;   // world rank of each rank (-1: none)
     std::vector<char> same;   // on this node
+    Topology topology;        // every rank's node (after the split)
     Pool *pool = nullptr;     // null: no node memory for this rank
     bool split = false;       // same and pool are known (after the collective split)
 };
@@ -134,6 +135,79 @@ CommInfo &info_of(MPI_Comm comm) {
     return *made.release();
 }
 
+// The nodes, numbered in the order of their lowest ranks, from each rank's lowest.
+Topology topology_of(const std::vector<int> &leaders) {
+    Topology t;
+    t.node.assign(leaders.size(), 0);
+    std::vector<int> number(leaders.size(), -1);  // by leader rank
+    for (std::size_t r = 0; r < leaders.size(); ++r) {
+        const auto l = static_cast<std::size_t>(leaders[r]);
+        if (number[l] < 0) {
+            number[l] = t.nodes++;
+            t.leader.push_back(leaders[r]);
+            t.ranks.push_back(0);
+        }
+        t.node[r] = number[l];
+        ++t.ranks[static_cast<std::size_t>(number[l])];
+    }
+    return t;
+}
+
+// The one-way time of a small message between the leaders of nodes 0 and 1, and
+// between two ranks of one node where a node holds two: half the median round trip
+// of a few ping-pongs, measured once per process and kept (every later communicator
+// spans the same hosts and paths) — on the first that spans two nodes, found with a
+// reduction so that every rank agrees whether to measure.
+void measure_latencies(MPI_Comm comm, Topology &t) {
+    static double known[2] = {-1, -1};  // across, within
+    double have[2] = {known[0], known[1]}, agreed[2] = {0, 0};
+    check_mpi(MPI_Allreduce(have, agreed, 2, MPI_DOUBLE, MPI_MIN, comm), "MPI_Allreduce");
+    if (agreed[0] < 0) {
+        // On a communicator of its own: nothing of the caller's can match its messages.
+        MPI_Comm own;
+        check_mpi(MPI_Comm_dup(comm, &own), "MPI_Comm_dup");
+        comm = own;
+        int me = 0;
+        MPI_Comm_rank(comm, &me);
+        auto ping = [&](int a, int b) {
+            constexpr int kRounds = 9;
+            double rounds[kRounds] = {};
+            char byte = 0;
+            if (me == a || me == b) {
+                const int other = me == a ? b : a;
+                for (double &r : rounds) {
+                    const double start = MPI_Wtime();
+                    if (me == a) {
+                        check_mpi(MPI_Send(&byte, 1, MPI_CHAR, other, 0, comm), "MPI_Send");
+                        check_mpi(MPI_Recv(&byte, 1, MPI_CHAR, other, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+                    } else {
+                        check_mpi(MPI_Recv(&byte, 1, MPI_CHAR, other, 0, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+                        check_mpi(MPI_Send(&byte, 1, MPI_CHAR, other, 0, comm), "MPI_Send");
+                    }
+                    r = MPI_Wtime() - start;
+                }
+            }
+            std::sort(rounds, rounds + kRounds);
+            double us = me == a ? rounds[kRounds / 2] * 0.5e6 : 0;
+            check_mpi(MPI_Bcast(&us, 1, MPI_DOUBLE, a, comm), "MPI_Bcast");
+            return us;
+        };
+        agreed[0] = ping(t.leader[0], t.leader[1]);
+        agreed[1] = 0;
+        for (int n = 0; n < t.nodes; ++n)
+            if (t.ranks[static_cast<std::size_t>(n)] > 1) {
+                int second = -1;
+                for (std::size_t r = 0; r < t.node.size() && second < 0; ++r)
+                    if (t.node[r] == n && static_cast<int>(r) != t.leader[static_cast<std::size_t>(n)]) second = static_cast<int>(r);
+                agreed[1] = ping(t.leader[static_cast<std::size_t>(n)], second);
+                break;
+            }
+        known[0] = agreed[0], known[1] = agreed[1];
+        MPI_Comm_free(&own);
+    }
+    t.across_us = agreed[0], t.within_us = agreed[1];
+}
+
 // Collective on comm the first time: which ranks share this node, and the pool of
 // this node's ranks of comm.
 CommInfo &split_info(MPI_Comm comm) {
@@ -150,6 +224,12 @@ CommInfo &split_info(MPI_Comm comm) {
     for (int r = 0; r < n; ++r) local[static_cast<std::size_t>(r)] = r;
     check_mpi(MPI_Group_translate_ranks(node_group, n, local.data(), group, in_comm.data()), "MPI_Group_translate_ranks");
     MPI_Group_free(&node_group), MPI_Group_free(&group);
+    // Every rank's node, named by its lowest rank: one gather of each rank's.
+    int lowest = *std::min_element(in_comm.begin(), in_comm.end());
+    std::vector<int> leaders(info.world.size());
+    check_mpi(MPI_Allgather(&lowest, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm), "MPI_Allgather");
+    info.topology = topology_of(leaders);
+    if (!info.topology.one_node()) measure_latencies(comm, info.topology);
     info.same.assign(info.world.size(), 0);
     std::vector<int> members;
     bool all_in_world = true;
@@ -255,6 +335,8 @@ bool enabled() {
 const int *world_ranks(MPI_Comm comm) { return info_of(comm).world.data(); }
 
 const char *same_node(MPI_Comm comm) { return split_info(comm).same.data(); }
+
+const Topology &topology(MPI_Comm comm) { return split_info(comm).topology; }
 
 bool available(MPI_Comm comm) { return split_info(comm).pool != nullptr; }
 

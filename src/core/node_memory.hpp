@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace dm::node {
 
@@ -66,6 +67,24 @@ const int *world_ranks(MPI_Comm comm);
 // Local after the first call on comm (which is collective): for each rank of comm,
 // whether it is on this process's node (MPI_Comm_split_type SHARED).
 const char *same_node(MPI_Comm comm);
+
+// Where the ranks of a communicator live: nodes are the MPI_Comm_split_type(SHARED)
+// groups (hosts, or MPICH's emulated hosts), numbered 0, 1, ... in the order of their
+// lowest rank, which leads the node. The same on every rank.
+struct Topology {
+    int nodes = 0;
+    std::vector<int> node;    // per rank of comm: its node
+    std::vector<int> leader;  // per node: its lowest rank
+    std::vector<int> ranks;   // per node: how many ranks of comm it holds
+    // Where several nodes: the one-way time of a small message between two nodes and
+    // within one (0 where no node holds two ranks), in microseconds, measured once
+    // per process by a short ping-pong.
+    double across_us = 0, within_us = 0;
+    bool one_node() const { return nodes <= 1; }
+};
+
+// Local after the first call on comm (which is collective, as for same_node).
+const Topology &topology(MPI_Comm comm);
 
 // Node memory that one user keeps between calls (a workspace buffer that the other
 // ranks of the node read in place), grown when a call needs more, released by the

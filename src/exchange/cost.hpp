@@ -43,6 +43,19 @@ struct CostModel {
     // Xeon: faces of 8-byte runs a line apart went faster packed (64 KiB: 160 against
     // 207 us), as did 8 KiB of 16-byte runs; 128 KiB of 16-byte runs, faster in place.
     double on_node_min_density = 0.2;
+    // Messages between ranks of different nodes of at most this many bytes travel
+    // through the node leaders (aggregate.hpp) under the auto executor, where the
+    // two nodes hold more than one pair of ranks: one message per node pair instead
+    // of one per pair of ranks, for one more copy on each side.
+    std::int64_t aggregate_max_bytes = std::int64_t{4} << 10;
+    // ... and only where a message between nodes costs at least this many times one
+    // within a node (node::Topology measures both): through the leaders each rank adds
+    // two messages within its node and one copy each way. 4 ranks as 2 emulated nodes
+    // on 2 cores (oversubscribed: the probe read 12-13 us across, 6-8 us within, over
+    // TCP and UCX shared memory alike): small halos and redistributions (<= 2 KiB a
+    // pair) took 0.88-0.98x the time of per-rank messages over TCP, 1.0-1.55x over
+    // UCX shared memory, so auto keeps per-rank messages there.
+    double aggregate_min_latency_ratio = 4;
 };
 
 // The model of the MPI library this process runs on: a calibration file when one

@@ -141,7 +141,7 @@ void Plan::make_transports() {
     // Point to point is the executor's (a way it forces) or else the model's; the
     // others hand messages back to it through this plan.
     const std::string executor = options_.executor.name();
-    TransportSetup setup{comm_, slots_, control_tag_, done_tag_, model_, false, executor == "auto", this};
+    TransportSetup setup{comm_, slots_, control_tag_, done_tag_, node_tag_, model_, false, executor == "auto", this};
     for (const Registration &r : transports()) {
         setup.chosen = executor == r.name;
         std::unique_ptr<Transport> t = r.make(setup);
@@ -162,6 +162,7 @@ void Plan::finish(const Options &options) {
     if (options_.executor == Executor::Auto) options_.executor = executor_from_environment(Executor::Auto);
     model_ = &cost_model();
     tag_ = next_plan_tag(comm_), control_tag_ = next_plan_tag(comm_), done_tag_ = next_plan_tag(comm_);
+    node_tag_ = next_plan_tag(comm_);
     group(send_pieces_, sends_);
     group(recv_pieces_, recvs_);
     make_transports();
@@ -185,7 +186,8 @@ void Plan::finish(const Options &options) {
     }
 
     std::int64_t staged = 0;
-    for (const Message &m : sends_) {
+    for (Message &m : sends_) {
+        m.staged_at = staged;
         staged += m.bytes;
         for (const Block &b : m.blocks) read_slot_[static_cast<std::size_t>(b.slot)] = true;
     }
@@ -235,7 +237,11 @@ void Plan::place() {
     // Each message goes to the first registered transport that takes it, else point
     // to point. Both sides decide alike from what both know.
     const char *same = node::same_node(comm_);  // collective on the first plan of comm_
+    const node::Topology &nodes = node::topology(comm_);
     const int *world = node::world_ranks(comm_);
+    int me = 0;
+    MPI_Comm_rank(comm_, &me);
+    const int my_node = nodes.node[static_cast<std::size_t>(me)];
     int size = 1;
     MPI_Comm_size(comm_, &size);
     std::vector<int> sends_to(static_cast<std::size_t>(size)), recvs_from(static_cast<std::size_t>(size));
@@ -243,7 +249,10 @@ void Plan::place() {
     for (const Message &m : recvs_) ++recvs_from[static_cast<std::size_t>(m.peer)];
     auto place = [&](std::size_t k, Message &m, int messages, bool sending) {
         const std::size_t p = static_cast<std::size_t>(m.peer);
-        const Peer peer{same[p] != 0 && world[p] >= 0, world[p], messages};
+        const int node = nodes.node[p];
+        const Peer peer{same[p] != 0 && world[p] >= 0, world[p], messages, node,
+                        nodes.ranks[static_cast<std::size_t>(node)], my_node,
+                        nodes.ranks[static_cast<std::size_t>(my_node)]};
         m.place = "";
         for (const auto &t : transports_) {
             const char *why = "";
@@ -367,6 +376,13 @@ std::string Plan::describe() const {
     s << name_ << " on rank " << me << " of " << size << ": executor " << executor_name(options_.executor);
     if (model_) s << " (" << model_->family << " cost model, " << model_->source << ")";
     s << ", " << v.rounds << (v.rounds == 1 ? " round" : " rounds") << "\n";
+    const node::Topology &nodes = node::topology(comm_);
+    if (!nodes.one_node()) {
+        const int mine = nodes.node[static_cast<std::size_t>(me)];
+        s << "  nodes: " << nodes.nodes << "; this rank on node " << mine << " with "
+          << nodes.ranks[static_cast<std::size_t>(mine)] << " ranks, led by rank " << nodes.leader[static_cast<std::size_t>(mine)]
+          << "; a small message takes " << nodes.across_us << " us between nodes, " << nodes.within_us << " us within one\n";
+    }
     auto side = [&](const char *what, const std::vector<Message> &list) {
         std::int64_t n[3] = {0, 0, 0}, bytes = 0, runs = 0, pieces = 0;
         for (const Message &m : list)
@@ -384,7 +400,12 @@ std::string Plan::describe() const {
             const Message &m = list[k];
             s << "  " << to << " rank " << m.peer;
             if (rounds_.size() > 1) s << " (round " << m.round << ")";
-            s << ": " << human_bytes(m.bytes) << " in " << m.runs << " runs, " << ways[static_cast<int>(m.way)];
+            s << ": " << human_bytes(m.bytes) << " in " << m.runs << " runs, ";
+            if (const char *carried = m.transport ? m.transport->carries() : nullptr) {
+                s << carried << m.place << "\n";
+                continue;
+            }
+            s << ways[static_cast<int>(m.way)];
             if (m.count() > 1) s << " in " << m.count() << " pieces";
             switch (m.why) {
                 case Why::Contiguous: s << " (contiguous: pointer and count)"; break;

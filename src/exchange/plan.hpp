@@ -137,7 +137,7 @@ private:
     MPI_Comm comm_;
     int slots_;
     std::string name_;
-    int tag_ = 0, control_tag_ = 0, done_tag_ = 0;
+    int tag_ = 0, control_tag_ = 0, done_tag_ = 0, node_tag_ = 0;
     Options options_;
     const CostModel *model_ = nullptr;
     bool finished_ = false;

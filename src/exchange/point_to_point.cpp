@@ -330,16 +330,13 @@ void PointToPoint::bind(const void *const *slots, const std::byte *staged) {
                       "MPI_Recv_init");
             if (owned != MPI_DATATYPE_NULL) MPI_Type_free(&owned);
         }
-    std::int64_t staged_at = 0;
-    for (const Message &m : *sends_) {
+    for (const Message &m : *sends_)
         for (std::size_t i = 0; i < m.count(); ++i) {
-            endpoint(m, i, send_buffer_.get(), staged ? staged_at : -1, buffer, count, type, owned);
+            endpoint(m, i, send_buffer_.get(), staged ? m.staged_at : -1, buffer, count, type, owned);
             send_requests_.push_back(MPI_REQUEST_NULL);
             check_mpi(MPI_Send_init(buffer, count, type, m.peer, tag_, comm_, &send_requests_.back()), "MPI_Send_init");
             if (owned != MPI_DATATYPE_NULL) MPI_Type_free(&owned);
         }
-        staged_at += m.bytes;
-    }
 }
 
 std::pair<std::size_t, std::size_t> PointToPoint::requests(const std::vector<Message> &list, std::size_t first,

@@ -1,6 +1,7 @@
 // Transports: how the messages of a plan travel. The planner (plan.cpp) groups the
 // blocks per peer and round and asks each registered transport (transports.cpp)
-// whether it takes a message; what none takes goes point to point
+// whether it takes a message, telling it where the peer lives (Peer: same node,
+// which node, ranks per node); what none takes goes point to point
 // (point_to_point.hpp), which also prices and cuts every message. A transport is one
 // file behind this interface plus one line in the registry.
 #pragma once
@@ -49,6 +50,7 @@ struct Message {
     std::vector<char> in_place;
     bool whole(std::size_t i) const { return in_place[i] != 0; }
     std::vector<MPI_Datatype> types;  // Datatype: one per piece
+    std::int64_t staged_at = 0;  // sending: its offset in the plan's staged copy of the sends
     std::size_t request = 0;  // its first piece's point-to-point request
     Transport *transport = nullptr;  // the transport that took it
     const char *place = "";  // describe(): why it does or does not take another transport
@@ -60,11 +62,14 @@ struct Round {
     std::size_t first_send, end_send, first_recv, end_recv;
 };
 
-// The peer of a message, as the planner sees it when transports are asked.
+// The peer of a message, as the planner sees it when transports are asked: what
+// both ends of the message know alike (the topology is the same on every rank).
 struct Peer {
     bool same_node = false;  // shares this node (and the node memory of this comm)
     int world = -1;          // its rank in MPI_COMM_WORLD
     int messages = 0;        // messages between the pair on this side (all rounds)
+    int node = 0, node_ranks = 1;  // its node (node::Topology) and the ranks of comm there
+    int my_node = 0, my_node_ranks = 1;  // this rank's
 };
 
 // Where a transport hands a message back to point to point, for one execution.
@@ -81,6 +86,7 @@ struct TransportSetup {
     MPI_Comm comm = MPI_COMM_NULL;
     int slots = 0;
     int control_tag = 0, done_tag = 0;  // two tags the plan reserved for it
+    int node_tag = 0;  // and one for traffic through node leaders
     const CostModel *model = nullptr;
     bool chosen = false;     // the executor names this transport
     bool automatic = false;  // the executor is auto
@@ -134,6 +140,9 @@ public:
     // Whether the sends of `round` have left (waits for them when `wait`).
     virtual bool sent(std::size_t, bool) { return true; }
 
+    // describe(): how it carries a message in place of point to point's way (nullptr:
+    // by that way, as the on-node transport's fallback does).
+    virtual const char *carries() const { return nullptr; }
     // describe(): a clause on how the last execution carried send `index`, or nullptr.
     virtual const char *last_execution(std::size_t) const { return nullptr; }
 };

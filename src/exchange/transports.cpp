@@ -1,5 +1,6 @@
 #include "exchange/transport.hpp"
 
+#include "exchange/aggregate.hpp"
 #include "exchange/alltoallw.hpp"
 #include "exchange/on_node.hpp"
 #include "exchange/point_to_point.hpp"
@@ -16,6 +17,7 @@ const std::vector<Registration> &transports() {
         {"hybrid", make_point_to_point<Force::Hybrid>, true},  // packed send, datatype receive
         {"alltoallw", make_alltoallw, false},
         {"onnode", make_on_node, true},
+        {"aggregate", make_aggregate, true},  // across nodes through the node leaders
     };
     return table;
 }

@@ -22,7 +22,7 @@ from dmtest import (
 SIZE = WORLD.size
 PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if SIZE == 1 else [])
 EXAMPLES = 40 if SIZE <= 4 else 20 if SIZE <= 8 else 4
-EXECUTORS = ["auto", "pack", "datatype", "onnode"]
+EXECUTORS = ["auto", "pack", "datatype", "onnode", "aggregate"]
 # Executors that send every byte by MPI, so that a source written in flight is not
 # read again (the on-node transport reads it in place at wait()).
 MESSAGE_EXECUTORS = ["pack", "datatype"]
