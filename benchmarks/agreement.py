@@ -40,6 +40,7 @@ from mpi4py import MPI  # noqa: E402
 import datamotion as dm  # noqa: E402
 from datamotion import _core  # noqa: E402
 from datamotion import vector as cv  # noqa: E402
+from datamotion.measure.hosts import job_description  # noqa: E402
 
 
 def timed(comm, fn) -> float:
@@ -74,13 +75,14 @@ def main() -> None:
     for _ in range(args.reps):
         for name, fn in rows.items():
             samples[name].append(timed(comm, fn))
+    layout = job_description(comm)
     if comm.rank == 0:
         timeout = os.environ.get("DATAMOTION_TIMEOUT", "")
         path = (f"deadline (MPI_Iallreduce + test loop, DATAMOTION_TIMEOUT={timeout})"
                 if timeout not in ("", "0") or _core.checked_mode() else "blocking MPI_Allreduce (no deadline)")
         level = {MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled", MPI.THREAD_SERIALIZED: "serialized",
                  MPI.THREAD_MULTIPLE: "multiple"}[MPI.Query_thread()]
-        print(f"{comm.size} ranks, MPI thread level {level}, checked mode {'on' if _core.checked_mode() else 'off'}; "
+        print(f"{comm.size} ranks ({layout}), MPI thread level {level}, checked mode {'on' if _core.checked_mode() else 'off'}; "
               f"agreement path: {path}; medians of {args.reps} repetitions")
         floor = statistics.median(samples["floor, 12 int64"])
         print(f"{'row':<28} {'median us':>10} {'/ floor 12 int64':>17}")

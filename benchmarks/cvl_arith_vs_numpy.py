@@ -44,6 +44,7 @@ from mpi4py import MPI  # noqa: E402
 import numpy as np  # noqa: E402
 
 from datamotion import vector as cv  # noqa: E402
+from datamotion.measure.hosts import job_description  # noqa: E402
 
 # How each contender computes (printed above the table).
 PATHS = {
@@ -207,10 +208,11 @@ def main():
                     row("scan", kind, op, side_by_side(lambda: cv.scan(va, op), np_scan))
                 del va
 
+    layout = job_description(comm)
     if rank == 0:
         thread_level = {MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled",
                         MPI.THREAD_SERIALIZED: "serialized", MPI.THREAD_MULTIPLE: "multiple"}[MPI.Query_thread()]
-        print(f"## CVL arithmetic vs NumPy: {p} ranks, {args.n} elements per rank, {args.reps} repetitions")
+        print(f"## CVL arithmetic vs NumPy: {p} ranks ({layout}), {args.n} elements per rank, {args.reps} repetitions")
         print(f"MPI: {MPI.Get_library_version().splitlines()[0].strip()}; thread level: {thread_level}; "
               f"NumPy {np.__version__}")
         print(f"datamotion: {cv.__file__}")

@@ -62,6 +62,12 @@ nothing (its result is checked once, before the timing). A permutation must also
 sends a 16-bit offset beside each value), agree on bad indices on every rank, and
 permute allocates and zero-fills its result (positions no index names are 0).
 
+The header says how the ranks lie on nodes (docs/hosts.md). permute and bpermute are
+one-shot calls with no plan to ask for their messages: "floor x-node msgs" counts the
+values floor's MPI_Alltoallv messages between ranks of different nodes (one per pair
+of ranks with values to move), summed over the ranks; the rows on the message path
+send their records between the same pairs.
+
 Measured at MPI_THREAD_SINGLE (set before mpi4py initialises MPI); the thread level
 is printed.
 """
@@ -81,6 +87,7 @@ from node_floor import node_of  # noqa: E402
 import datamotion as dm  # noqa: E402
 from datamotion import _core  # noqa: E402
 from datamotion import vector as cv  # noqa: E402
+from datamotion.measure.hosts import crossing, describe, job_layout, sent_to  # noqa: E402
 
 # The executor each forced contender names.
 FORCED = {"permute, forced onnode": "onnode", "permute, messages": "pack", "bpermute, forced onnode": "onnode",
@@ -295,11 +302,13 @@ def main():
     local = np.random.default_rng(args.seed + 1 + rank).permutation(int(counts[rank]))  # intp, NumPy's own
 
     node, no_floor = node_of(comm, "writes into other ranks' memory directly")
+    layout = job_layout(comm)
+    crossed = crossing(comm, sent_to(send_counts), layout)[0]  # the floor's Alltoallv messages
     floor_rows, forced_rows = [], []
     thread_level = {MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled",
                     MPI.THREAD_SERIALIZED: "serialized", MPI.THREAD_MULTIPLE: "multiple"}[MPI.Query_thread()]
     if rank == 0:
-        print(f"## CVL permute vs NumPy scatter + MPI_Alltoallv: {p} ranks, {args.n} elements per rank, "
+        print(f"## CVL permute vs NumPy scatter + MPI_Alltoallv: {p} ranks ({describe(layout)}), {args.n} elements per rank, "
               f"{args.reps} repetitions")
         print(f"MPI: {MPI.Get_library_version().splitlines()[0].strip()}; thread level: {thread_level}; "
               f"NumPy {np.__version__}")
@@ -311,8 +320,8 @@ def main():
             print(f"\nThe one-copy floor is skipped: {no_floor}")
         print()
         print("| dtype | operation | path | datamotion (ms) | floor (ms) | floor: NumPy part | floor: Alltoallv part "
-              "| ratio of medians | median ratio (p10-p90) | python (ms) | median ratio to python |")
-        print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| ratio of medians | median ratio (p10-p90) | python (ms) | median ratio to python | floor x-node msgs |")
+        print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
     # The path each row takes: in place where every rank shares this node and node
     # memory is on (permute: with destination blocks of at least 8 KiB); the rows
@@ -445,7 +454,7 @@ def main():
                 print(f"| {np.dtype(dtype).name} | {op} | {path[op]} | {med[op] * 1e3:.2f} | {med[floor] * 1e3:.2f} "
                       f"| {med[part] * 1e3:.2f} | {med['alltoallv'] * 1e3:.2f} | {med[op] / med[floor]:.2f} "
                       f"| **{np.median(ratios):.2f}** ({lo:.2f}-{hi:.2f}) | {med[python] * 1e3:.2f} "
-                      f"| {np.median(t[op] / t[python]):.2f} |")
+                      f"| {np.median(t[op] / t[python]):.2f} | {crossed} |")
             for op, ways in (("permute", ("permute, forced onnode", "permute, messages")),
                              ("bpermute", ("bpermute, forced onnode", "bpermute, forced pack"))):
                 best = min(ways, key=lambda k: med[k])

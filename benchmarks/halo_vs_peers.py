@@ -38,7 +38,9 @@ over the floor; "best forced" the forced executor with the fastest median and
 the median of the row's methods; "r(min)" the ratio of the fastest repetitions, a
 check that a loaded machine did not make the ratio. The executor column is what
 the plan's describe() reports on rank 0: messages sent (direct/packed/datatype)
-and local copies. Below the table, per case: the floor under both
+and local copies; "x-node" how many of the dm plan's messages go between ranks of
+different nodes, summed over the ranks (the header says how the ranks lie on nodes,
+docs/hosts.md). Below the table, per case: the floor under both
 synchronisations and what it copies, and every forced executor's time and path.
 
 The floor is NumPy's copies plus the synchronisation, so where the ghosts are
@@ -69,6 +71,7 @@ from mpi4py import MPI  # noqa: E402
 import datamotion as dm  # noqa: E402
 from node_floor import node_of  # noqa: E402
 from datamotion._exchange import EXECUTORS  # noqa: E402
+from datamotion.measure.hosts import crossing, describe, job_layout  # noqa: E402
 
 CASES = [(2, 8), (2, 64), (2, 512), (3, 8), (3, 32), (3, 64)]
 QUICK = [(2, 8), (2, 512), (3, 8), (3, 64)]
@@ -335,7 +338,7 @@ def forced_halos(a, corners, start, reference):
     return plans, skipped, same
 
 
-def case_row(comm, node, nd, L, w, corners, reps):
+def case_row(comm, layout, node, nd, L, w, corners, reps):
     grid, a = setup(comm, nd, L, w, corners)
     start = a.local_with_ghosts.copy()
     halo = dm.Halo(a, corners=corners)
@@ -374,6 +377,7 @@ def case_row(comm, node, nd, L, w, corners, reps):
     r = dict(case=f"{nd}-d {L}^{nd}", w=w, corners="yes" if corners else "no", t=t, best=best, ratio=ratio,
              ratio_min=ratio_min, ok=ok, spread=max(spread.values()), executor=executor_of(halo),
              grid="x".join(map(str, grid.dims)), note=note, skipped=skipped,
+             crossed=crossing(comm, halo.messages(), layout)[0],
              forced={e: (t["dm " + e], executor_of(plan)) for e, plan in forced.items()})
     if floor is not None:
         # The floor is the faster of its two synchronisations (both give the same ghosts).
@@ -387,7 +391,7 @@ def case_row(comm, node, nd, L, w, corners, reps):
     return r
 
 
-def overlap(comm, nd, L, w, corners, reps):
+def overlap(comm, layout, nd, L, w, corners, reps):
     """Stencil loop: exchange then compute, against start / compute / wait. The
     compute updates slabs of the interior (1 plane in 3-d, 4 rows in 2-d) that read
     no ghost, as many as take about twice the exchange."""
@@ -442,7 +446,7 @@ def overlap(comm, nd, L, w, corners, reps):
     seq = t["exchange,compute"]
     r = dict(case=f"{nd}-d {L}^{nd}", w=",".join(map(str, w)) if isinstance(w, list) else str(w),
              corners="yes" if corners else "no", t=t, executor=executor_of(halo),
-             slabs=count)
+             slabs=count, crossed=crossing(comm, halo.messages(), layout)[0])
     for tag, key in (("", "start,compute,wait"), ("+pr", "start,compute+progress,wait"),
                      ("+test", "start,compute+test,wait")):
         r["hidden" + tag] = (seq - t[key]) / t["exchange"]
@@ -460,7 +464,8 @@ def main():
     comm = MPI.COMM_WORLD
     say = print if comm.rank == 0 else (lambda *a, **k: None)
     level = THREAD_LEVELS.get(MPI.Query_thread(), str(MPI.Query_thread()))
-    say(f"Halo exchange on {comm.size} ranks, {MPI.Get_library_version().splitlines()[0].strip()}, "
+    layout = job_layout(comm)
+    say(f"Halo exchange on {comm.size} ranks ({describe(layout)}), {MPI.Get_library_version().splitlines()[0].strip()}, "
         f"thread level {level}; float64, periodic; medians of {args.reps} interleaved repetitions, us per exchange "
         f"(slowest rank)")
     _, note = ghex_exchange(comm, None, None, 1, False)
@@ -472,12 +477,12 @@ def main():
             say(f"note: the one-copy floor rows are skipped: {why}")
         say(f"\n{'case':<11} {'grid':<6} {'w':>2} {'corners':>7} {'dm':>9} {'dm-split':>9} {'hand':>9} "
             f"{'best peer':>9} {'ratio':>6} {'floor':>9} {'dm/floor':>8} {'best forced':>11} {'auto/bf':>7} "
-            f"{'iqr':>5} {'r(min)':>6} {'same':>5}  executor (rank 0)")
+            f"{'iqr':>5} {'r(min)':>6} {'same':>5} {'x-node':>6}  executor (rank 0)")
         rows = []
         for nd, L in (QUICK if args.quick else CASES):
             for w in (1, 2):
                 for corners in (False, True):
-                    r = case_row(comm, node, nd, L, w, corners, args.reps)
+                    r = case_row(comm, layout, node, nd, L, w, corners, args.reps)
                     rows.append(r)
                     t = r["t"]
                     floor = (f"{r['floor'] * 1e6:9.1f} {r['dm_floor']:8.2f}" if "floor" in r else f"{'-':>9} {'-':>8}")
@@ -486,7 +491,7 @@ def main():
                     say(f"{r['case']:<11} {r['grid']:<6} {r['w']:>2} {r['corners']:>7} {t['dm'] * 1e6:9.1f} "
                         f"{t['dm-split'] * 1e6:9.1f} {t['hand'] * 1e6:9.1f} {r['best']:>9} {r['ratio']:6.2f} "
                         f"{floor} {forced} {r['spread']:5.0%} {r['ratio_min']:6.2f} "
-                        f"{'yes' if r['ok'] else 'NO':>5}  {r['executor']}")
+                        f"{'yes' if r['ok'] else 'NO':>5} {r['crossed']:>6}  {r['executor']}")
                     for e, why in r["skipped"].items():
                         say(f"    forced executor {e} skipped for this case: {why}")
                     sys.stdout.flush()
@@ -521,18 +526,18 @@ def main():
             "'+test': it calls the Exchange's test() after every slab (advances and unpacks this exchange)")
         say(f"{'case':<11} {'w':>5} {'corners':>7} {'slabs':>5} {'exchange':>8} {'compute':>8} {'ex,comp':>8} "
             f"{'overlap':>8} {'exposed':>7} {'hidden':>6} | {'comp+pr':>8} {'ovl+pr':>8} {'exposed':>7} {'hidden':>6}"
-            f" | {'ovl+test':>8} {'exposed':>7} {'hidden':>6}  executor")
+            f" | {'ovl+test':>8} {'exposed':>7} {'hidden':>6} {'x-node':>6}  executor")
         # The last row has ghosts along the split axis only: no local copies, messages alone.
         for nd, L, w, corners in [(2, 512, 1, False), (3, 64, 1, False), (3, 64, 1, True), (3, 128, 1, False),
                                   (3, 128, [1, 0, 0], False)]:
-            r = overlap(comm, nd, L, w, corners, args.reps)
+            r = overlap(comm, layout, nd, L, w, corners, args.reps)
             t = r["t"]
             say(f"{r['case']:<11} {r['w']:>5} {r['corners']:>7} {r['slabs']:>5} {t['exchange'] * 1e6:8.1f} "
                 f"{t['compute'] * 1e6:8.1f} {t['exchange,compute'] * 1e6:8.1f} {t['start,compute,wait'] * 1e6:8.1f} "
                 f"{r['exposed'] * 1e6:7.1f} {r['hidden']:6.0%} | {t['compute+progress'] * 1e6:8.1f} "
                 f"{t['start,compute+progress,wait'] * 1e6:8.1f} {r['exposed+pr'] * 1e6:7.1f} {r['hidden+pr']:6.0%}"
                 f" | {t['start,compute+test,wait'] * 1e6:8.1f} {r['exposed+test'] * 1e6:7.1f} {r['hidden+test']:6.0%}"
-                f"  {r['executor']}")
+                f" {r['crossed']:>6}  {r['executor']}")
             sys.stdout.flush()
 
 if __name__ == "__main__":

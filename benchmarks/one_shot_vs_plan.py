@@ -30,6 +30,7 @@ import numpy as np  # noqa: E402
 from mpi4py import MPI  # noqa: E402
 
 import datamotion as dm  # noqa: E402
+from datamotion.measure.hosts import job_description  # noqa: E402
 
 THREAD_LEVELS = {MPI.THREAD_SINGLE: "single", MPI.THREAD_FUNNELED: "funneled",
                  MPI.THREAD_SERIALIZED: "serialized", MPI.THREAD_MULTIPLE: "multiple"}
@@ -102,9 +103,10 @@ def main():
             "empty + RedistPlan.execute": lambda: redist.execute(a, dm.DistArray.empty(grid, shape, dist=dm.Cyclic())),
         }, args.reps), "empty + RedistPlan.execute"),
     ]
+    layout = job_description(comm)
     if comm.rank == 0:
         level = THREAD_LEVELS.get(MPI.Query_thread(), "?")
-        print(f"# {comm.size} ranks, {args.rows} x {args.cols} float64 per rank, thread level {level}, "
+        print(f"# {comm.size} ranks ({layout}), {args.rows} x {args.cols} float64 per rank, thread level {level}, "
               f"{args.reps} interleaved rounds, medians of the slowest rank")
         print(f"# executors: cshift {plan.describe().splitlines()[1].strip()}; "
               f"redist {redist.method}, {redist.describe().splitlines()[2].strip()}")

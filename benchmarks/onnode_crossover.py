@@ -13,7 +13,9 @@ ratio, and which executor ``auto`` took (from ``describe()``); the last line the
 smallest size from which on-node stays ahead: what the engine's
 ``CostModel::on_node_min_bytes`` should be on this machine at this rank count.
 
-MPI runs at MPI_THREAD_SINGLE (printed). Skipped, with a note, where the ranks
+The header says how the ranks lie on nodes (docs/hosts.md); "x-node msgs" counts the
+pack plan's messages between ranks of different nodes, summed over the ranks (0: the
+benchmark runs on one node only). MPI runs at MPI_THREAD_SINGLE (printed). Skipped, with a note, where the ranks
 span several nodes or node memory is off.
 """
 
@@ -29,6 +31,7 @@ import numpy as np  # noqa: E402
 
 import datamotion as dm  # noqa: E402
 from datamotion import _core  # noqa: E402
+from datamotion.measure.hosts import crossing, describe, job_layout  # noqa: E402
 
 
 def timed(comm, fn):
@@ -46,20 +49,18 @@ def main():
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
     p, rank = comm.Get_size(), comm.Get_rank()
-    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
-    one_node = node.Get_size() == p
-    node.Free()
+    layout = job_layout(comm)
     say = print if rank == 0 else (lambda *a, **k: None)
-    if p < 2 or not one_node or not _core.node_memory_enabled():
-        say("on-node crossover skipped: needs 2 or more ranks on one node with node memory on")
+    if p < 2 or layout.nodes > 1 or not _core.node_memory_enabled():
+        say(f"on-node crossover skipped: needs 2 or more ranks on one node with node memory on ({describe(layout)})")
         return
-    say(f"## On-node transport against packed messages: {p} ranks on one node, "
+    say(f"## On-node transport against packed messages: {p} ranks, {describe(layout)}, "
         f"{MPI.Get_library_version().splitlines()[0].strip()}, thread level "
         f"{'single' if MPI.Query_thread() == MPI.THREAD_SINGLE else MPI.Query_thread()}")
     say(f"Halo of a periodic ring, two messages per rank; medians of {args.reps} interleaved repetitions, "
         "slowest rank, us per exchange.\n")
-    say("| KiB per message | pack (us) | onnode (us) | onnode / pack | auto took |")
-    say("|---:|---:|---:|---:|---|")
+    say("| KiB per message | pack (us) | onnode (us) | onnode / pack | auto took | x-node msgs |")
+    say("|---:|---:|---:|---:|---|---:|")
     grid = dm.ProcessGrid(comm, dims=[p, 1], periods=[True, False])
     ahead_from = None
     for kib in args.sizes:
@@ -69,6 +70,7 @@ def main():
         plans = {e: dm.Halo(a, executor=e) for e in ("pack", "onnode")}
         auto = dm.Halo(a)
         took = "onnode" if "on-node: the receiver reads" in auto.describe() else "messages"
+        crossed = crossing(comm, plans["pack"].messages(), layout)[0]
         for plan in plans.values():  # warm up, and check once
             plan.exchange(a)
         ghosts = a.local_with_ghosts
@@ -81,7 +83,7 @@ def main():
         med = {e: float(np.median(t)) * 1e6 for e, t in times.items()}
         ratio = med["onnode"] / med["pack"]
         ahead_from = (ahead_from or kib) if ratio < 1 else None
-        say(f"| {kib:g} | {med['pack']:.1f} | {med['onnode']:.1f} | {ratio:.2f} | {took} |")
+        say(f"| {kib:g} | {med['pack']:.1f} | {med['onnode']:.1f} | {ratio:.2f} | {took} | {crossed} |")
         del plans, auto, a
     say(f"\non-node ahead from: {f'{ahead_from:g} KiB' if ahead_from else 'no size measured'} "
         f"(at {p} ranks on this node)")

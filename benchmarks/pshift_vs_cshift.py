@@ -14,7 +14,10 @@ every axis, side by side in one run, medians over repetitions:
   (d) nbr-a2aw MPI_Neighbor_alltoallw on a periodic Cartesian communicator moving
                the same faces into a ghost region.
 
-Speedups are over (b). The model of the paper, T = a + b L^(k-1) + c L^k, is
+Speedups are over (b). "x-node a/b/c" counts the messages of the plans of (a),
+(b) (all 2k) and (c) between ranks of different nodes, summed over the ranks
+(the header says how the ranks lie on nodes, docs/hosts.md); (d) is plain mpi4py: "-".
+The model of the paper, T = a + b L^(k-1) + c L^k, is
 fitted to (a) per rank k by least squares.
 """
 
@@ -24,6 +27,7 @@ import numpy as np
 from mpi4py import MPI
 
 import datamotion as dm
+from datamotion.measure.hosts import crossing, describe, job_layout
 from datamotion.measure.stats import time_collective
 
 SIZES = {1: [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384],
@@ -65,7 +69,7 @@ def neighbor_exchange(comm, dims, local):
     return run, free
 
 
-def measure(comm, k, L, reps):
+def measure(comm, layout, k, L, reps):
     grid = dm.ProcessGrid(comm, dims=k, periods=[True] * k)
     shape = [L * d for d in grid.dims]
     src = dm.DistArray.from_global(grid, np.random.default_rng(k).standard_normal(shape))
@@ -84,7 +88,9 @@ def measure(comm, k, L, reps):
     # Check the PSHIFT results once.
     x = src.to_global()
     ok = all(np.array_equal(d.to_global(), np.roll(x, -s.shift, s.axis)) for d, s in zip(dsts, shifts))
-    return t_pshift, t_cshift, t_halo, t_nbr, ok, grid.dims
+    crossed = [crossing(comm, [m for p in plans for m in p.messages()], layout)[0]
+               for plans in ([together], singles, [halo])]
+    return t_pshift, t_cshift, t_halo, t_nbr, ok, grid.dims, "/".join(map(str, crossed)) + "/-"
 
 
 def main():
@@ -96,19 +102,20 @@ def main():
     comm = MPI.COMM_WORLD
     sizes = QUICK if args.quick else SIZES
     say = print if comm.rank == 0 else (lambda *a, **k: None)
-    say(f"PSHIFT vs CSHIFT on {comm.size} ranks ({MPI.Get_library_version().splitlines()[0].strip()}); "
+    layout = job_layout(comm)
+    say(f"PSHIFT vs CSHIFT on {comm.size} ranks, {describe(layout)} ({MPI.Get_library_version().splitlines()[0].strip()}); "
         f"float64, shifts +-1 on every axis; medians of {args.reps}")
     for k in args.ranks:
         rows = []
         for L in sizes[k]:
             reps = args.reps if L ** k <= 65536 else max(5, args.reps // 4)
-            rows.append((L,) + measure(comm, k, L, reps))
+            rows.append((L,) + measure(comm, layout, k, L, reps))
         say(f"\nrank {k} (grid {rows[0][6]}), local subgrid L^{k}:")
         say(f"{'L':>7} {'(a) pshift us':>14} {'(b) cshift us':>14} {'(c) halo us':>12} {'(d) nbr-a2aw us':>16} "
-            f"{'b/a':>6} {'b/c':>6} {'b/d':>6} {'ok':>4}")
-        for L, tp, tc, th, tn, ok, _ in rows:
+            f"{'b/a':>6} {'b/c':>6} {'b/d':>6} {'ok':>4} {'x-node a/b/c/d':>15}")
+        for L, tp, tc, th, tn, ok, _, crossed in rows:
             say(f"{L:>7} {tp * 1e6:14.1f} {tc * 1e6:14.1f} {th * 1e6:12.1f} {tn * 1e6:16.1f} {tc / tp:6.2f} "
-                f"{tc / th:6.2f} {tc / tn:6.2f} {'yes' if ok else 'NO':>4}")
+                f"{tc / th:6.2f} {tc / tn:6.2f} {'yes' if ok else 'NO':>4} {crossed:>15}")
         Ls = np.array([r[0] for r in rows], dtype=float)
         T = np.array([r[1] for r in rows])
         A = np.stack([np.ones_like(Ls), Ls ** (k - 1), Ls ** k], axis=1)

@@ -15,7 +15,10 @@ size to K r, for K = 2 .. 20. Medians over repetitions, in microseconds:
   random       (d) synchronised phases with a random send order;
   alltoallw    (e) one MPI_Alltoallw.
 
-Ratios are over (b): the target is (a) within 1.2x of (b). The Table 1 lines
+Ratios are over (b): the target is (a) within 1.2x of (b). "x-node" counts each
+method's messages between ranks of different nodes, summed over the ranks, as
+a/b/c/d/e (the header says how the ranks lie on nodes, docs/hosts.md; the Table 1
+collectives have no plan to ask). The Table 1 lines
 time MPI_Bcast of `blocks * r` integers from rank 0 and MPI_Alltoall of
 floor(blocks * r / P) integers per pair, the paper's comparison volumes.
 """
@@ -27,6 +30,7 @@ from mpi4py import MPI
 
 import datamotion as dm
 from datamotion import redist
+from datamotion.measure.hosts import crossing, describe, job_layout
 from datamotion.measure.stats import time_collective
 
 METHODS = ("sendrecv", "nonblocking", "simple", "random", "alltoallw")
@@ -48,16 +52,20 @@ def main():
     n = args.blocks * r * P
     grid = dm.ProcessGrid(dims=[P])
     x = np.arange(n, dtype=np.int32)
+    layout = job_layout(comm)
     small = dm.DistArray.from_global(grid, x, dist=dm.BlockCyclic(r))
     rows = []
     for K in args.ks:
         large = dm.DistArray.zeros(grid, (n,), np.int32, dist=dm.BlockCyclic(K * r))
         row = {"K": K}
+        crossed = []
         for method in METHODS:
             plan = redist.RedistPlan(small, large, method)
+            crossed.append(crossing(comm, plan.messages(), layout)[0])
             row[method] = median_us(comm, lambda: plan.execute(small, large), args.reps)
             if not np.array_equal(large.to_global(), x):
                 raise SystemExit(f"{method} K={K}: wrong result")
+        row["x-node"] = "/".join(map(str, crossed))
         rows.append(row)
     count = args.blocks * r
     buf = np.arange(count, dtype=np.int32)
@@ -66,13 +74,14 @@ def main():
     send, recv = np.zeros(per_pair * P, np.int32), np.zeros(per_pair * P, np.int32)
     alltoall = median_us(comm, lambda: comm.Alltoall(send, recv), args.reps)
     if comm.rank == 0:
-        print(f"# {P} ranks, {args.blocks} blocks of r = {r} int32 per rank, median of {args.reps} (us)")
-        print("| K | " + " | ".join(METHODS) + " | (a)/(b) | (c)/(b) | (d)/(b) | (e)/(b) |")
-        print("|---" * (len(METHODS) + 5) + "|")
+        print(f"# {P} ranks, {describe(layout)}; {args.blocks} blocks of r = {r} int32 per rank, median of {args.reps} (us)")
+        print("| K | " + " | ".join(METHODS) + " | (a)/(b) | (c)/(b) | (d)/(b) | (e)/(b) | x-node msgs |")
+        print("|---" * (len(METHODS) + 6) + "|")
         for row in rows:
             b = row["nonblocking"]
             print(f"| {row['K']} | " + " | ".join(f"{row[m]:.1f}" for m in METHODS) + " | "
-                  + " | ".join(f"{row[m] / b:.2f}" for m in ("sendrecv", "simple", "random", "alltoallw")) + " |")
+                  + " | ".join(f"{row[m] / b:.2f}" for m in ("sendrecv", "simple", "random", "alltoallw"))
+                  + f" | {row['x-node']} |")
         k2 = next((row for row in rows if row["K"] == 2), rows[0])
         k20 = next((row for row in rows if row["K"] == 20), rows[-1])
         print(f"\nTable 1 analogue ({P} ranks, us): bcast {bcast:.1f}, alltoall {alltoall:.1f}, "

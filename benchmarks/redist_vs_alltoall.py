@@ -25,7 +25,9 @@ a barrier; the table shows medians over repetitions (spread min..max below) and
 the ratio to the Alltoallv of the same repetitions. The executor column says
 how each rank-0 message travelled (from ``describe()``). Every plan's result is
 checked against the global-index oracle after the warm-up and after the last
-repetition. A last table puts auto beside the fastest forced executor of each
+repetition. The header says how the ranks lie on nodes (docs/hosts.md); "x-node
+msgs" counts the plan's messages between ranks of different nodes, summed over
+the ranks (the Alltoallv sends one for every pair with data). A last table puts auto beside the fastest forced executor of each
 case ("auto / best forced"), and beside the shm-floor row when it ran.
 
 MPI runs at MPI_THREAD_SINGLE (printed), the library the mpi4py in use loads.
@@ -45,6 +47,7 @@ import numpy as np  # noqa: E402
 import datamotion as dm  # noqa: E402
 from datamotion import redist  # noqa: E402
 from datamotion._exchange import EXECUTORS  # noqa: E402
+from datamotion.measure.hosts import crossing, describe, job_layout  # noqa: E402
 
 
 def dims_of(P):
@@ -213,11 +216,13 @@ def main():
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
     P = comm.size
+    layout = job_layout(comm)
     levels = {MPI.THREAD_SINGLE: "MPI_THREAD_SINGLE", MPI.THREAD_FUNNELED: "MPI_THREAD_FUNNELED",
               MPI.THREAD_SERIALIZED: "MPI_THREAD_SERIALIZED", MPI.THREAD_MULTIPLE: "MPI_THREAD_MULTIPLE"}
     if comm.rank == 0:
         print("# datamotion redistribution vs MPI_Alltoallv of the same bytes per rank pair\n")
         print(f"- ranks: {P}; MPI: {MPI.Get_library_version().splitlines()[0].strip()}")
+        print(f"- layout: {describe(layout)}")
         print(f"- thread level: {levels.get(MPI.Query_thread(), MPI.Query_thread())}; method: {args.method}")
         print(f"- repetitions: {args.reps} (4000^2 and smaller), {args.reps_large} (larger), after one warm-up; "
               "medians of the slowest rank's time, ms\n")
@@ -263,6 +268,7 @@ def main():
         def alltoallv():
             comm.Alltoallv([sendbuf, (send_counts, sdispl), MPI.DOUBLE], [recvbuf, (recv_counts, rdispl), MPI.DOUBLE])
 
+        crossed = {e: crossing(comm, p.messages(), layout)[0] for e, (p, d) in plans.items()}
         variants = {e: (lambda p=p, d=d: p.execute(src, d)) for e, (p, d) in plans.items()}
         variants["alltoallv"] = alltoallv
         floor_dst = dm.DistArray.zeros(grid_d, shape, np.float64, dist=dd)
@@ -292,11 +298,11 @@ def main():
         for e, (p, d) in plans.items():
             t = np.asarray(times[e])
             ratio = float(np.median(t / base))
-            rows.append((label, e, p.method, ways(p.describe()), stats(t), stats(base), ratio))
+            rows.append((label, e, p.method, ways(p.describe()), crossed[e], stats(t), stats(base), ratio))
         if floor:
             t = np.asarray(times["shm-floor"])
-            rows.append((label, "shm-floor", "-", "NumPy copies from MPI_Win_allocate_shared windows", stats(t), stats(base),
-                         float(np.median(t / base))))
+            rows.append((label, "shm-floor", "-", "NumPy copies from MPI_Win_allocate_shared windows", "-", stats(t),
+                         stats(base), float(np.median(t / base))))
             floor.free()
         forced = [e for e in plans if e != "auto"]
         if "auto" in plans and forced:
@@ -310,14 +316,14 @@ def main():
             sys.stderr.flush()
         del plans, variants
     if comm.rank == 0:
-        print("| case | executor | method | rank 0's messages | datamotion ms | alltoallv ms | ratio |")
-        print("|---|---|---|---|---:|---:|---:|")
-        for label, e, method, how, t, b, ratio in rows:
-            print(f"| {label} | {e} | {method} | {how} | {t[0]:.1f} | {b[0]:.1f} | {ratio:.2f}x |")
+        print("| case | executor | method | rank 0's messages | x-node msgs | datamotion ms | alltoallv ms | ratio |")
+        print("|---|---|---|---|---:|---:|---:|---:|")
+        for label, e, method, how, crossed, t, b, ratio in rows:
+            print(f"| {label} | {e} | {method} | {how} | {crossed} | {t[0]:.1f} | {b[0]:.1f} | {ratio:.2f}x |")
         print("\nSpread (min .. max ms); ratio is the median of per-repetition ratios:\n")
         print("| case | executor | datamotion | alltoallv |")
         print("|---|---|---|---|")
-        for label, e, method, how, t, b, ratio in rows:
+        for label, e, method, how, crossed, t, b, ratio in rows:
             print(f"| {label} | {e} | {t[1]:.1f} .. {t[2]:.1f} | {b[1]:.1f} .. {b[2]:.1f} |")
         if versus:
             floor = args.shared_floor

@@ -15,6 +15,7 @@ import numpy as np
 from mpi4py import MPI
 
 import datamotion as dm
+from datamotion.measure.hosts import job_description
 
 
 def blocks_of(grid, shape):
@@ -85,8 +86,9 @@ def main():
         result = a.to_global(root=0)
         assert comm.rank != 0 or np.array_equal(result, matrix)
         rows.append((n, ours_s, base_s, ours_g, base_g))
+    layout = job_description(comm)
     if comm.rank == 0:
-        print(f"scatter/gather of an n x (n+1) float64 matrix on {comm.size} ranks, grid {grid.dims}; "
+        print(f"scatter/gather of an n x (n+1) float64 matrix on {comm.size} ranks ({layout}), grid {grid.dims}; "
               f"median [min-max] ms over {args.reps} repetitions")
         print(f"{'n':>6} | {'scatter ours':>22} {'mpi4py':>22} {'ratio':>6} | {'gather ours':>22} {'mpi4py':>22} {'ratio':>6}")
         fmt = lambda t: f"{t[0]*1e3:7.2f} [{t[1]*1e3:.2f}-{t[2]*1e3:.2f}]"

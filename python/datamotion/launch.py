@@ -10,9 +10,10 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import List, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
-from ._launchers import build_mpiexec
+from ._launchers import build_mpiexec, recorded_mpi
+from .measure.hosts import NODES_VARIABLE, emulated_nodes
 
 # Variables that MPI launchers (Hydra, PMIx/Open MPI, MVAPICH, Slurm's PMI) set in every rank.
 _JOB_VARIABLES = ("PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "MPI_LOCALNRANKS",
@@ -95,14 +96,26 @@ def launcher_flags(mpiexec: str, nprocs: int) -> List[str]:
     return ["--quiet", *(["--oversubscribe"] if nprocs > (os.cpu_count() or 1) else [])]
 
 
+def job_environment(nprocs: int, environ: Mapping[str, str] = os.environ) -> Dict[str, str]:
+    """The environment of a job of ``nprocs`` local ranks: ``environ`` with MPICH's
+    throttle, and where ``DATAMOTION_NODES=K`` is set, the variables that run the job
+    as K emulated nodes (docs/hosts.md); ValueError, in one line, where K does not
+    divide the ranks or the MPI is not MPICH."""
+    env = dict(environ)
+    for key, value in MPICH_THROTTLE.items():
+        env.setdefault(key, value)
+    if env.get(NODES_VARIABLE, "").strip():
+        env.update(emulated_nodes(env[NODES_VARIABLE].strip(), nprocs, recorded_mpi()[0]))
+    return env
+
+
 def relaunch(nprocs: int, args: Sequence[str], mpiexec: Optional[str] = None) -> int:
-    """Runs ``python -m datamotion ARGS`` on ``nprocs`` local ranks; returns its exit code."""
+    """Runs ``python -m datamotion ARGS`` on ``nprocs`` local ranks (as emulated nodes
+    where ``DATAMOTION_NODES`` says so: :func:`job_environment`); returns its exit code."""
+    env = job_environment(nprocs)
     mpiexec = mpiexec or find_mpiexec()
     command = [mpiexec, "-n", str(nprocs), *launcher_flags(mpiexec, nprocs),
                sys.executable, "-m", "datamotion", *args]
-    env = dict(os.environ)
-    for key, value in MPICH_THROTTLE.items():
-        env.setdefault(key, value)
     job = subprocess.Popen(command, env=env)
     try:
         return job.wait()

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import datamotion as dm
 from datamotion import _core
+from datamotion.measure.hosts import job_layout
 from dmtest import (
     ALL, DTYPES, DTYPE_IDS, LARGE, MAIN, ORDERS, WITH_8, WORLD, bcast_case, check_all, check_same_array, dist_for,
     factorizations, raises_everywhere, safely, same_array, sample,
@@ -31,9 +32,12 @@ UNTOUCHED = 99
 # A mistake in a hot-path call comes back as an error on every rank in checked mode
 # (and on one rank); otherwise it ends the job by design (tests/cpp/abort_on_one_rank.c).
 MISTAKES_RETURN = SIZE == 1 or _core.checked_mode()
-# Whether arrays live in node memory here (not over the network path, MPIR_CVAR_NOLOCAL=1):
-# only then do messages between ranks of this node go on-node.
-ON_NODE = SIZE > 1 and _core.node_memory_enabled()
+# Where the ranks live (emulated nodes too, docs/hosts.md): messages between ranks of one
+# node go on-node where arrays live in node memory (not over the network path,
+# MPIR_CVAR_NOLOCAL=1); ON_NODE: this rank has other ranks on its node to exchange so with.
+LAYOUT = job_layout(WORLD)
+NODE_MEMORY = _core.node_memory_enabled()
+ON_NODE = NODE_MEMORY and LAYOUT.ranks_per_node[LAYOUT.node] > 1
 
 
 def prop_settings(examples=EXAMPLES):
@@ -503,12 +507,15 @@ def test_auto_sends_faces_sparse_in_memory_by_message():
     periods = [True, True, True]
     grid = dm.ProcessGrid(dims=[1, SIZE // 2, 2], periods=periods)
     x = sample((40, 40 * (SIZE // 2), 80), np.float64, seed=13)  # faces of >= 12 KiB
+    coords = list(grid.coords)
+    coords[2] = 1 - coords[2]
+    mate_on_node = NODE_MEMORY and LAYOUT.same_node(WORLD.rank, grid.rank_of(coords))  # the last axis's neighbour
     for executor in ("auto", "onnode"):
         a = ghosted(grid, x, 1)
         halo = dm.Halo(a, executor=executor)
         text = halo.describe()
         sparse = "sparse in the sender's memory" in text
-        check_all(WORLD, sparse == (ON_NODE and executor == "auto"), text)
+        check_all(WORLD, sparse == (mate_on_node and executor == "auto"), text)
         halo.exchange(a)
         check_same_array(WORLD, a.local_with_ghosts, safely(lambda: halo_oracle(a, x, periods, False)),
                          f"executor {executor}")
@@ -517,8 +524,9 @@ def test_auto_sends_faces_sparse_in_memory_by_message():
 @pytest.mark.parallel(nprocs=[2, 3])
 def test_messages_name_the_transport_planned_for_each():
     """messages() (what the models price) says which transport carries each message:
-    the same as describe() says, onnode where auto reads in place, the forced way
-    otherwise; local copies are "copy"; a message's two sides agree."""
+    the same as describe() says, onnode where auto reads in place (between ranks of
+    one node), the forced way otherwise; local copies are "copy"; a message's two
+    sides agree."""
     grid = dm.ProcessGrid(dims=[SIZE, 1])
     for executor in ("auto", "pack", "onnode"):
         src = dm.DistArray.zeros(grid, (64 * SIZE, 512), dist=[dm.Cyclic(), dm.Block()])
@@ -532,15 +540,17 @@ def test_messages_name_the_transport_planned_for_each():
                 if m["peer"] >= 0:
                     key = (rank, m["peer"]) if m["sending"] else (m["peer"], rank)
                     sides.setdefault(key, set()).add(m["transport"])
-        expected = "onnode" if ON_NODE and executor in ("auto", "onnode") else None
+        reads_in_place = False  # some message of this rank goes on-node
         for key, transports in sides.items():
+            on_node = NODE_MEMORY and LAYOUT.same_node(*key) and executor in ("auto", "onnode")
+            reads_in_place = reads_in_place or (on_node and WORLD.rank in key)
             check_all(WORLD, len(transports) == 1, f"{executor}: the two sides of {key} disagree: {transports}")
-            if expected:
-                check_all(WORLD, transports == {expected}, f"{executor}: {key} by {transports}")
+            if on_node:
+                check_all(WORLD, transports == {"onnode"}, f"{executor}: {key} by {transports}")
             else:
                 check_all(WORLD, "onnode" not in transports, f"{executor}: {key} by {transports}")
         check_all(WORLD, all(m["transport"] == "copy" for m in shapes if m["peer"] < 0), str(shapes))
-        check_all(WORLD, ("on-node: the receiver reads it in place" in plan.describe()) == (expected == "onnode"),
+        check_all(WORLD, ("on-node: the receiver reads it in place" in plan.describe()) == reads_in_place,
                   plan.describe())
 
 

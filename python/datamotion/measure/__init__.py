@@ -11,8 +11,11 @@ and the report, each a module with one job.
 * :mod:`~datamotion.measure.gauss` — a program's time predicted from its primitives;
 * :mod:`~datamotion.measure.report` — the offline HTML report (no MPI);
 * :mod:`~datamotion.measure.constants` — schemas, sizes and names, in one place.
+* :mod:`~datamotion.measure.hosts` — where the ranks live: nodes, ranks per node, how
+  nodes reach each other (emulated nodes too), messages that cross nodes.
 
-Only the suites and :func:`~datamotion.measure.gauss.measure_primitives` load MPI.
+Only the suites, :func:`~datamotion.measure.gauss.measure_primitives` and the collective
+functions of :mod:`~datamotion.measure.hosts` load MPI.
 """
 
 import importlib
