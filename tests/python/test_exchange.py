@@ -603,3 +603,40 @@ def test_test_advances_an_exchange_until_it_is_done(executor):
     shift = dm.PShift(a, [dm.CShift(3, axis=0)], executor=executor)
     drive(shift.start([b], [a]))
     check_same_array(WORLD, b.to_global(), np.roll(x, -3, axis=0), "pshift")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_aggregate_carries_every_message_between_nodes_through_the_leaders():
+    """Executor aggregate: every message between ranks of different nodes (emulated
+    nodes too) goes through the node leaders, the others as before, and a halo, a
+    redistribution of several rounds and a PShift of two shifts match their oracles, twice
+    (the node's area is reused), also split phase. On one node it takes nothing."""
+    periods = [True, False]
+    grid = dm.ProcessGrid(dims=2, periods=periods)
+    x = sample((37, 23), np.float64, seed=5)
+    a = ghosted(grid, x, 1)
+    halo = dm.Halo(a, corners=True, executor="aggregate")
+    for _ in range(2):
+        with halo.start(a):
+            pass
+        check_same_array(WORLD, a.local_with_ghosts, safely(lambda: halo_oracle(a, x, periods, True)), "halo")
+    for m in halo.messages():
+        if m["peer"] >= 0:
+            across = not LAYOUT.same_node(WORLD.rank, m["peer"])
+            check_all(WORLD, (m["transport"] == "aggregate") == across, f"halo message {m}")
+    check_all(WORLD, ("through the node leaders" in halo.describe()) == any(
+        not LAYOUT.same_node(WORLD.rank, m["peer"]) for m in halo.messages() if m["peer"] >= 0), halo.describe())
+    src = dm.DistArray.from_global(dm.ProcessGrid(dims=[1, SIZE]), x, dist=dm.BlockCyclic(2))
+    dst = dm.DistArray.from_global(dm.ProcessGrid(dims=[SIZE, 1]), np.zeros_like(x), dist=dm.BlockCyclic(3))
+    plan = dm.RedistPlan(src, dst, "sendrecv", executor="aggregate")
+    for _ in range(2):
+        dst.local[...] = 0
+        plan.execute(src, dst)
+        check_same_array(WORLD, dst.to_global(), x, "redistribution")
+    b = dm.DistArray.from_global(grid, x, ghost=1)
+    shift = dm.PShift(b, [dm.CShift(2, axis=0), dm.EOShift(-1, axis=1)], executor="aggregate")
+    c, d = shift([b, b])
+    check_same_array(WORLD, c.to_global(), np.roll(x, -2, axis=0), "pshift cshift")
+    expected = np.zeros_like(x)
+    expected[:, 1:] = x[:, :-1]
+    check_same_array(WORLD, d.to_global(), expected, "pshift eoshift")
