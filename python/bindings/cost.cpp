@@ -33,6 +33,10 @@ exchange::Line &line_or_fail(CostModel &m, const std::string &name) {
     return *l;
 }
 
+exchange::Locality locality(bool across_nodes) {
+    return across_nodes ? exchange::Locality::AcrossNodes : exchange::Locality::OnNode;
+}
+
 Model parsed(const std::string &text) {
     // The library is the one the text names, so a model of another machine can be priced here.
     const std::size_t end = text.find('\n');
@@ -87,7 +91,7 @@ void bind_cost(nb::module_ &m) {
                  }
                  return out;
              },
-             "The five lines, name -> (a, b, c).")
+             "The lines of both localities, name -> (a, b, c).")
         .def("text", [](const Model &m) { return exchange::model_text(m.model, m.library); },
              "The text of its model file, as the engine writes it.")
         .def(
@@ -101,31 +105,33 @@ void bind_cost(nb::module_ &m) {
             "(messages, bytes, runs) at which `line` prices one side of a message.")
         .def(
             "prices",
-            [](const Model &m, std::int64_t bytes, std::int64_t runs) {
-                const exchange::SidePrice s = exchange::price_send(m.model, bytes, runs);
-                const exchange::SidePrice r = exchange::price_recv(m.model, bytes, runs);
+            [](const Model &m, std::int64_t bytes, std::int64_t runs, bool across_nodes) {
+                const exchange::Locality where = locality(across_nodes);
+                const exchange::SidePrice s = exchange::price_send(m.model, bytes, runs, where);
+                const exchange::SidePrice r = exchange::price_recv(m.model, bytes, runs, where);
                 nb::dict out;
                 out["send_packed"] = s.packed, out["send_datatype"] = s.datatype;
                 out["send_split"] = s.split, out["send_cut"] = s.cut, out["single_copy"] = s.single_copy;
                 out["recv_packed"] = r.packed, out["recv_datatype"] = r.datatype;
                 return out;
             },
-            nb::arg("bytes"), nb::arg("runs"),
+            nb::arg("bytes"), nb::arg("runs"), nb::arg("across_nodes") = false,
             "Local. How the engine prices both sides of a message of `bytes` bytes in `runs` runs (more "
-            "than one): microseconds by each way, and whether the sender's datatype is copied once "
-            "(split: priced by send_split; cut: in pieces of <= split_runs runs).")
+            "than one) within a node or across nodes: microseconds by each way, and whether the sender's "
+            "datatype is copied once (split: priced by send_split; cut: in pieces of <= split_runs runs).")
         .def(
             "choose",
-            [](const Model &m, std::int64_t bytes, std::int64_t runs) {
-                const exchange::SidePrice s = exchange::price_send(m.model, bytes, runs);
-                const exchange::SidePrice r = exchange::price_recv(m.model, bytes, runs);
+            [](const Model &m, std::int64_t bytes, std::int64_t runs, bool across_nodes) {
+                const exchange::Locality where = locality(across_nodes);
+                const exchange::SidePrice s = exchange::price_send(m.model, bytes, runs, where);
+                const exchange::SidePrice r = exchange::price_recv(m.model, bytes, runs, where);
                 const char *send = !s.datatype_wins() ? "packed" : s.split ? "split" : "whole";
                 return std::make_tuple(std::string(send), std::string(r.datatype_wins() ? "datatype" : "packed"));
             },
-            nb::arg("bytes"), nb::arg("runs"),
-            "Local. The ways the auto executor takes for a message of `bytes` bytes in `runs` runs: the "
-            "sender's 'packed', 'split' (a datatype copied once) or 'whole' (a datatype in one message), "
-            "the receiver's 'packed' or 'datatype'.");
+            nb::arg("bytes"), nb::arg("runs"), nb::arg("across_nodes") = false,
+            "Local. The ways the auto executor takes for a message of `bytes` bytes in `runs` runs within a "
+            "node or across nodes: the sender's 'packed', 'split' (a datatype copied once) or 'whole' (a "
+            "datatype in one message), the receiver's 'packed' or 'datatype'.");
 }
 
 }  // namespace dm::python

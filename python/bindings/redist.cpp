@@ -65,6 +65,8 @@ void bind_redist(nb::module_ &m) {
 
     m.def("exchange_model", [] { return exchange::model_text(exchange::cost_model(), exchange::library_version()); },
           "The exchange cost model in use, as the text of a model file (see docs/redist-benchmarks.md).");
+    m.def("exchange_model_source", [] { return exchange::cost_model().source; },
+          "Local. Where the exchange cost model in use comes from: 'built-in' or its file's path.");
     m.def("exchange_model_path", [] { return exchange::model_path(); },
           "Local. Where the exchange cost model file is looked for: $DM_EXCHANGE_MODEL, else "
           "$XDG_CACHE_HOME/datamotion/exchange-model.txt, else ~/.cache/datamotion/exchange-model.txt.");

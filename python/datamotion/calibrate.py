@@ -3,9 +3,13 @@
 The exchange engine prices each side of each message by each way it can travel
 (``src/exchange/cost.hpp``): ``t = a * messages + b * bytes + c * runs`` for the
 sender's packed, datatype and split-datatype ways and the receiver's packed and
-datatype ways. This module times plans of the engine itself whose one message
-per rank has a chosen number of runs of a chosen length, with every combination
-of a sender's way and a receiver's way, and fits the five lines (every
+datatype ways, with lines of their own for messages within a node and for
+messages between nodes (``across_*``: there MPI's network module packs a
+datatype itself and nothing is copied once, so there is no split way). This
+module times plans of the engine itself whose one message per rank has a chosen
+number of runs of a chosen length, with every combination of a sender's way and
+a receiver's way, between two ranks of one node and between two ranks of
+different nodes where the job has them, and fits each locality's lines (every
 coefficient >= 0) so that their sums reproduce the measured times. What each way
 is priced at, which ways ``auto`` takes and the model file's text are the engine's
 own (``_core.ExchangeModel``): this module measures and fits, it does not price.
@@ -37,11 +41,22 @@ import numpy as np
 
 from .measure.lsq import nonnegative_lstsq as nnls  # the name this module has always exported
 
-LINES = ("send_packed", "send_datatype", "send_split", "recv_packed", "recv_datatype")
+LINES = ("send_packed", "send_datatype", "send_split", "recv_packed", "recv_datatype")  # within a node
+ACROSS = "across_"  # the prefix of the lines of messages between nodes
+ACROSS_LINES = tuple(ACROSS + line for line in LINES if line != "send_split")
 SENDS = ("packed", "split", "whole")  # whole: a datatype in one message
 RECVS = ("packed", "datatype")
 _SEND_LINE = {"packed": "send_packed", "split": "send_split", "whole": "send_datatype"}
 _RECV_LINE = {"packed": "recv_packed", "datatype": "recv_datatype"}
+
+
+def lines_of(across: bool) -> Tuple[str, ...]:
+    """The names of the lines that price messages within a node, or between nodes."""
+    return ACROSS_LINES if across else LINES
+
+
+def locality(across: bool) -> str:
+    return "between nodes" if across else "within a node"
 
 # Run lengths (bytes) x runs per message, at most MAX_BYTES a message.
 FULL_RUN_BYTES = (8, 32, 128, 512, 2048, 8192, 32768, 65536)
@@ -70,11 +85,16 @@ def _engine_model():
 
 
 class Model:
-    """A cost model: the library line, five lines (a, b, c) and the integer settings."""
+    """A cost model: the library line, the lines (a, b, c) of both localities and the
+    integer settings."""
 
     def __init__(self, library: str, lines: Dict[str, Tuple[float, float, float]], split_runs: int,
                  split_min_bytes: int, chunk_bytes: int):
         self.library = library
+        missing = set(LINES + ACROSS_LINES) - set(lines)
+        if missing:  # the built-in ones of the library's family, as a model file without them reads
+            builtin = _engine_model().of(library, {}, split_runs, split_min_bytes, chunk_bytes).lines()
+            lines = {**{k: builtin[k] for k in missing}, **lines}
         self.lines = {k: tuple(float(x) for x in v) for k, v in lines.items()}
         self.split_runs, self.split_min_bytes, self.chunk_bytes = split_runs, split_min_bytes, chunk_bytes
         self._engine = None
@@ -116,18 +136,18 @@ class Model:
 # ---------------------------------------------------------------------------
 # Which ways a message of `runs` runs and `nbytes` bytes can take, and their features.
 
-def _one_piece(model: Model, runs: int, nbytes: int) -> bool:
+def _one_piece(model: Model, runs: int, nbytes: int, across: bool = False) -> bool:
     """A sender's datatype that MPICH copies once as it is (no cut): priced by send_split alone."""
-    return model.engine.prices(nbytes, runs)["single_copy"] and runs <= model.split_runs
+    return model.engine.prices(nbytes, runs, across)["single_copy"] and runs <= model.split_runs
 
 
-def send_ways(model: Model, runs: int, nbytes: int) -> List[str]:
+def send_ways(model: Model, runs: int, nbytes: int, across: bool = False) -> List[str]:
     """The sender's ways that differ for this message: packed, and a datatype that is
-    copied once (split: in pieces of <= split_runs runs, or one such piece) and/or
-    that is not (whole)."""
-    if not model.engine.prices(nbytes, runs)["single_copy"]:
+    copied once (split: in pieces of <= split_runs runs, or one such piece; within a
+    node only) and/or that is not (whole)."""
+    if not model.engine.prices(nbytes, runs, across)["single_copy"]:
         return ["packed", "whole"]
-    return ["packed", "split"] + ([] if _one_piece(model, runs, nbytes) else ["whole"])
+    return ["packed", "split"] + ([] if _one_piece(model, runs, nbytes, across) else ["whole"])
 
 
 def features(model: Model, line: str, runs: int, nbytes: int) -> Tuple[float, float, float]:
@@ -135,20 +155,21 @@ def features(model: Model, line: str, runs: int, nbytes: int) -> Tuple[float, fl
     return model.engine.features(line, nbytes, runs)
 
 
-def _line_and_features(model: Model, send: str, recv: str, runs: int, nbytes: int):
-    sl, rl = _SEND_LINE[send], _RECV_LINE[recv]
+def _line_and_features(model: Model, send: str, recv: str, runs: int, nbytes: int, across: bool = False):
+    prefix = ACROSS if across else ""
+    sl, rl = prefix + _SEND_LINE[send], prefix + _RECV_LINE[recv]
     return (sl, features(model, sl, runs, nbytes)), (rl, features(model, rl, runs, nbytes))
 
 
-def predict(model: Model, send: str, recv: str, runs: int, nbytes: int) -> float:
+def predict(model: Model, send: str, recv: str, runs: int, nbytes: int, across: bool = False) -> float:
     """The model's time of one exchange by the sender's way ``send`` and the receiver's ``recv``."""
-    (sl, sf), (rl, rf) = _line_and_features(model, send, recv, runs, nbytes)
+    (sl, sf), (rl, rf) = _line_and_features(model, send, recv, runs, nbytes, across)
     return model.price(sl, *sf) + model.price(rl, *rf)
 
 
-def choice(model: Model, runs: int, nbytes: int) -> Tuple[str, str]:
+def choice(model: Model, runs: int, nbytes: int, across: bool = False) -> Tuple[str, str]:
     """The ways the engine's ``auto`` takes under ``model``, as the engine chooses them."""
-    return model.engine.choose(nbytes, runs)
+    return model.engine.choose(nbytes, runs, across)
 
 
 # ---------------------------------------------------------------------------
@@ -160,17 +181,20 @@ def choice(model: Model, runs: int, nbytes: int) -> Tuple[str, str]:
 _RECEIVER_WEIGHT = 1e-4
 
 
-def fit(base: Model, measurements: Sequence[Tuple[str, str, int, int, float]]) -> Model:
-    """The model (``base``'s settings, fitted lines, every coefficient >= 0) whose
-    sums best reproduce ``measurements``: (send way, receive way, runs, bytes,
-    microseconds) per exchange, each weighted by 1 / its time (relative errors)."""
-    index = {line: 3 * i for i, line in enumerate(LINES)}
+def fit(base: Model, measurements: Sequence[Tuple[str, str, int, int, float]], across: bool = False) -> Model:
+    """The model (``base``'s settings and other locality's lines; this locality's lines
+    fitted, every coefficient >= 0) whose sums best reproduce ``measurements``: (send
+    way, receive way, runs, bytes, microseconds) per exchange within a node (or between
+    nodes, ``across``), each weighted by 1 / its time (relative errors)."""
+    names = lines_of(across)
+    index = {line: 3 * i for i, line in enumerate(names)}
+    receivers = [k for k, line in enumerate(names) if "recv_" in line]
     rows = []
     for send, recv, runs, nbytes, us in measurements:
         if not us > 0:
             raise ValueError(f"a measured time must be positive, got {us}")
-        row = np.zeros(3 * len(LINES))
-        for line, f in _line_and_features(base, send, recv, runs, nbytes):
+        row = np.zeros(3 * len(names))
+        for line, f in _line_and_features(base, send, recv, runs, nbytes, across):
             row[index[line]:index[line] + 3] += f
         rows.append(row / us)
     if not rows:
@@ -181,23 +205,24 @@ def fit(base: Model, measurements: Sequence[Tuple[str, str, int, int, float]]) -
     used = scale > 0
     scale[~used] = 1.0
     A = A / scale
-    penalty = np.zeros((6, A.shape[1]))
-    for k, col in enumerate(range(index["recv_packed"], 3 * len(LINES))):
+    columns = [3 * k + j for k in receivers for j in range(3)]
+    penalty = np.zeros((len(columns), A.shape[1]))
+    for k, col in enumerate(columns):
         penalty[k, col] = _RECEIVER_WEIGHT * used[col]
-    y = nnls(np.vstack([A, penalty]), np.concatenate([target, np.zeros(6)]))
+    y = nnls(np.vstack([A, penalty]), np.concatenate([target, np.zeros(len(columns))]))
     x = np.where(used, y / scale, 0.0)
-    lines = {line: tuple(x[index[line]:index[line] + 3]) for line in LINES}
-    # A line no measurement reached keeps the built-in constants.
-    for line in LINES:
-        if not used[index[line]:index[line] + 3].any():
-            lines[line] = base.lines[line]
+    lines = dict(base.lines)
+    # A line no measurement reached keeps base's coefficients.
+    for line in names:
+        if used[index[line]:index[line] + 3].any():
+            lines[line] = tuple(x[index[line]:index[line] + 3])
     return Model(base.library, lines, base.split_runs, base.split_min_bytes, base.chunk_bytes)
 
 
-def regret(model: Model, measurements: Sequence[Tuple[str, str, int, int, float]]) -> float:
+def regret(model: Model, measurements: Sequence[Tuple[str, str, int, int, float]], across: bool = False) -> float:
     """The sum over messages of log(time of the ways ``model`` chooses / the best time)."""
     total = 0.0
-    for row in evaluate(model, measurements):
+    for row in evaluate(model, measurements, across):
         total += math.log(row["ratio"]) if row["ratio"] is not None else math.log(4.0)
     return total
 
@@ -205,25 +230,27 @@ def regret(model: Model, measurements: Sequence[Tuple[str, str, int, int, float]
 _STEPS = (0.0, 0.5, 0.8, 1.25, 2.0)
 
 
-def refine(model: Model, measurements: Sequence[Tuple[str, str, int, int, float]], rounds: int = 4) -> Model:
+def refine(model: Model, measurements: Sequence[Tuple[str, str, int, int, float]], rounds: int = 4,
+           across: bool = False) -> Model:
     """``model`` with single coefficients changed wherever that makes the measured
     choices better (lower regret()). A sender's and a receiver's lines are fitted to
     totals; where the MPI's costs are not a sum of one per side (MPICH copies a
     split datatype into a receiver's datatype in one pass), a least-squares line can
     put a crossover at the wrong run length, and this moves it to the measured one."""
-    best = regret(model, measurements)
+    names = lines_of(across)
+    best = regret(model, measurements, across)
     for _ in range(rounds):
         improved = False
-        for line in LINES:
+        for line in names:
             for k in range(3):
                 value = model.lines[line][k]
-                others = [model.lines[o][k] for o in LINES if model.lines[o][k] > 0]
+                others = [model.lines[o][k] for o in names if model.lines[o][k] > 0]
                 tries = [value * f for f in _STEPS] if value > 0 else [v * f for v in others for f in _STEPS[1:]]
                 for v in tries:
                     coefficients = list(model.lines[line])
                     coefficients[k] = v
                     candidate = model.with_lines(**{line: tuple(coefficients)})
-                    r = regret(candidate, measurements)
+                    r = regret(candidate, measurements, across)
                     if r < best - 1e-9:
                         model, best, improved = candidate, r, True
         if not improved:
@@ -241,18 +268,23 @@ def grid_points(quick: bool) -> List[Tuple[int, int]]:
 # ---------------------------------------------------------------------------
 # Measuring.
 
-def _variant(base: Model, send: str, recv: str) -> Tuple[str, Optional[Model]]:
+def _variant(base: Model, send: str, recv: str, across: bool = False) -> Tuple[str, Optional[Model]]:
     """The executor and model file under which a plan takes exactly these ways."""
     zero = (0.0, 0.0, 0.0)
-    datatype = {"send_datatype": zero, "send_split": zero if send == "split" else _PRICED_OUT}
+    p = ACROSS if across else ""
+    datatype = {p + "send_datatype": zero}
+    if not across:
+        datatype["send_split"] = zero if send == "split" else _PRICED_OUT
     if send == "packed":
         return ("pack" if recv == "packed" else "hybrid"), None
     if recv == "datatype":
         return "datatype", base.with_lines(**datatype)
-    return "auto", base.with_lines(send_packed=_PRICED_OUT, recv_packed=zero, recv_datatype=_PRICED_OUT, **datatype)
+    return "auto", base.with_lines(**{p + "send_packed": _PRICED_OUT, p + "recv_packed": zero,
+                                      p + "recv_datatype": _PRICED_OUT}, **datatype)
 
 
-def described_ways(model: Model, description: str, runs: int, nbytes: int) -> Tuple[str, str]:
+def described_ways(model: Model, description: str, runs: int, nbytes: int,
+                   across: bool = False) -> Tuple[str, str]:
     """The (send, receive) ways a calibration plan's describe() reports."""
     def side(name):
         found = re.search(rf"^  {name}: .*; (\d+) direct, (\d+) packed, (\d+) datatype$", description, re.M)
@@ -261,7 +293,7 @@ def described_ways(model: Model, description: str, runs: int, nbytes: int) -> Tu
     send, recv = side("send"), side("receive")
     if send == "datatype":
         cut = re.search(r"^  to rank \d+: .* datatype in \d+ pieces", description, re.M)
-        send = "split" if cut or _one_piece(model, runs, nbytes) else "whole"
+        send = "split" if cut or _one_piece(model, runs, nbytes, across) else "whole"
     return send, recv
 
 
@@ -309,15 +341,43 @@ def builtin_model() -> Model:
         files.close()
 
 
+def pair_crosses_nodes(comm) -> bool:
+    """Collective on ``comm`` (2 ranks): whether its two ranks are on different nodes."""
+    from mpi4py import MPI
+
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    try:
+        return node.size < comm.size
+    finally:
+        node.Free()
+
+
+def pairs_by_locality(comm) -> List[Tuple[bool, int]]:
+    """Collective on ``comm``. The ranks that rank 0 calibrates with, as (across, rank):
+    the next rank of its node (across False) and the first rank of another node (across
+    True), each where the job has one, in that order."""
+    from mpi4py import MPI
+
+    node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    lowest = node.allreduce(comm.rank, op=MPI.MIN)  # the node's name: its lowest rank
+    node.Free()
+    nodes = comm.allgather(lowest)
+    same = [r for r in range(1, comm.size) if nodes[r] == nodes[0]]
+    other = [r for r in range(1, comm.size) if nodes[r] != nodes[0]]
+    return [(across, ranks[0]) for across, ranks in ((False, same), (True, other)) if ranks]
+
+
 def measure(comm, quick: bool = False, reps: Optional[int] = None,
             progress: Optional[Callable[[str], None]] = None) -> Tuple[Model, List]:
-    """Collective on ``comm`` (2 ranks: the pair that exchanges). The built-in model
-    and the measurements: (send way, receive way, runs, bytes, median microseconds
-    over ``reps`` repetitions, default FULL_REPS or QUICK_REPS)."""
+    """Collective on ``comm`` (2 ranks: the pair that exchanges, on one node or on two,
+    pair_crosses_nodes()). The built-in model and the measurements: (send way, receive
+    way, runs, bytes, median microseconds over ``reps`` repetitions, default FULL_REPS
+    or QUICK_REPS)."""
     import datamotion as dm
     from mpi4py import MPI
 
     base = builtin_model()
+    across = pair_crosses_nodes(comm)
     grid = dm.ProcessGrid(comm, dims=[1, 2])
     reps = reps or (QUICK_REPS if quick else FULL_REPS)
     sample_s = QUICK_SAMPLE_S if quick else FULL_SAMPLE_S
@@ -332,16 +392,16 @@ def measure(comm, quick: bool = False, reps: Optional[int] = None,
             a.local[...] = 1.0
             b.local[...] = 0.0
             nbytes = run_bytes * runs
-            ways = [(s, r) for s in send_ways(base, runs, nbytes) for r in RECVS]
+            ways = [(s, r) for s in send_ways(base, runs, nbytes, across) for r in RECVS]
             plans = []
             for send, recv in ways:
-                executor, model = _variant(base, send, recv)
+                executor, model = _variant(base, send, recv, across)
                 files.use(model if model is not None else base)
                 plan = dm.PShift(a, [dm.CShift(width, axis=1)], executor=executor)
                 v = plan.volume()
                 if (v["messages_sent"], v["messages_received"], v["elements_copied"]) != (1, 1, 0):
                     raise RuntimeError(f"calibration plan moves {v}, not one message each way")
-                if described_ways(base, plan.describe(), runs, nbytes) != (send, recv):
+                if described_ways(base, plan.describe(), runs, nbytes, across) != (send, recv):
                     raise RuntimeError(f"a calibration plan for {send}/{recv} takes other ways:\n{plan.describe()}")
                 plans.append(plan._core_plan)
             files.restore()
@@ -385,7 +445,8 @@ def _label(send: str, recv: str) -> str:
     return f"{send}/{recv}"
 
 
-def evaluate(model: Model, measurements: Sequence[Tuple[str, str, int, int, float]]) -> List[dict]:
+def evaluate(model: Model, measurements: Sequence[Tuple[str, str, int, int, float]],
+             across: bool = False) -> List[dict]:
     """Per measured message: the measured times, the best way, the model's choice and
     chosen/best (the chosen time as measured)."""
     by_point: Dict[Tuple[int, int], Dict[Tuple[str, str], float]] = {}
@@ -394,7 +455,7 @@ def evaluate(model: Model, measurements: Sequence[Tuple[str, str, int, int, floa
     rows = []
     for (runs, nbytes), times in by_point.items():
         best = min(times, key=times.get)
-        chosen = choice(model, runs, nbytes)
+        chosen = choice(model, runs, nbytes, across)
         measured = times.get(chosen)
         rows.append({"runs": runs, "bytes": nbytes, "times_us": times, "best": best, "chosen": chosen,
                      "ratio": (measured / times[best]) if measured is not None else None})
@@ -407,7 +468,7 @@ def within(rows: Sequence[dict], factor: float = TARGET_RATIO) -> float:
     return sum(r["ratio"] <= factor for r in judged) / max(len(judged), 1)
 
 
-def table(rows: Sequence[dict], models: Dict[str, Model]) -> str:
+def table(rows: Sequence[dict], models: Dict[str, Model], across: bool = False) -> str:
     """A text table: per message, the measured times of each way (send/receive, us),
     the best, and per model its choice and chosen/best."""
     heads = ["packed/packed", "packed/datatype", "split/datatype", "whole/datatype", "split/packed", "whole/packed"]
@@ -424,7 +485,7 @@ def table(rows: Sequence[dict], models: Dict[str, Model]) -> str:
         line = f"{r['bytes'] // r['runs']:>6} {r['runs']:>6} {r['bytes'] / 1024:>6.0f} " + " ".join(cells) \
             + f" {short[_label(*r['best'])]:>6}"
         for model in models.values():
-            c = choice(model, r["runs"], r["bytes"])
+            c = choice(model, r["runs"], r["bytes"], across)
             t = r["times_us"].get(c)
             ratio = f"{t / r['times_us'][r['best']]:5.2f}" if t is not None else f"{'?':>5}"
             line += f" {short[_label(*c)]:>6} {ratio}"

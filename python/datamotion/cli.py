@@ -508,31 +508,44 @@ def _calibrate(args) -> int:
     problem = comm.bcast(problem, root=0)
     if problem:
         raise CommandError(problem)
-    # Ranks 0 and 1 exchange; any others wait.
-    pair = comm.Split(0 if comm.rank < 2 else MPI.UNDEFINED, comm.rank)
-    if pair == MPI.COMM_NULL:
-        comm.Barrier()
-        return 0
+    # The pairs that exchange: rank 0 with the next rank of its node, and with the
+    # first rank of another node, where the job has them; the other ranks wait.
+    pairs = calibrate.pairs_by_locality(comm)
     points = calibrate.grid_points(args.quick)
     say = (lambda line: print(line, flush=True)) if comm.rank == 0 else None
-    if say:
-        say(f"calibrating the exchange on ranks 0 and 1 of {comm.size}: {len(points)} messages "
-            f"of {points[0][0] * points[0][1]} B to {max(b * r for b, r in points) >> 10} KiB, every way")
-    base, measurements = calibrate.measure(pair, quick=args.quick, reps=args.reps, progress=say)
-    pair.Free()
+    measured = []  # (across, peer, built-in model, measurements), on rank 0
+    for across, peer in pairs:
+        pair = comm.Split(0 if comm.rank in (0, peer) else MPI.UNDEFINED, comm.rank)
+        if pair == MPI.COMM_NULL:
+            continue
+        if say:
+            say(f"calibrating the exchange {calibrate.locality(across)} on ranks 0 and {peer} of {comm.size}: "
+                f"{len(points)} messages of {points[0][0] * points[0][1]} B to "
+                f"{max(b * r for b, r in points) >> 10} KiB, every way")
+        base, measurements = calibrate.measure(pair, quick=args.quick, reps=args.reps, progress=say)
+        pair.Free()
+        measured.append((across, peer, base, measurements))
     if comm.rank == 0:
-        fitted = calibrate.fit(base, measurements)
-        model = calibrate.refine(fitted, measurements)
+        # Lines of a locality this job does not have keep the model in use.
+        model = calibrate.Model.parse(_core.exchange_model())
+        for across, peer, base, measurements in measured:
+            fitted = calibrate.fit(model, measurements, across)
+            model = calibrate.refine(fitted, measurements, across=across)
+            rows = calibrate.evaluate(model, measurements, across)
+            print(f"{calibrate.locality(across)} (ranks 0 and {peer}):")
+            print(calibrate.table(rows, {"model": model, "lsq": fitted, "built-in": base}, across))
+            share = {name: calibrate.within(calibrate.evaluate(m, measurements, across))
+                     for name, m in (("model", model), ("least squares alone", fitted), ("built-in", base))}
+            print(f"chosen ways within {calibrate.TARGET_RATIO}x of the best measured, of {len(rows)} messages: "
+                  + ", ".join(f"{name} {value:.0%}" for name, value in share.items()))
+        if len(measured) < 2:
+            missing = calibrate.locality(not measured[0][0])
+            print(f"the lines {missing} are kept from the model in use ({_core.exchange_model_source()}): "
+                  f"this job has no such pair of ranks")
         text = model.text()
         if not _core.exchange_model_accepts(text):  # the library would ignore it: say so, write nothing
             comm.Barrier()
             raise SystemExit(f"datamotion: error: the fitted model is not one the library reads:\n{text}")
-        rows = calibrate.evaluate(model, measurements)
-        print(calibrate.table(rows, {"model": model, "lsq": fitted, "built-in": base}))
-        share = {name: calibrate.within(calibrate.evaluate(m, measurements))
-                 for name, m in (("model", model), ("least squares alone", fitted), ("built-in", base))}
-        print(f"chosen ways within {calibrate.TARGET_RATIO}x of the best measured, of {len(rows)} messages: "
-              + ", ".join(f"{name} {value:.0%}" for name, value in share.items()))
         print(text, end="")
         with atomic_write(path) as f:
             f.write(text)

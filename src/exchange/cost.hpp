@@ -16,15 +16,28 @@ struct Line {
     double at(double messages, double bytes, double runs) const { return a * messages + b * bytes + c * runs; }
 };
 
-struct CostModel {
-    std::string family;  // "MPICH", "Open MPI" or "MPI"
-    std::string source;  // "built-in" or the file it was read from
+// Where the two ends of a message live, as MPI_Comm_split_type(SHARED) groups the
+// ranks: MPI carries a message within a node by shared memory (copying a datatype
+// once where it can), one between nodes by its network module, which packs and
+// unpacks datatypes itself. Each has lines of its own.
+enum class Locality { OnNode, AcrossNodes };
+
+// The lines of one locality.
+struct Lines {
     // Sending: packed into a buffer in pipelined pieces of chunk_bytes (the pack
     // plus the transfer of contiguous bytes); a datatype over the runs in one
-    // message; a datatype cut into messages of at most split_runs runs.
+    // message; a datatype cut into messages of at most split_runs runs (on a node
+    // only: across nodes nothing is copied once, and send_split is not used).
     Line send_packed, send_datatype, send_split;
     // Receiving: into a buffer, then unpacked; straight into a datatype.
     Line recv_packed, recv_datatype;
+};
+
+struct CostModel {
+    std::string family;  // "MPICH", "Open MPI" or "MPI"
+    std::string source;  // "built-in" or the file it was read from
+    Lines on_node, across_nodes;
+    const Lines &at(Locality where) const { return where == Locality::AcrossNodes ? across_nodes : on_node; }
     // MPICH copies a message once (CMA) only when the sender's datatype has at
     // most IOV_MAX runs and the message at least its single-copy threshold:
     // send_split prices pieces that meet both. 0: no such path (send_split unused).
@@ -77,25 +90,30 @@ std::string library_version();
 
 // Pricing, as a plan's auto executor prices each side of each message (and
 // whatever else asks the model: redistribution's method choice, calibration).
-// The lines a model file names, in its order.
-constexpr int kLines = 5;
-extern const char *const kLineNames[kLines];  // send_packed, send_datatype, send_split, recv_packed, recv_datatype
+// The lines a model file names, in its order: the five on a node (send_packed,
+// send_datatype, send_split, recv_packed, recv_datatype), then the four used
+// across nodes, prefixed (across_send_packed, ...; no across_send_split). A file
+// without the across lines keeps the built-in ones.
+constexpr int kLines = 9, kOnNodeLines = 5;
+extern const char *const kLineNames[kLines];
+constexpr const char *kAcrossPrefix = "across_";
 // The line of that name, or null.
 const Line *line_named(const CostModel &model, const std::string &name);
 Line *line_named(CostModel &model, const std::string &name);
 
-// What a line is evaluated at for one side of a message of `bytes` bytes in
-// `runs` runs: packed sends leave in pieces of about chunk_bytes, a cut datatype
-// in pieces of at most split_runs runs, every other way as one message.
+// What a line (of either locality) is evaluated at for one side of a message of
+// `bytes` bytes in `runs` runs: packed sends leave in pieces of about chunk_bytes, a
+// cut datatype in pieces of at most split_runs runs, every other way as one message.
 struct Features {
     double messages = 0, bytes = 0, runs = 0;
 };
 Features features(const CostModel &model, const std::string &line, std::int64_t bytes, std::int64_t runs);
 
-// One side of one message priced by its two ways. Sending, the datatype way is
-// priced by send_split where MPICH copies it once (`single_copy`: it has at most
-// split_runs runs, or it is cut into such pieces because that is cheaper than
-// whole, `cut`), else by send_datatype. Auto takes the datatype when it is cheaper.
+// One side of one message priced by its two ways, with the lines of its locality.
+// Sending, the datatype way is priced by send_split where MPICH copies it once (on a
+// node, `single_copy`: it has at most split_runs runs, or it is cut into such pieces
+// because that is cheaper than whole, `cut`), else by send_datatype. Auto takes the
+// datatype when it is cheaper.
 struct SidePrice {
     double packed = 0, datatype = 0;  // microseconds
     bool single_copy = false;         // sending: the message qualifies for MPICH's single copy
@@ -103,8 +121,8 @@ struct SidePrice {
     bool cut = false;                 // sending: ... and goes in pieces of <= split_runs runs
     bool datatype_wins() const { return datatype < packed; }
 };
-SidePrice price_send(const CostModel &model, std::int64_t bytes, std::int64_t runs);
-SidePrice price_recv(const CostModel &model, std::int64_t bytes, std::int64_t runs);
+SidePrice price_send(const CostModel &model, std::int64_t bytes, std::int64_t runs, Locality where);
+SidePrice price_recv(const CostModel &model, std::int64_t bytes, std::int64_t runs, Locality where);
 
 // A whole exchange as one rank sees it, priced before it is planned: the sum over
 // its sides of messages (a contiguous side, one run, goes direct and is priced by
@@ -113,6 +131,7 @@ SidePrice price_recv(const CostModel &model, std::int64_t bytes, std::int64_t ru
 enum class PricedWay { Cheapest, Packed, Datatype };
 struct MessageSize {
     std::int64_t bytes = 0, runs = 0;
+    Locality where = Locality::OnNode;
 };
 double price_sides(const CostModel &model, const MessageSize *sides, std::size_t count, bool sending, PricedWay way);
 double alltoallw_overhead_us(const CostModel &model, int ranks);

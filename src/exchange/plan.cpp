@@ -137,6 +137,17 @@ void Plan::group(std::vector<std::pair<int, std::pair<int, Block>>> &pieces, std
     pieces.shrink_to_fit();
 }
 
+void Plan::locate() {
+    // Which messages cross nodes: the model prices them by the lines of their locality.
+    const node::Topology &nodes = node::topology(comm_);  // collective on the first plan of comm_
+    int me = 0;
+    MPI_Comm_rank(comm_, &me);
+    const int mine = nodes.node[static_cast<std::size_t>(me)];
+    for (auto *list : {&sends_, &recvs_})
+        for (Message &m : *list)
+            m.where = nodes.node[static_cast<std::size_t>(m.peer)] == mine ? Locality::OnNode : Locality::AcrossNodes;
+}
+
 void Plan::make_transports() {
     // Point to point is the executor's (a way it forces) or else the model's; the
     // others hand messages back to it through this plan.
@@ -165,6 +176,7 @@ void Plan::finish(const Options &options) {
     node_tag_ = next_plan_tag(comm_);
     group(send_pieces_, sends_);
     group(recv_pieces_, recvs_);
+    locate();
     make_transports();
 
     // Rounds: the distinct round numbers of either side, in order.
@@ -412,7 +424,8 @@ std::string Plan::describe() const {
                 case Why::Limits: s << " (too large for an MPI datatype's int counts)"; break;
                 case Why::Option: s << " (executor " << executor_name(options_.executor) << " by option or DM_EXCHANGE)"; break;
                 case Why::Model:
-                    s << " (model: packed " << m.cost[1] << " us, datatype " << m.cost[2] << " us)";
+                    s << " (model" << (m.where == Locality::AcrossNodes ? " across nodes" : "") << ": packed "
+                      << m.cost[1] << " us, datatype " << m.cost[2] << " us)";
                     break;
             }
             s << m.place;

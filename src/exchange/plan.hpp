@@ -126,6 +126,7 @@ public:
 
 private:
     void group(std::vector<std::pair<int, std::pair<int, Block>>> &pieces, std::vector<Message> &out) const;
+    void locate();
     void make_transports();
     void place();
     void bind(const void *const *slots, bool staged);

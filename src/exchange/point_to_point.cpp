@@ -144,7 +144,8 @@ void PointToPoint::choose(Message &m, bool sending) const {
     for (const Block &b : m.blocks) describable = describable && fits_int(b);
     // The one price list (cost.cpp), also behind redistribution's method choice
     // and datamotion calibrate.
-    const SidePrice price = sending ? price_send(model, m.bytes, m.runs) : price_recv(model, m.bytes, m.runs);
+    const SidePrice price =
+        sending ? price_send(model, m.bytes, m.runs, m.where) : price_recv(model, m.bytes, m.runs, m.where);
     m.cost[1] = price.packed, m.cost[2] = price.datatype;
     m.cut_datatype = sending && price.cut;  // cut into pieces of <= split_runs runs (cut_pieces)
     const Force e = force_;

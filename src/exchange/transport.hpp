@@ -28,6 +28,7 @@ enum class Why { Contiguous, Option, Model, Limits };
 // One message of a plan, as one side sees it: to or from one peer in one round.
 struct Message {
     int peer = 0, round = 0;
+    Locality where = Locality::OnNode;  // the peer's node against this rank's (the planner's)
     std::vector<Block> blocks;
     std::int64_t bytes = 0, runs = 0;
     // The cache lines the sending side's blocks span (Block::lines), known on both
@@ -152,10 +153,15 @@ public:
 // return nullptr: nothing to run under this executor (point to point's forced ways
 // where the executor names another).
 struct Registration {
-    const char *name;
+    const char *name;  // outlives every plan (executors keep the pointer): a literal
     std::unique_ptr<Transport> (*make)(const TransportSetup &);
     bool selectable;
 };
 const std::vector<Registration> &transports();
+// Local: adds a transport after the built-in ones, asked after them by the planner.
+// Every rank of a plan's communicator registers the same transports in the same
+// order before it makes the plan (executors are agreed by their index). DM_ERR_ARG
+// for a name already registered, or "auto".
+void register_transport(const Registration &registration);
 
 }  // namespace dm::exchange

@@ -3,6 +3,7 @@
 #include "array/box.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/node_memory.hpp"
 #include "core/text.hpp"
 #include "redist/overlap.hpp"
 #include "redist/schedule.hpp"
@@ -514,8 +515,16 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
         messages(dst, src, in_runs, false);
     }
     if (!src.coords.empty() && !dst.coords.empty()) plan_self(src, dst, out_runs, in_runs, elsize);
-    for (int k = 0; sizes && k < 2; ++k)
-        for (const auto &entry : measured[k]) sizes[k].push_back(entry.second);
+    if (sizes) {  // each priced by the lines of its locality
+        const node::Topology &nodes = node::topology(comm_);  // collective: every rank prices
+        const int my_node = nodes.node[static_cast<std::size_t>(me)];
+        for (int k = 0; k < 2; ++k)
+            for (auto &[key, m] : measured[k]) {
+                const bool across = nodes.node[static_cast<std::size_t>(key.first)] != my_node;
+                m.where = across ? exchange::Locality::AcrossNodes : exchange::Locality::OnNode;
+                sizes[k].push_back(m);
+            }
+    }
     exchange_->finish({method_ == DM_REDIST_ALLTOALLW ? exchange::Executor::Alltoallw : executor_, false});
 }
 

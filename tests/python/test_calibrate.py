@@ -43,16 +43,56 @@ TRUTH = {  # the receivers' coefficients have a zero each, which pins the sender
 }
 
 
-def synthetic():
-    """A model with known lines, and what it predicts for every way of every grid point."""
-    truth = calibrate.Model("MPICH Version: test", TRUTH, 1024, 8192, 1 << 20)
+ACROSS_TRUTH = {  # between nodes: datatypes packed by the MPI, no single copy
+    "across_send_packed": (4.0, 0.0009, 0.004),
+    "across_send_datatype": (6.0, 0.0011, 0.01),
+    "across_recv_packed": (0.0, 0.0003, 0.0),
+    "across_recv_datatype": (0.8, 0.0, 0.05),
+}
+
+
+def synthetic(across=False):
+    """A model with known lines, and what it predicts for every way of every grid point
+    within a node (or between nodes)."""
+    truth = calibrate.Model("MPICH Version: test", {**TRUTH, **ACROSS_TRUTH}, 1024, 8192, 1 << 20)
     measurements = []
     for run_bytes, runs in calibrate.grid_points(quick=False):
         nbytes = run_bytes * runs
-        for send in calibrate.send_ways(truth, runs, nbytes):
+        for send in calibrate.send_ways(truth, runs, nbytes, across):
             for recv in calibrate.RECVS:
-                measurements.append((send, recv, runs, nbytes, calibrate.predict(truth, send, recv, runs, nbytes)))
+                measurements.append((send, recv, runs, nbytes,
+                                     calibrate.predict(truth, send, recv, runs, nbytes, across)))
     return truth, measurements
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_the_lines_between_nodes_are_fitted_apart_from_those_within_a_node():
+    """Measurements between two nodes fit the across_* lines and leave the others as
+    they were; between nodes no datatype is copied once (no split way)."""
+    truth, measurements = synthetic(across=True)
+    assert {send for send, *_ in measurements} == {"packed", "whole"}
+    start = truth.with_lines(**{line: (0.0, 0.0, 0.0) for line in calibrate.ACROSS_LINES})
+    fitted = calibrate.fit(start, measurements, across=True)
+    for line in calibrate.ACROSS_LINES:
+        np.testing.assert_allclose(fitted.lines[line], ACROSS_TRUTH[line], rtol=1e-3, atol=1e-7, err_msg=line)
+    for line in calibrate.LINES:
+        assert fitted.lines[line] == truth.lines[line], line
+    assert calibrate.within(calibrate.evaluate(fitted, measurements, across=True), 1.0 + 1e-9) == 1.0
+    parsed = calibrate.Model.parse(fitted.text())
+    assert all(np.allclose(parsed.lines[k], fitted.lines[k], rtol=1e-5) for k in calibrate.ACROSS_LINES)
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_a_file_without_the_lines_between_nodes_keeps_the_built_in_ones():
+    builtin = calibrate.builtin_model()
+    mine = builtin.with_lines(send_packed=(9.0, 0.5, 0.25), across_recv_packed=(7.0, 0.0, 0.0)).text()
+    older = "".join(row for row in mine.splitlines(True) if not row.startswith(calibrate.ACROSS))
+    assert _core.exchange_model_accepts(older)
+    read = calibrate.Model.parse(older)
+    assert read.lines["send_packed"] == (9.0, 0.5, 0.25)
+    assert all(read.lines[k] == builtin.lines[k] for k in calibrate.ACROSS_LINES)
+    assert calibrate.Model.parse(mine).lines["across_recv_packed"] == (7.0, 0.0, 0.0)
+    assert not _core.exchange_model_accepts(mine + "across_send_split 1 1 1\n")  # no such line
 
 
 @pytest.mark.parallel(nprocs=[1])
@@ -170,23 +210,26 @@ def test_an_unwritable_output_fails_before_measuring_on_every_rank():
 @pytest.mark.parallel(nprocs=[1])
 def test_the_engines_choice_is_the_cheapest_of_the_priced_ways():
     builtin = calibrate.builtin_model()
-    truth = calibrate.Model("MPICH Version: test", TRUTH, 1024, 8192, 1 << 20)
+    truth = calibrate.Model("MPICH Version: test", {**TRUTH, **ACROSS_TRUTH}, 1024, 8192, 1 << 20)
     for model in (builtin, truth, truth.with_lines(recv_datatype=(0.5, 0.0, 0.01))):
-        for run_bytes in (8, 64, 512, 4096, 65536):
-            for runs in (2, 16, 1000, 1024, 1025, 5000):
-                nbytes = run_bytes * runs
-                ways = [(s, r) for s in calibrate.send_ways(model, runs, nbytes) for r in calibrate.RECVS]
-                times = {w: calibrate.predict(model, *w, runs, nbytes) for w in ways}
-                chosen = calibrate.choice(model, runs, nbytes)
-                assert chosen in times, (chosen, ways)
-                assert times[chosen] <= min(times.values()) * (1 + 1e-12), (run_bytes, runs, chosen, times)
+        for across in (False, True):
+            for run_bytes in (8, 64, 512, 4096, 65536):
+                for runs in (2, 16, 1000, 1024, 1025, 5000):
+                    nbytes = run_bytes * runs
+                    ways = [(s, r) for s in calibrate.send_ways(model, runs, nbytes, across) for r in calibrate.RECVS]
+                    times = {w: calibrate.predict(model, *w, runs, nbytes, across) for w in ways}
+                    chosen = calibrate.choice(model, runs, nbytes, across)
+                    assert chosen in times, (chosen, ways)
+                    assert times[chosen] <= min(times.values()) * (1 + 1e-12), (run_bytes, runs, chosen, times)
 
 
 @pytest.mark.parallel(nprocs=[2])
 def test_calibrations_choice_is_what_plans_take():
     """The ways calibrate.choice() reports (the engine's pricing, cost.cpp) are the ways
-    a plan under the same model takes (the planner, plan.cpp), on a grid of sizes."""
+    a plan under the same model takes (the planner, plan.cpp), on a grid of sizes, by
+    the lines of the pair's locality (two emulated nodes too)."""
     base = calibrate.builtin_model()
+    across = calibrate.pair_crosses_nodes(WORLD)
     grid = dm.ProcessGrid(WORLD, dims=[1, 2])
     files = calibrate._ModelFiles()
     problems = []
@@ -197,10 +240,10 @@ def test_calibrations_choice_is_what_plans_take():
             files.use(base)
             described = dm.PShift(a, [dm.CShift(width, axis=1)], executor="auto").describe()
             nbytes = run_bytes * runs
-            took = calibrate.described_ways(base, described, runs, nbytes)
-            if took != tuple(calibrate.choice(base, runs, nbytes)):
+            took = calibrate.described_ways(base, described, runs, nbytes, across)
+            if took != tuple(calibrate.choice(base, runs, nbytes, across)):
                 problems.append(f"{runs} runs of {run_bytes} B: plan {took}, choice "
-                                f"{calibrate.choice(base, runs, nbytes)}\n{described}")
+                                f"{calibrate.choice(base, runs, nbytes, across)}\n{described}")
     finally:
         files.close()
     check_all(WORLD, not problems, "\n".join(problems))

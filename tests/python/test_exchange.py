@@ -5,6 +5,7 @@ and the context manager give the same results; misuse of an exchange in flight f
 with the same datamotion.Error on every rank."""
 
 import gc
+import re
 import weakref
 
 import numpy as np
@@ -603,6 +604,19 @@ def test_test_advances_an_exchange_until_it_is_done(executor):
     shift = dm.PShift(a, [dm.CShift(3, axis=0)], executor=executor)
     drive(shift.start([b], [a]))
     check_same_array(WORLD, b.to_global(), np.roll(x, -3, axis=0), "pshift")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_messages_between_nodes_are_priced_by_the_lines_between_nodes():
+    """The auto executor prices each side of a message by the lines of its locality
+    (cost.hpp): describe() says "model across nodes" for exactly the messages whose
+    peer is on another node (emulated nodes too), "model" for the others."""
+    grid = dm.ProcessGrid(dims=[1, SIZE])
+    a = dm.DistArray.empty(grid, [64, 8 * SIZE], ghost=[0, 1])  # 64 runs of 64 B a message
+    described = dm.PShift(a, [dm.CShift(8, axis=1)], executor="auto").describe()
+    priced = re.findall(r"^  (?:to|from) rank (\d+)(?: \(round \d+\))?: .*\(model( across nodes)?: ", described, re.M)
+    wrong = [peer for peer, across in priced if bool(across) == LAYOUT.same_node(WORLD.rank, int(peer))]
+    check_all(WORLD, not wrong and (SIZE == 1 or len(priced) > 0), described)
 
 
 @pytest.mark.parallel(nprocs=MAIN)
