@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "exchange/mpi_bytes.hpp"
+#include "exchange/peer_memory.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -171,7 +172,7 @@ bool Aggregate::setup(int) {
         offsets = receive_list(leader_, tag_, comm_);
         window = offsets[0], offset = offsets[1];
         offsets.erase(offsets.begin(), offsets.begin() + 2);
-        area_ = const_cast<std::byte *>(node::address(window, node::world_ranks(comm_)[leader_], offset));
+        area_ = const_cast<std::byte *>(peer_address(comm_, leader_, {window, offset}));
         if (!area_) fail(DM_ERR_STATE, "exchange: internal error: the node leader's memory is not mapped here");
     } else {
         std::vector<std::vector<std::int64_t>> lists;

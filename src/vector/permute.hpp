@@ -53,6 +53,7 @@
 #pragma once
 
 #include "core/node_memory.hpp"
+#include "exchange/peer_memory.hpp"
 #include "exchange/plan.hpp"
 #include "vector/exchange.hpp"
 #include "vector/state.hpp"
@@ -201,22 +202,13 @@ inline bool may_read_in_place() {
 
 // Local. Whether every rank of c's communicator is on this node and has node memory
 // (the same answer on every rank).
-inline bool all_on_node(const Context &c) {
-    if (c.nranks == 1 || !dm::node::available(c.comm)) return false;
-    const char *same = dm::node::same_node(c.comm);
-    return std::all_of(same, same + c.nranks, [](char s) { return s != 0; });
-}
+inline bool all_on_node(const Context &c) { return dm::exchange::all_on_node(c.comm); }
 
 // Local. Where this rank's `count` elements at `block` lie in node memory that every
 // rank of c's communicator maps: {window, offset}, or {-1, 0} where they do not.
 inline dm::node::Location shared_location(const Context &c, const void *block, int64_t count) {
     if (count == 0) return {kNothing, 0};  // any location will do
-    const dm::node::Location at = dm::node::locate(block);
-    if (at.window < 0) return at;
-    const int *world = dm::node::world_ranks(c.comm);
-    for (int r = 0; r < c.nranks; ++r)
-        if (!dm::node::maps(at.window, world[r])) return {};
-    return at;
+    return dm::exchange::shared_with(c.comm, block);
 }
 
 // dst[k] = the source element at global position target(k) (fill where it is < 0),
@@ -257,17 +249,16 @@ bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *
     const int64_t *rows = gather_checked(c, mine, 3, fault);
     for (int r = 0; r < c.nranks; ++r)
         if (!rows[3 * r]) return false;
-    const int *world = dm::node::world_ranks(c.comm);
     std::uintptr_t *origin = c.ws.get<std::uintptr_t>(kOwner, static_cast<std::size_t>(c.nranks));
     for (int r = 0; r < c.nranks; ++r) {
         const int64_t *row = rows + 3 * r;
-        const void *block = row[1] == kNothing ? nullptr : dm::node::address(row[1], world[r], row[2]);
+        const void *block = row[1] == kNothing ? nullptr : dm::exchange::peer_address(c.comm, r, {row[1], row[2]});
         const auto at = reinterpret_cast<std::uintptr_t>(block);
         origin[r] = at - static_cast<std::uintptr_t>(src_block.begin(r)) * sizeof(T);
     }
     read_in_place(target, ndst, dst, origin, src_block, fill);
     // No rank may change its source (or free it) while another still reads it.
-    dm::check_mpi(MPI_Barrier(c.comm), "MPI_Barrier");
+    dm::exchange::done_reading(c.comm);
     return true;
 }
 
@@ -365,15 +356,15 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     }
     if (in_place) {
         prepare();
-        const int *world = dm::node::world_ranks(c.comm);
         for (int r = 0; r < p; ++r) {  // in rank order: the highest source position wins
             if (c.rcount[r] == 0) continue;
             const std::byte *segment =
-                r == self ? send + c.sdispl[r] : dm::node::address(segment_at[2 * r], world[r], segment_at[2 * r + 1]);
+                r == self ? send + c.sdispl[r]
+                          : dm::exchange::peer_address(c.comm, r, {segment_at[2 * r], segment_at[2 * r + 1]});
             write_segment(segment);
         }
         // No rank may place records into its buffer again while another still reads it.
-        dm::check_mpi(MPI_Barrier(c.comm), "MPI_Barrier");
+        dm::exchange::done_reading(c.comm);
         return;
     }
 

@@ -6,7 +6,14 @@ and to manage communicators, groups, attributes, datatypes, operators and timers
 Every call that delivers one rank's bytes to another (point to point, persistent
 requests, all-to-all, gathers, scatters, broadcasts, neighbourhood collectives,
 one-sided windows) goes through src/exchange: for the vector layer's counts and
-gathers, src/exchange/collective.hpp. bench is exempt: it measures MPI itself."""
+gathers, src/exchange/collective.hpp. bench is exempt: it measures MPI itself.
+
+Nor do they read other ranks' memory themselves: where a byte of node memory lies
+for the peers (node::locate, node::maps), where a peer's byte lies here
+(node::address) and which ranks share the node (node::same_node,
+node::world_ranks) are asked of src/exchange/peer_memory.hpp, whose
+done_reading() is the only barrier; a capability may place its own arrays in node
+memory (node::allocate, take, release)."""
 
 import re
 from pathlib import Path
@@ -27,6 +34,10 @@ NAMES = "|".join(f"[{name[0]}{name[0].lower()}]{name[1:]}" for name in MOVES)
 CALL = re.compile(rf"\bMPI_[IR]?({NAMES})(_init)?(_c)?\s*\(")
 # Comments, and string and character literals (an MPI name in a message is no call).
 NOT_CODE = re.compile(r'//[^\n]*|/\*.*?\*/|"(\\.|[^"\\\n])*"|\'(\\.|[^\'\\\n])*\'', re.S)
+
+
+# Reading peers' memory, or ordering ranks around such reads, outside the exchange layer.
+PEER_READS = re.compile(r"\bnode::(address|locate|maps|same_node|world_ranks)\s*\(|\bMPI_Barrier\s*\(")
 
 
 def code_only(text):
@@ -64,3 +75,17 @@ def test_the_pattern_finds_data_movement():
     assert not any(CALL.search(code_only(s)) for s in allowed), [s for s in allowed if CALL.search(code_only(s))]
     # Lines are counted as in the file.
     assert code_only("a /* x\ny */ b // z\nc").count("\n") == 2
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_capabilities_read_no_peer_memory_themselves():
+    found = [f"{path.relative_to(ROOT)}:{code[:m.start()].count(chr(10)) + 1}: {m.group(0)}"
+             for path in sources() for code in [code_only(path.read_text())] for m in PEER_READS.finditer(code)]
+    assert not found, ("a capability reads peers' memory itself (ask src/exchange/peer_memory.hpp):\n"
+                       + "\n".join(found))
+    caught = ["dm::node::address(w, r, o)", "node::locate (p)", "node::maps(w, r)", "node::same_node(comm)",
+              "node::world_ranks(c.comm)", "check_mpi(MPI_Barrier(comm), x)"]
+    allowed = ["node::allocate(comm, n)", "node::release(p)", "dm::node::Location at", "node::take(c, n)",
+               "// node::address(...) in a comment", "exchange::peer_address(comm, r, at)"]
+    assert all(PEER_READS.search(code_only(s)) for s in caught)
+    assert not any(PEER_READS.search(code_only(s)) for s in allowed)
