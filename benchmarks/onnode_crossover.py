@@ -11,7 +11,7 @@ are timed interleaved, repetition by repetition (a barrier before each, the slow
 rank's time), medians over the repetitions. The table gives both medians, their
 ratio, and which executor ``auto`` took (from ``describe()``); the last line the
 smallest size from which on-node stays ahead: what the engine's
-``CostModel::on_node_min_bytes`` should be on this machine at this rank count.
+``kOnNodeMinBytes`` (src/exchange/on_node.hpp) should be on this machine at this rank count.
 
 The header says how the ranks lie on nodes (docs/hosts.md); "x-node msgs" counts the
 pack plan's messages between ranks of different nodes, summed over the ranks (0: the

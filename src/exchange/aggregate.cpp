@@ -51,7 +51,7 @@ bool done(std::vector<MPI_Request> &requests, bool wait) {
 std::unique_ptr<Transport> make_aggregate(const TransportSetup &setup) { return std::make_unique<Aggregate>(setup); }
 
 Aggregate::Aggregate(const TransportSetup &setup)
-    : comm_(setup.comm), tag_(setup.node_tag), model_(setup.model), chosen_(setup.chosen),
+    : comm_(setup.comm), tag_(setup.node_tag), chosen_(setup.chosen),
       automatic_(setup.automatic), topology_(node::topology(setup.comm)) {
     MPI_Comm_rank(comm_, &me_);
     // A node of several ranks gathers in node memory: every rank must have it.
@@ -88,11 +88,11 @@ bool Aggregate::takes(const Message &m, const Peer &peer, const char *&why) cons
         why = "; another node, by message (one rank on each node: nothing to gather)";
         return false;
     }
-    if (topology_.across_us < model_->aggregate_min_latency_ratio * topology_.within_us) {
+    if (topology_.across_us < kAggregateMinLatencyRatio * topology_.within_us) {
         why = "; another node, by message (a message between nodes costs little more than one within a node)";
         return false;
     }
-    if (m.bytes > model_->aggregate_max_bytes) {
+    if (m.bytes > kAggregateMaxBytes) {
         why = "; another node, by message (large: its own message costs no more than gathering it)";
         return false;
     }

@@ -8,7 +8,7 @@
 //
 // It pays where the cost of a message, not of its bytes, dominates: several ranks per
 // node and small messages per pair of ranks (auto takes a message across nodes of at
-// most CostModel::aggregate_max_bytes between nodes that hold more than one pair). Its
+// most kAggregateMaxBytes between nodes that hold more than one pair). Its
 // price: one more copy of each byte on either side, through node memory, and two
 // small messages within the node per rank and execution.
 //
@@ -28,6 +28,20 @@
 #include <vector>
 
 namespace dm::exchange {
+
+// Its price, under the auto executor. A message between ranks of different nodes of
+// at most this many bytes travels through the node leaders, where the two nodes hold
+// more than one pair of ranks: one message per node pair instead of one per pair of
+// ranks, for one more copy on each side.
+constexpr std::int64_t kAggregateMaxBytes = std::int64_t{4} << 10;
+// ... and only where a message between nodes costs at least this many times one
+// within a node (node::Topology measures both): through the leaders each rank adds
+// two messages within its node and one copy each way. 4 ranks as 2 emulated nodes
+// on 2 cores (oversubscribed: the probe read 12-13 us across, 6-8 us within, over
+// TCP and UCX shared memory alike): small halos and redistributions (<= 2 KiB a
+// pair) took 0.88-0.98x the time of per-rank messages over TCP, 1.0-1.55x over
+// UCX shared memory, so auto keeps per-rank messages there.
+constexpr double kAggregateMinLatencyRatio = 4;
 
 std::unique_ptr<Transport> make_aggregate(const TransportSetup &setup);
 
@@ -80,7 +94,6 @@ private:
 
     MPI_Comm comm_;
     int tag_, me_ = 0;
-    const CostModel *model_;
     bool chosen_, automatic_, capable_ = true;
     const node::Topology &topology_;
     int leader_ = 0;

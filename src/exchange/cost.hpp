@@ -43,32 +43,6 @@ struct CostModel {
     // send_split prices pieces that meet both. 0: no such path (send_split unused).
     std::int64_t split_runs = 0, split_min_bytes = 0;
     std::int64_t chunk_bytes = std::int64_t{1} << 20;
-    // Messages between ranks of one node of at least this many bytes are read in
-    // place by the receiver (on_node.hpp) under the auto executor: below it, the
-    // control message and answer that each execution adds cost more than the two
-    // copies saved (2-rank halos, MPICH: packed 4.1 against on-node 4.7 us at 4 KiB,
-    // on-node 3.9 against 6.6 us at 8 KiB).
-    std::int64_t on_node_min_bytes = std::int64_t{8} << 10;
-    // ... and its bytes at least this fraction of the cache lines its sender's blocks
-    // span (its density), and, below half, bytes x density at least on_node_min_bytes: a receiver
-    // reading in place fetches every line, where packing on the sender reads them
-    // from its own cache and one contiguous copy crosses over. 16 ranks of a 16-core
-    // Xeon: faces of 8-byte runs a line apart went faster packed (64 KiB: 160 against
-    // 207 us), as did 8 KiB of 16-byte runs; 128 KiB of 16-byte runs, faster in place.
-    double on_node_min_density = 0.2;
-    // Messages between ranks of different nodes of at most this many bytes travel
-    // through the node leaders (aggregate.hpp) under the auto executor, where the
-    // two nodes hold more than one pair of ranks: one message per node pair instead
-    // of one per pair of ranks, for one more copy on each side.
-    std::int64_t aggregate_max_bytes = std::int64_t{4} << 10;
-    // ... and only where a message between nodes costs at least this many times one
-    // within a node (node::Topology measures both): through the leaders each rank adds
-    // two messages within its node and one copy each way. 4 ranks as 2 emulated nodes
-    // on 2 cores (oversubscribed: the probe read 12-13 us across, 6-8 us within, over
-    // TCP and UCX shared memory alike): small halos and redistributions (<= 2 KiB a
-    // pair) took 0.88-0.98x the time of per-rank messages over TCP, 1.0-1.55x over
-    // UCX shared memory, so auto keeps per-rank messages there.
-    double aggregate_min_latency_ratio = 4;
 };
 
 // The model of the MPI library this process runs on: a calibration file when one

@@ -92,7 +92,7 @@ std::unique_ptr<Transport> make_on_node(const TransportSetup &setup) { return st
 
 OnNode::OnNode(const TransportSetup &setup)
     : comm_(setup.comm), slots_(setup.slots), control_tag_(setup.control_tag), done_tag_(setup.done_tag),
-      model_(setup.model), chosen_(setup.chosen), automatic_(setup.automatic), fallback_(setup.fallback),
+      chosen_(setup.chosen), automatic_(setup.automatic), fallback_(setup.fallback),
       remote_(static_cast<std::size_t>(setup.slots)) {}
 
 bool OnNode::sparse(const Message &m) const {
@@ -101,8 +101,8 @@ bool OnNode::sparse(const Message &m) const {
     // density, or (wasting half or more) too small once the waste is counted,
     // packing at the sender wins.
     const double density = static_cast<double>(m.bytes) / (static_cast<double>(kCacheLine) * static_cast<double>(m.sender_lines));
-    return density < model_->on_node_min_density ||
-           (density < 0.5 && static_cast<double>(m.bytes) * density < static_cast<double>(model_->on_node_min_bytes));
+    return density < kOnNodeMinDensity ||
+           (density < 0.5 && static_cast<double>(m.bytes) * density < static_cast<double>(kOnNodeMinBytes));
 }
 
 bool OnNode::takes(const Message &m, const Peer &peer, const char *&why) const {
@@ -111,7 +111,7 @@ bool OnNode::takes(const Message &m, const Peer &peer, const char *&why) const {
     if (!chosen_ && !automatic_) why = "; same node, by message (the executor is forced)";
     else if (!node::enabled()) why = "; same node, by message (node memory is off: DATAMOTION_NODE_MEMORY=0)";
     else if (peer.messages > 1) why = "; same node, by message (one of several messages between the pair)";
-    else if (automatic_ && m.bytes < model_->on_node_min_bytes)
+    else if (automatic_ && m.bytes < kOnNodeMinBytes)
         why = "; same node, but small: by message (control and answer would cost more)";
     else if (automatic_ && sparse(m))
         why = "; same node, but sparse in the sender's memory: by message (read in place, most of each cache "

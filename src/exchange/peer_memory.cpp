@@ -1,8 +1,11 @@
 #include "exchange/peer_memory.hpp"
 
 #include "core/error.hpp"
+#include "exchange/on_node.hpp"
+#include "exchange/plan.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace dm::exchange {
 
@@ -28,6 +31,13 @@ node::Location shared_with(MPI_Comm comm, const void *p) {
 const std::byte *peer_address(MPI_Comm comm, int rank, const node::Location &at) {
     return node::address(at.window, node::world_ranks(comm)[rank], at.offset);
 }
+
+bool may_read_in_place() {
+    const Executor e = executor_from_environment(Executor::Auto);
+    return e == Executor::Auto || std::strcmp(e.name(), "onnode") == 0;
+}
+
+bool worth_reading_in_place(std::int64_t bytes) { return bytes >= kOnNodeMinBytes; }
 
 void done_reading(MPI_Comm comm) { check_mpi(MPI_Barrier(comm), "MPI_Barrier"); }
 

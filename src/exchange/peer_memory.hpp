@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace dm::exchange {
 
@@ -25,6 +26,15 @@ node::Location shared_with(MPI_Comm comm, const void *p);
 // Local. The address, in this process, of the byte that rank `rank` of comm told as
 // `at` (shared_with() there); nullptr where this process does not map it.
 const std::byte *peer_address(MPI_Comm comm, int rank, const node::Location &at);
+
+// Local. Whether this rank may read its peers' memory in place: DM_EXCHANGE names
+// no executor that keeps messages on a node as messages (pack, datatype, hybrid).
+bool may_read_in_place();
+
+// Local. Whether moving `bytes` bytes between two ranks of a node is worth reading
+// in place, as the on-node transport prices its messages: below its minimum the
+// synchronisation costs more than the copies saved.
+bool worth_reading_in_place(std::int64_t bytes);
 
 // Collective on comm: this rank has finished reading its peers' memory; returns once
 // every rank has, so that each may change (or free) what the others read.

@@ -52,6 +52,14 @@ inline const char *executor_name(Executor e) { return e.name(); }
 std::vector<std::string> executor_names(bool selectable);
 // The executor the environment asks for (DM_EXCHANGE), else `fallback`.
 Executor executor_from_environment(Executor fallback);
+// Local. The ways an executor forces on the messages point to point carries, as a
+// capability prices a plan before making it (redistribution's auto method):
+// Cheapest on both sides, not forced, where the model chooses.
+struct ExecutorWays {
+    PricedWay send = PricedWay::Cheapest, recv = PricedWay::Cheapest;
+    bool forced = false;
+};
+ExecutorWays executor_ways(Executor e);
 
 struct Options {
     Executor executor = Executor::Auto;

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "exchange/mpi_bytes.hpp"
+#include "exchange/plan.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -125,13 +126,28 @@ PointToPoint::~PointToPoint() {
     free_types(false);
 }
 
-const char *PointToPoint::name() const {
-    switch (force_) {
+namespace {
+
+const char *force_name(Force force) {
+    switch (force) {
         case Force::Pack: return "pack";
         case Force::Datatype: return "datatype";
         case Force::Hybrid: return "hybrid";
         default: return "point to point";
     }
+}
+
+}  // namespace
+
+const char *PointToPoint::name() const { return force_name(force_); }
+
+ExecutorWays executor_ways(Executor e) {
+    using W = PricedWay;
+    const std::string name = e.name();
+    if (name == force_name(Force::Pack)) return {W::Packed, W::Packed, true};
+    if (name == force_name(Force::Datatype)) return {W::Datatype, W::Datatype, true};
+    if (name == force_name(Force::Hybrid)) return {W::Packed, W::Datatype, true};
+    return {};  // auto, and the transports whose other messages go as auto
 }
 
 void PointToPoint::choose(Message &m, bool sending) const {

@@ -339,13 +339,11 @@ void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::i
                    exchange::price_sides(model, sizes[1].data(), sizes[1].size(), false, recv);
         };
         using W = exchange::PricedWay;
-        // A forced way of point to point prices every message by it; auto and the
-        // on-node transport (whose messages to other nodes go as auto) by the cheapest.
-        const std::string e = executor_.name();
-        const bool forced = e == "pack" || e == "datatype" || e == "hybrid";
-        const W send_way = !forced ? W::Cheapest : e == "datatype" ? W::Datatype : W::Packed;
-        const W recv_way = !forced ? W::Cheapest : e == "pack" ? W::Packed : W::Datatype;
-        const double mine[3] = {priced(send_way, recv_way),
+        // A forced way of point to point prices every message by it; the others by
+        // the cheapest.
+        const exchange::ExecutorWays ways = exchange::executor_ways(executor_);
+        const bool forced = ways.forced;
+        const double mine[3] = {priced(ways.send, ways.recv),
                                 priced(W::Datatype, W::Datatype) + exchange::alltoallw_overhead_us(model, size),
                                 static_cast<double>(elements_sent() * static_cast<std::int64_t>(dtype_size(dtype)))};
         double most[3];

@@ -193,13 +193,6 @@ bool overlap(const A *a, int64_t an, const B *b, int64_t bn) {
 // memory, or messages asked for).
 constexpr int64_t kNothing = -2, kNoRoom = -3;
 
-// Local. Whether this rank may read in place on a node: DM_EXCHANGE names no message
-// executor (pack, datatype, hybrid). Each rank's answer travels in the agreement.
-inline bool may_read_in_place() {
-    const dm::exchange::Executor e = dm::exchange::executor_from_environment(dm::exchange::Executor::Auto);
-    return e == dm::exchange::Executor::Auto || std::strcmp(e.name(), "onnode") == 0;
-}
-
 // Local. Whether every rank of c's communicator is on this node and has node memory
 // (the same answer on every rank).
 inline bool all_on_node(const Context &c) { return dm::exchange::all_on_node(c.comm); }
@@ -244,7 +237,7 @@ bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *
     target.check(ndst);  // records the first bad index in `fault`
     const int64_t nsrc = src_block.count(c.rank);
     const dm::node::Location at = shared_location(c, src, nsrc);
-    const int64_t mine[3] = {at.window != -1 && !overlap(dst, ndst, src, nsrc) && may_read_in_place(), at.window,
+    const int64_t mine[3] = {at.window != -1 && !overlap(dst, ndst, src, nsrc) && dm::exchange::may_read_in_place(), at.window,
                              at.offset};
     const int64_t *rows = gather_checked(c, mine, 3, fault);
     for (int r = 0; r < c.nranks; ++r)
@@ -306,9 +299,10 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     if (on_node) {
         dm::node::Location at{detail::kNothing, 0};
         // Small blocks go by message, as the on-node transport's small messages: the
-        // barrier costs more than the copy it saves.
-        const bool small = dst_block.max_count() * int64_t(sizeof(T)) < dm::exchange::cost_model().on_node_min_bytes;
-        if (nsend > 0 && (small || !detail::may_read_in_place())) {
+        // barrier costs more than the copy it saves. Each rank's answer travels in
+        // the count exchange.
+        const bool small = !dm::exchange::worth_reading_in_place(dst_block.max_count() * int64_t(sizeof(T)));
+        if (nsend > 0 && (small || !dm::exchange::may_read_in_place())) {
             at = {};
         } else if (nsend > 0) {
             std::byte *node = c.ws.node.get(c.comm, nsend);
