@@ -15,7 +15,7 @@ import datamotion as dm
 from datamotion._plans import CAPACITY
 from dmtest import (
     DTYPES, DTYPE_IDS, LARGE, MAIN, WITH_8, WORLD, bcast_case, check_all, check_same_array, factorizations,
-    raises_everywhere, safely, same_array, sample,
+    raises_everywhere, run_job, safely, same_array, sample,
 )
 
 SIZE = WORLD.size
@@ -307,3 +307,42 @@ def test_one_shot_shifts_reuse_their_plans():
     for s in range(40):  # the cache is bounded
         dm.cshift(a, s, 1)
     check_all(WORLD, len(grid._plans) <= CAPACITY, f"{len(grid._plans)} plans kept")
+
+
+_UNCHECKED_PSHIFT = r"""
+import numpy as np
+import datamotion as dm
+from mpi4py import MPI
+from datamotion import _core
+assert not _core.checked_mode()
+grid = dm.ProcessGrid(dims=2, periods=[True, False])
+x = np.arange(7.0 * 5).reshape(7, 5)
+a = dm.DistArray.from_global(grid, x, ghost=1)
+shifts = [dm.CShift(1, axis=0), dm.CShift(-2, axis=0), dm.EOShift(1, axis=1), dm.EOShift(-1, axis=1, boundary=0)]
+plan = dm.PShift(a, shifts)
+assert plan._direct  # the path under test
+for dsts in ([dm.DistArray.zeros(grid, x.shape, ghost=1) for _ in shifts],
+             tuple(dm.DistArray.zeros(grid, x.shape, ghost=1) for _ in shifts)):
+    for _ in range(2):  # reused
+        plan.execute(dsts, [a] * len(shifts))
+        got = [d.to_global() for d in dsts]
+        if MPI.COMM_WORLD.rank == 0:
+            right = np.zeros_like(x); right[:, :-1] = x[:, 1:]
+            left = np.zeros_like(x); left[:, 1:] = x[:, :-1]
+            for g, want in zip(got, [np.roll(x, -1, 0), np.roll(x, 2, 0), right, left]):
+                assert np.array_equal(g, want), (g, want)
+scalar = dm.PShift(a, [dm.EOShift(1, axis=0, boundary=7.5)])  # boundary values: the checked path
+got = scalar([a])[0].to_global()
+if MPI.COMM_WORLD.rank == 0:
+    want = np.full_like(x, 7.5); want[:-1] = x[1:]
+    assert np.array_equal(got, want), (got, want)
+print("PSHIFT OK", flush=True)
+"""
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_pshift_outside_checked_mode_matches_the_oracle(tmp_path):
+    """Outside checked mode execute() goes straight to the C++ plan (no Python-side
+    agreement): the results are the same, with lists and tuples, reused."""
+    done = run_job(_UNCHECKED_PSHIFT, 3, tmp_path, DATAMOTION_CHECK="0")
+    assert done.returncode == 0 and "PSHIFT OK" in done.stdout, done.stdout
