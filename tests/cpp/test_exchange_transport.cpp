@@ -45,7 +45,7 @@ public:
         (sending ? sends_ : recvs_).push_back(&m);
     }
     bool setup(int) override {
-        for (auto *list : {&sends_, &recvs_})
+        for (auto *list : {&recvs_, &sends_})  // in the order start() posts them
             for (const Message *m : *list) buffers_.emplace_back(static_cast<std::size_t>(m->bytes));
         requests_.assign(buffers_.size(), MPI_REQUEST_NULL);
         return !buffers_.empty();
