@@ -206,8 +206,6 @@ void Plan::finish(const Options &options) {
     for (const Message &m : recvs_)
         for (const Block &b : m.blocks) written_slot_[static_cast<std::size_t>(b.slot)] = true;
     if (collective_) {  // one datatype per side, uncut: the collective transport makes them
-        for (auto *list : {&sends_, &recvs_})
-            for (Message &m : *list) m.way = Way::Datatype, m.why = Why::Option, m.cuts = {0, m.bytes};
         carrier_.reset();
         handback_ = nullptr;
     } else {
@@ -395,10 +393,20 @@ std::string Plan::describe() const {
           << nodes.ranks[static_cast<std::size_t>(mine)] << " ranks, led by rank " << nodes.leader[static_cast<std::size_t>(mine)]
           << "; a small message takes " << nodes.across_us << " us between nodes, " << nodes.within_us << " us within one\n";
     }
+    // Point to point's way of each message (the collective's: one datatype each side).
+    const auto *carrier = dynamic_cast<const PointToPoint *>(carrier_.get());
+    Side collective;
+    collective.way = Way::Datatype, collective.why = Why::Option, collective.cuts = {0, 0};
+    auto way_of = [&](std::size_t k, bool sending) -> const Side & {
+        return carrier ? carrier->side(k, sending) : collective;
+    };
     auto side = [&](const char *what, const std::vector<Message> &list) {
         std::int64_t n[3] = {0, 0, 0}, bytes = 0, runs = 0, pieces = 0;
-        for (const Message &m : list)
-            ++n[static_cast<int>(m.way)], bytes += m.bytes, runs += m.runs, pieces += static_cast<std::int64_t>(m.count());
+        for (std::size_t k = 0; k < list.size(); ++k) {
+            const Side &w = way_of(k, &list == &sends_);
+            ++n[static_cast<int>(w.way)], bytes += list[k].bytes, runs += list[k].runs;
+            pieces += static_cast<std::int64_t>(w.count());
+        }
         s << "  " << what << ": " << list.size() << " messages, " << human_bytes(bytes) << " in " << runs << " runs, "
           << pieces << " MPI messages; " << n[0] << " direct, " << n[1] << " packed, " << n[2] << " datatype\n";
     };
@@ -417,15 +425,16 @@ std::string Plan::describe() const {
                 s << carried << m.place << "\n";
                 continue;
             }
-            s << ways[static_cast<int>(m.way)];
-            if (m.count() > 1) s << " in " << m.count() << " pieces";
-            switch (m.why) {
+            const Side &w = way_of(k, &list == &sends_);
+            s << ways[static_cast<int>(w.way)];
+            if (w.count() > 1) s << " in " << w.count() << " pieces";
+            switch (w.why) {
                 case Why::Contiguous: s << " (contiguous: pointer and count)"; break;
                 case Why::Limits: s << " (too large for an MPI datatype's int counts)"; break;
                 case Why::Option: s << " (executor " << executor_name(options_.executor) << " by option or DM_EXCHANGE)"; break;
                 case Why::Model:
                     s << " (model" << (m.where == Locality::AcrossNodes ? " across nodes" : "") << ": packed "
-                      << m.cost[1] << " us, datatype " << m.cost[2] << " us)";
+                      << w.cost[1] << " us, datatype " << w.cost[2] << " us)";
                     break;
             }
             s << m.place;

@@ -150,7 +150,7 @@ ExecutorWays executor_ways(Executor e) {
     return {};  // auto, and the transports whose other messages go as auto
 }
 
-void PointToPoint::choose(Message &m, bool sending) const {
+void PointToPoint::choose(const Message &m, Side &s, bool sending) const {
     // Each side prices its own ways with the model of this MPI (cost.hpp) and takes
     // the cheapest; an executor named by option or DM_EXCHANGE overrides the model
     // where the message allows that way.
@@ -162,39 +162,39 @@ void PointToPoint::choose(Message &m, bool sending) const {
     // and datamotion calibrate.
     const SidePrice price =
         sending ? price_send(model, m.bytes, m.runs, m.where) : price_recv(model, m.bytes, m.runs, m.where);
-    m.cost[1] = price.packed, m.cost[2] = price.datatype;
-    m.cut_datatype = sending && price.cut;  // cut into pieces of <= split_runs runs (cut_pieces)
+    s.cost[1] = price.packed, s.cost[2] = price.datatype;
+    s.cut_datatype = sending && price.cut;  // cut into pieces of <= split_runs runs (cut_pieces)
     const Force e = force_;
-    if (contiguous) m.way = Way::Direct, m.why = Why::Contiguous;
-    else if (!describable) m.way = Way::Packed, m.why = Why::Limits;
-    else if (e == Force::Pack || (e == Force::Hybrid && sending)) m.way = Way::Packed, m.why = Why::Option;
-    else if (e == Force::Datatype || e == Force::Hybrid) m.way = Way::Datatype, m.why = Why::Option;
-    else m.way = m.cost[2] < m.cost[1] ? Way::Datatype : Way::Packed, m.why = Why::Model;
+    if (contiguous) s.way = Way::Direct, s.why = Why::Contiguous;
+    else if (!describable) s.way = Way::Packed, s.why = Why::Limits;
+    else if (e == Force::Pack || (e == Force::Hybrid && sending)) s.way = Way::Packed, s.why = Why::Option;
+    else if (e == Force::Datatype || e == Force::Hybrid) s.way = Way::Datatype, s.why = Why::Option;
+    else s.way = s.cost[2] < s.cost[1] ? Way::Datatype : Way::Packed, s.why = Why::Model;
 }
 
-void PointToPoint::cut_pieces(Message &m) const {
+void PointToPoint::cut_pieces(const Message &m, Side &s) const {
     // The sender's cuts: packed messages in pipelined pieces of about chunk_bytes
     // (64-byte aligned), datatypes on MPICH after every split_runs runs where
     // choose() found that cheaper; the rest in one piece.
     const CostModel &model = *model_;
-    m.cuts.assign(1, 0);
-    if (m.way == Way::Packed && m.bytes > model.chunk_bytes) {
+    s.cuts.assign(1, 0);
+    if (s.way == Way::Packed && m.bytes > model.chunk_bytes) {
         const std::int64_t n = (m.bytes + model.chunk_bytes - 1) / model.chunk_bytes;
-        for (std::int64_t i = 1; i < n; ++i) m.cuts.push_back((m.bytes / n * i) & ~std::int64_t{63});
-    } else if (m.way == Way::Datatype && m.cut_datatype) {
+        for (std::int64_t i = 1; i < n; ++i) s.cuts.push_back((m.bytes / n * i) & ~std::int64_t{63});
+    } else if (s.way == Way::Datatype && s.cut_datatype) {
         std::int64_t at = 0, runs_left = model.split_runs;  // runs before the next cut
         for (const Block &b : m.blocks) {
             std::int64_t runs = b.runs();
             while (runs > runs_left) {
                 at += runs_left * b.run, runs -= runs_left;
-                m.cuts.push_back(at);
+                s.cuts.push_back(at);
                 runs_left = model.split_runs;
             }
             at += runs * b.run, runs_left -= runs;
         }
-        if (m.cuts.back() == m.bytes) m.cuts.pop_back();
+        if (s.cuts.back() == m.bytes) s.cuts.pop_back();
     }
-    m.cuts.push_back(m.bytes);
+    s.cuts.push_back(m.bytes);
 }
 
 void PointToPoint::exchange_cuts() {
@@ -206,26 +206,29 @@ void PointToPoint::exchange_cuts() {
     std::vector<std::vector<std::int64_t>> told(sends_->size());
     for (std::size_t i = 0; i < sends_->size(); ++i) {
         Message &m = (*sends_)[i];
+        const Side &s = sends_side_[i];
         m.sender_lines = lines(m.blocks.data(), m.blocks.size());
-        told[i].assign(m.cuts.begin() + 1, m.cuts.end() - 1);
+        told[i].assign(s.cuts.begin() + 1, s.cuts.end() - 1);
         told[i].push_back(m.sender_lines);
         check_mpi(MPI_Isend(told[i].data(), static_cast<int>(told[i].size()), MPI_INT64_T, m.peer, tag_, comm_,
                             &requests[i]),
                   "MPI_Isend");
     }
-    for (Message &m : *recvs_) {
+    for (std::size_t k = 0; k < recvs_->size(); ++k) {
+        Message &m = (*recvs_)[k];
+        std::vector<std::int64_t> &cuts = recvs_side_[k].cuts;
         MPI_Status status;
         check_mpi(MPI_Probe(m.peer, tag_, comm_, &status), "MPI_Probe");
         int n = 0;
         check_mpi(MPI_Get_count(&status, MPI_INT64_T, &n), "MPI_Get_count");
-        m.cuts.assign(static_cast<std::size_t>(n) + 1, 0);
-        check_mpi(MPI_Recv(m.cuts.data() + 1, n, MPI_INT64_T, m.peer, tag_, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
-        m.sender_lines = m.cuts.back();
-        m.cuts.back() = m.bytes;
-        for (std::size_t i = 1; i < m.cuts.size(); ++i)
-            if (m.cuts[i] <= m.cuts[i - 1])
+        cuts.assign(static_cast<std::size_t>(n) + 1, 0);
+        check_mpi(MPI_Recv(cuts.data() + 1, n, MPI_INT64_T, m.peer, tag_, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+        m.sender_lines = cuts.back();
+        cuts.back() = m.bytes;
+        for (std::size_t i = 1; i < cuts.size(); ++i)
+            if (cuts[i] <= cuts[i - 1])
                 fail(DM_ERR_ARG, "exchange: internal error: rank ", m.peer, " cuts a message of ", m.bytes,
-                     " bytes at ", m.cuts[i]);
+                     " bytes at ", cuts[i]);
     }
     check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
@@ -233,63 +236,68 @@ void PointToPoint::exchange_cuts() {
 void PointToPoint::prepare(std::vector<Message> &sends, std::vector<Message> &recvs, const std::vector<Round> &rounds,
                            int tag) {
     sends_ = &sends, recvs_ = &recvs, rounds_ = &rounds, tag_ = tag;
-    for (Message &m : sends) {
-        choose(m, true);
-        cut_pieces(m);
-        if (m.way == Way::Packed) m.at = send_bytes_, send_bytes_ += m.bytes;
+    sends_side_.assign(sends.size(), Side{}), recvs_side_.assign(recvs.size(), Side{});
+    for (std::size_t k = 0; k < sends.size(); ++k) {
+        Side &s = sends_side_[k];
+        choose(sends[k], s, true);
+        cut_pieces(sends[k], s);
+        if (s.way == Way::Packed) s.at = send_bytes_, send_bytes_ += sends[k].bytes;
     }
-    for (Message &m : recvs) {
-        choose(m, false);
-        if (m.way == Way::Packed) m.at = recv_bytes_, recv_bytes_ += m.bytes;
+    for (std::size_t k = 0; k < recvs.size(); ++k) {
+        Side &s = recvs_side_[k];
+        choose(recvs[k], s, false);
+        if (s.way == Way::Packed) s.at = recv_bytes_, recv_bytes_ += recvs[k].bytes;
     }
     exchange_cuts();
     std::size_t max_recv = 0;
-    for (auto *list : {&sends, &recvs}) {
+    for (bool sending : {true, false}) {
+        const std::vector<Message> &list = sending ? sends : recvs;
         std::size_t request = 0;
-        for (Message &m : *list) {
+        for (std::size_t index = 0; index < list.size(); ++index) {
+            const Message &m = list[index];
+            Side &s = (sending ? sends_side_ : recvs_side_)[index];
             // The blocks of every piece, sliced once here so the hot path only walks them.
-            m.first.assign(1, 0);
+            s.first.assign(1, 0);
             std::size_t b = 0;
             std::int64_t start = 0;  // of block b in the message
-            for (std::size_t i = 0; i + 1 < m.cuts.size(); ++i) {
-                const std::int64_t from = m.cuts[i], to = m.cuts[i + 1];
+            for (std::size_t i = 0; i + 1 < s.cuts.size(); ++i) {
+                const std::int64_t from = s.cuts[i], to = s.cuts[i + 1];
                 while (b < m.blocks.size() && start + m.blocks[b].bytes() <= from) start += m.blocks[b++].bytes();
                 for (std::size_t k = b; k < m.blocks.size() && start < to;) {
                     const std::int64_t size = m.blocks[k].bytes();
-                    slice(m.blocks[k], std::max<std::int64_t>(from - start, 0), std::min(to - start, size), m.pieces);
+                    slice(m.blocks[k], std::max<std::int64_t>(from - start, 0), std::min(to - start, size), s.pieces);
                     if (start + size > to) break;
                     start += size, ++k, b = k;
                 }
-                m.first.push_back(m.pieces.size());
+                s.first.push_back(s.pieces.size());
             }
-            m.in_place.assign(m.count(), 0);
-            for (std::size_t i = 0; i < m.count(); ++i)
-                m.in_place[i] = m.first[i + 1] - m.first[i] == 1 && m.pieces[m.first[i]].levels == 0;
-            m.request = request, request += m.count();
-            if (m.way != Way::Datatype) continue;
-            m.absolute = false;
-            for (const Block &x : m.blocks) m.absolute = m.absolute || x.slot != m.blocks[0].slot;
-            m.types.assign(m.count(), MPI_DATATYPE_NULL);
-            if (!m.absolute) make_types(m, nullptr);
+            s.in_place.assign(s.count(), 0);
+            for (std::size_t i = 0; i < s.count(); ++i)
+                s.in_place[i] = s.first[i + 1] - s.first[i] == 1 && s.pieces[s.first[i]].levels == 0;
+            s.request = request, request += s.count();
+            if (s.way != Way::Datatype) continue;
+            s.absolute = false;
+            for (const Block &x : m.blocks) s.absolute = s.absolute || x.slot != m.blocks[0].slot;
+            s.types.assign(s.count(), MPI_DATATYPE_NULL);
+            if (!s.absolute) make_types(s, nullptr);
         }
-        if (list == &recvs) max_recv = request;
+        if (!sending) max_recv = request;
     }
     completed_.assign(max_recv, 0);
     if (send_bytes_) send_buffer_.reset(new std::byte[static_cast<std::size_t>(send_bytes_)]);
     if (recv_bytes_) recv_buffer_.reset(new std::byte[static_cast<std::size_t>(recv_bytes_)]);
 }
 
-void PointToPoint::make_types(Message &m, const void *const *slots) const {
-    for (std::size_t i = 0; i < m.count(); ++i)
-        m.types[i] = blocks_type(m.pieces.data() + m.first[i], m.first[i + 1] - m.first[i], slots);
+void PointToPoint::make_types(Side &s, const void *const *slots) const {
+    for (std::size_t i = 0; i < s.count(); ++i)
+        s.types[i] = blocks_type(s.pieces.data() + s.first[i], s.first[i + 1] - s.first[i], slots);
 }
 
 void PointToPoint::free_types(bool absolute_only) {
-    if (!sends_) return;
-    for (auto *list : {sends_, recvs_})
-        for (Message &m : *list)
-            if (m.absolute || !absolute_only)
-                for (MPI_Datatype &t : m.types)
+    for (auto *sides : {&sends_side_, &recvs_side_})
+        for (Side &s : *sides)
+            if (s.absolute || !absolute_only)
+                for (MPI_Datatype &t : s.types)
                     if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
 }
 
@@ -304,27 +312,27 @@ void PointToPoint::release_requests() {
 void PointToPoint::bind(const void *const *slots, const std::byte *staged) {
     release_requests();
     free_types(true);
-    for (auto *list : {sends_, recvs_})
-        for (Message &m : *list)
-            if (m.way == Way::Datatype && m.absolute) make_types(m, slots);
+    for (auto *sides : {&sends_side_, &recvs_side_})
+        for (Side &s : *sides)
+            if (s.way == Way::Datatype && s.absolute) make_types(s, slots);
 
     auto base = [&](const Block &b) { return const_cast<std::byte *>(static_cast<const std::byte *>(slots[b.slot])); };
     // The buffer, count and type of one piece of one side of a message.
-    auto endpoint = [&](const Message &m, std::size_t i, std::byte *packed, std::int64_t staged_at, void *&buffer,
-                        int &count, MPI_Datatype &type, MPI_Datatype &owned) {
+    auto endpoint = [&](const Message &m, const Side &s, std::size_t i, std::byte *packed, std::int64_t staged_at,
+                        void *&buffer, int &count, MPI_Datatype &type, MPI_Datatype &owned) {
         owned = MPI_DATATYPE_NULL;
-        const bool in_place = staged_at < 0 && m.whole(i);
-        if (m.way == Way::Datatype && staged_at < 0 && !in_place) {
-            buffer = m.absolute ? MPI_BOTTOM : base(m.blocks[0]);
-            count = 1, type = m.types[i];
+        const bool in_place = staged_at < 0 && s.whole(i);
+        if (s.way == Way::Datatype && staged_at < 0 && !in_place) {
+            buffer = s.absolute ? MPI_BOTTOM : base(m.blocks[0]);
+            count = 1, type = s.types[i];
             return;
         }
-        const Block &only = m.pieces[m.first[i]];
+        const Block &only = s.pieces[s.first[i]];
         buffer = in_place                ? base(only) + only.offset
-                 : staged_at >= 0        ? const_cast<std::byte *>(staged) + staged_at + m.cuts[i]
-                 : m.way == Way::Packed  ? packed + m.at + m.cuts[i]
-                                         : base(m.blocks[0]) + m.blocks[0].offset + m.cuts[i];
-        const std::int64_t bytes = m.cuts[i + 1] - m.cuts[i];
+                 : staged_at >= 0        ? const_cast<std::byte *>(staged) + staged_at + s.cuts[i]
+                 : s.way == Way::Packed  ? packed + s.at + s.cuts[i]
+                                         : base(m.blocks[0]) + m.blocks[0].offset + s.cuts[i];
+        const std::int64_t bytes = s.cuts[i + 1] - s.cuts[i];
         if (bytes <= INT_MAX) {
             count = static_cast<int>(bytes), type = MPI_BYTE;
         } else {
@@ -339,72 +347,72 @@ void PointToPoint::bind(const void *const *slots, const std::byte *staged) {
     MPI_Datatype type, owned;
     const std::vector<Message> &recvs = *recvs_;
     for (std::size_t k = 0; k < recvs.size(); ++k)
-        for (std::size_t i = 0; i < recvs[k].count(); ++i) {
-            endpoint(recvs[k], i, recv_buffer_.get(), -1, buffer, count, type, owned);
+        for (std::size_t i = 0; i < recvs_side_[k].count(); ++i) {
+            endpoint(recvs[k], recvs_side_[k], i, recv_buffer_.get(), -1, buffer, count, type, owned);
             recv_requests_.push_back(MPI_REQUEST_NULL);
             recv_piece_.push_back({k, i});
             check_mpi(MPI_Recv_init(buffer, count, type, recvs[k].peer, tag_, comm_, &recv_requests_.back()),
                       "MPI_Recv_init");
             if (owned != MPI_DATATYPE_NULL) MPI_Type_free(&owned);
         }
-    for (const Message &m : *sends_)
-        for (std::size_t i = 0; i < m.count(); ++i) {
-            endpoint(m, i, send_buffer_.get(), staged ? m.staged_at : -1, buffer, count, type, owned);
+    for (std::size_t k = 0; k < sends_->size(); ++k)
+        for (std::size_t i = 0; i < sends_side_[k].count(); ++i) {
+            const Message &m = (*sends_)[k];
+            endpoint(m, sends_side_[k], i, send_buffer_.get(), staged ? m.staged_at : -1, buffer, count, type, owned);
             send_requests_.push_back(MPI_REQUEST_NULL);
             check_mpi(MPI_Send_init(buffer, count, type, m.peer, tag_, comm_, &send_requests_.back()), "MPI_Send_init");
             if (owned != MPI_DATATYPE_NULL) MPI_Type_free(&owned);
         }
 }
 
-std::pair<std::size_t, std::size_t> PointToPoint::requests(const std::vector<Message> &list, std::size_t first,
-                                                           std::size_t end) const {
+std::pair<std::size_t, std::size_t> PointToPoint::requests(const std::vector<Side> &sides, std::size_t first,
+                                                           std::size_t end) {
     if (first == end) return {0, 0};
-    return {list[first].request, list[end - 1].request + list[end - 1].count()};
+    return {sides[first].request, sides[end - 1].request + sides[end - 1].count()};
 }
 
 void PointToPoint::start_round(std::size_t r, const void *const *slots, bool staged) {
     slots_ = slots, staged_ = staged;
     const Round &round = (*rounds_)[r];
-    for (std::size_t k = round.first_recv; k < round.end_recv; ++k) {
-        const Message &m = (*recvs_)[k];
-        if (m.transport == this)  // another transport's receive starts only if its sender falls back
-            check_mpi(MPI_Startall(static_cast<int>(m.count()), &recv_requests_[m.request]), "MPI_Startall");
-    }
+    for (std::size_t k = round.first_recv; k < round.end_recv; ++k)
+        if ((*recvs_)[k].transport == this)  // another transport's receive starts only if its sender falls back
+            receive_by_message(k);
     for (std::size_t k = round.first_send; k < round.end_send; ++k)
-        if ((*sends_)[k].transport == this) start_send(r, (*sends_)[k]);
+        if ((*sends_)[k].transport == this) start_send(r, k);
 }
 
-void PointToPoint::start_send(std::size_t r, const Message &m) {
-    if (staged_ || m.way != Way::Packed) {
-        check_mpi(MPI_Startall(static_cast<int>(m.count()), &send_requests_[m.request]), "MPI_Startall");
+void PointToPoint::start_send(std::size_t r, std::size_t send) {
+    const Side &s = sends_side_[send];
+    if (staged_ || s.way != Way::Packed) {
+        check_mpi(MPI_Startall(static_cast<int>(s.count()), &send_requests_[s.request]), "MPI_Startall");
         return;
     }
     // Pipelined: each piece leaves as soon as it is packed, and arrivals are
     // unpacked while later pieces are packed.
-    for (std::size_t i = 0; i < m.count(); ++i) {
-        std::byte *out = send_buffer_.get() + m.at + m.cuts[i];
-        if (m.whole(i)) {  // sent in place
-            check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
+    for (std::size_t i = 0; i < s.count(); ++i) {
+        std::byte *out = send_buffer_.get() + s.at + s.cuts[i];
+        if (s.whole(i)) {  // sent in place
+            check_mpi(MPI_Start(&send_requests_[s.request + i]), "MPI_Start");
             continue;
         }
-        for (std::size_t b = m.first[i]; b < m.first[i + 1]; ++b)
-            out = pack(out, static_cast<const std::byte *>(slots_[m.pieces[b].slot]), m.pieces[b]);
-        check_mpi(MPI_Start(&send_requests_[m.request + i]), "MPI_Start");
-        if (m.count() > 1) receive(r, false);
+        for (std::size_t b = s.first[i]; b < s.first[i + 1]; ++b)
+            out = pack(out, static_cast<const std::byte *>(slots_[s.pieces[b].slot]), s.pieces[b]);
+        check_mpi(MPI_Start(&send_requests_[s.request + i]), "MPI_Start");
+        if (s.count() > 1) receive(r, false);
     }
 }
 
-void PointToPoint::send_by_message(std::size_t send) { start_send(0, (*sends_)[send]); }
+void PointToPoint::send_by_message(std::size_t send) { start_send(0, send); }
 
 void PointToPoint::receive_by_message(std::size_t recv) {
-    const Message &m = (*recvs_)[recv];
-    check_mpi(MPI_Startall(static_cast<int>(m.count()), &recv_requests_[m.request]), "MPI_Startall");
+    const Side &s = recvs_side_[recv];
+    check_mpi(MPI_Startall(static_cast<int>(s.count()), &recv_requests_[s.request]), "MPI_Startall");
 }
 
 bool PointToPoint::receive(std::size_t r, bool wait) {
     // Unpacks the packed pieces that have arrived.
     const Round &round = (*rounds_)[r];
-    const auto [first, end] = requests(*recvs_, round.first_recv, round.end_recv);
+    const auto [first, end] = requests(recvs_side_, round.first_recv, round.end_recv);
     if (end == first) return true;
     int done = 0;
     const int n = static_cast<int>(end - first);
@@ -415,11 +423,11 @@ bool PointToPoint::receive(std::size_t r, bool wait) {
     if (done == MPI_UNDEFINED) return true;
     for (int j = 0; j < done; ++j) {
         const auto [k, i] = recv_piece_[first + static_cast<std::size_t>(completed_[static_cast<std::size_t>(j)])];
-        const Message &m = (*recvs_)[k];
-        if (m.way != Way::Packed || m.whole(i)) continue;
-        const std::byte *in = recv_buffer_.get() + m.at + m.cuts[i];
-        for (std::size_t b = m.first[i]; b < m.first[i + 1]; ++b)
-            in = unpack(const_cast<std::byte *>(static_cast<const std::byte *>(slots_[m.pieces[b].slot])), m.pieces[b],
+        const Side &s = recvs_side_[k];
+        if (s.way != Way::Packed || s.whole(i)) continue;
+        const std::byte *in = recv_buffer_.get() + s.at + s.cuts[i];
+        for (std::size_t b = s.first[i]; b < s.first[i + 1]; ++b)
+            in = unpack(const_cast<std::byte *>(static_cast<const std::byte *>(slots_[s.pieces[b].slot])), s.pieces[b],
                         in);
     }
     return false;
@@ -427,7 +435,7 @@ bool PointToPoint::receive(std::size_t r, bool wait) {
 
 bool PointToPoint::sent(std::size_t r, bool wait) {
     const Round &round = (*rounds_)[r];
-    const auto [first, end] = requests(*sends_, round.first_send, round.end_send);
+    const auto [first, end] = requests(sends_side_, round.first_send, round.end_send);
     if (end == first) return true;
     if (wait) {
         check_mpi(MPI_Waitall(static_cast<int>(end - first), &send_requests_[first], MPI_STATUSES_IGNORE), "MPI_Waitall");

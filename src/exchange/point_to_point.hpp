@@ -11,6 +11,8 @@
 
 #include "exchange/transport.hpp"
 
+#include <mpi.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -21,6 +23,33 @@ namespace dm::exchange {
 
 // The way an executor forces on every message that allows it.
 enum class Force { None, Pack, Datatype, Hybrid };
+
+// How one side of one message travels point to point, and what chose that way.
+enum class Way { Direct, Packed, Datatype };
+enum class Why { Contiguous, Option, Model, Limits };
+
+// Point to point's state of one side of one message (the plan's Message holds what
+// every transport shares): its way, its pieces and the MPI objects that carry them.
+struct Side {
+    Way way = Way::Packed;
+    Why why = Why::Model;
+    double cost[3] = {-1, -1, -1};  // the model's microseconds per way (-1: not a choice)
+    bool cut_datatype = false;  // sending: a datatype goes in pieces of <= split_runs runs
+    std::int64_t at = 0;  // offset in the pack buffer
+    bool absolute = false;  // the types address memory (blocks in several slots)
+    // Pieces: piece i is bytes [cuts[i], cuts[i+1]) of the message, one MPI message
+    // each; its blocks are pieces[first[i]] .. pieces[first[i+1]] (sliced blocks).
+    std::vector<std::int64_t> cuts;
+    std::vector<Block> pieces;
+    std::vector<std::size_t> first;
+    // Whether piece i is one contiguous run on this side: it then travels in
+    // place (pointer and count) whatever the message's way, never packed.
+    std::vector<char> in_place;
+    bool whole(std::size_t i) const { return in_place[i] != 0; }
+    std::vector<MPI_Datatype> types;  // Datatype: one per piece
+    std::size_t request = 0;  // its first piece's request
+    std::size_t count() const { return cuts.size() - 1; }
+};
 
 // The registry's factories: point to point with `F` forced (None: the model's ways).
 template <Force F>
@@ -61,24 +90,28 @@ public:
     bool receive(std::size_t round, bool wait) override;
     bool sent(std::size_t round, bool wait) override;
 
+    // describe(): how send (or receive) `index` of the plan travels by this transport.
+    const Side &side(std::size_t index, bool sending) const { return (sending ? sends_side_ : recvs_side_)[index]; }
+
 private:
-    void choose(Message &m, bool sending) const;
-    void cut_pieces(Message &m) const;
+    void choose(const Message &m, Side &s, bool sending) const;
+    void cut_pieces(const Message &m, Side &s) const;
     void exchange_cuts();
-    void make_types(Message &m, const void *const *slots) const;
+    void make_types(Side &s, const void *const *slots) const;
     void free_types(bool absolute_only);
     void release_requests();
-    void start_send(std::size_t round, const Message &m);
+    void start_send(std::size_t round, std::size_t send);
     void send_by_message(std::size_t send) override;
     void receive_by_message(std::size_t recv) override;
-    std::pair<std::size_t, std::size_t> requests(const std::vector<Message> &list, std::size_t first,
-                                                 std::size_t end) const;
+    static std::pair<std::size_t, std::size_t> requests(const std::vector<Side> &sides, std::size_t first,
+                                                        std::size_t end);
 
     MPI_Comm comm_;
     int tag_ = 0;
     const CostModel *model_;
     Force force_;
     std::vector<Message> *sends_ = nullptr, *recvs_ = nullptr;  // the plan's, every one
+    std::vector<Side> sends_side_, recvs_side_;  // how each travels here
     const std::vector<Round> *rounds_ = nullptr;
 
     std::unique_ptr<std::byte[]> send_buffer_, recv_buffer_;  // packed messages

@@ -3,7 +3,9 @@
 // whether it takes a message, telling it where the peer lives (Peer: same node,
 // which node, ranks per node); what none takes goes point to point
 // (point_to_point.hpp), which also prices and cuts every message. A transport is one
-// file behind this interface plus one line in the registry.
+// file behind this interface plus one line in the registry (or one call of
+// register_transport: tests/cpp/test_exchange_transport.cpp adds one so). Each
+// transport prices its own messages (takes()); the cost model prices MPI's ways.
 #pragma once
 
 #include "exchange/block.hpp"
@@ -21,41 +23,21 @@ namespace dm::exchange {
 
 class Transport;
 
-// How one side of one message travels point to point, and what chose that way.
-enum class Way { Direct, Packed, Datatype };
-enum class Why { Contiguous, Option, Model, Limits };
-
-// One message of a plan, as one side sees it: to or from one peer in one round.
+// One message of a plan, as one side sees it: to or from one peer in one round;
+// what the planner knows of it and every transport may read. How a transport
+// carries it is that transport's own state (point to point's: point_to_point.hpp).
 struct Message {
     int peer = 0, round = 0;
-    Locality where = Locality::OnNode;  // the peer's node against this rank's (the planner's)
+    Locality where = Locality::OnNode;  // the peer's node against this rank's
     std::vector<Block> blocks;
     std::int64_t bytes = 0, runs = 0;
     // The cache lines the sending side's blocks span (Block::lines), known on both
-    // sides once point to point has prepared (-1 before): what a receiver reading in
-    // place would fetch.
+    // sides once point to point has prepared (-1 before; it tells each receiver
+    // with the cuts): what a receiver reading in place would fetch.
     std::int64_t sender_lines = -1;
-    Way way = Way::Packed;
-    Why why = Why::Model;
-    double cost[3] = {-1, -1, -1};  // the model's microseconds per way (-1: not a choice)
-    bool cut_datatype = false;  // sending: a datatype goes in pieces of <= split_runs runs
-    std::int64_t at = 0;  // offset in the pack buffer
-    bool absolute = false;  // the types address memory (blocks in several slots)
-    // Pieces: piece i is bytes [cuts[i], cuts[i+1]) of the message, one MPI message
-    // each; its blocks are pieces[first[i]] .. pieces[first[i+1]] (sliced blocks).
-    std::vector<std::int64_t> cuts;
-    std::vector<Block> pieces;
-    std::vector<std::size_t> first;
-    // Whether piece i is one contiguous run on this side: it then travels in
-    // place (pointer and count) whatever the message's way, never packed.
-    std::vector<char> in_place;
-    bool whole(std::size_t i) const { return in_place[i] != 0; }
-    std::vector<MPI_Datatype> types;  // Datatype: one per piece
     std::int64_t staged_at = 0;  // sending: its offset in the plan's staged copy of the sends
-    std::size_t request = 0;  // its first piece's point-to-point request
     Transport *transport = nullptr;  // the transport that took it
     const char *place = "";  // describe(): why it does or does not take another transport
-    std::size_t count() const { return cuts.size() - 1; }
 };
 
 // A round: the plan's sends [first_send, end_send) and receives [first_recv, end_recv).
