@@ -137,15 +137,19 @@ void Plan::group(std::vector<std::pair<int, std::pair<int, Block>>> &pieces, std
     pieces.shrink_to_fit();
 }
 
+Locality locality_of(MPI_Comm comm, int peer) {
+    const node::Topology &nodes = node::topology(comm);
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    return nodes.node[static_cast<std::size_t>(peer)] == nodes.node[static_cast<std::size_t>(me)] ? Locality::OnNode
+                                                                                                 : Locality::AcrossNodes;
+}
+
 void Plan::locate() {
     // Which messages cross nodes: the model prices them by the lines of their locality.
-    const node::Topology &nodes = node::topology(comm_);  // collective on the first plan of comm_
-    int me = 0;
-    MPI_Comm_rank(comm_, &me);
-    const int mine = nodes.node[static_cast<std::size_t>(me)];
+    node::topology(comm_);  // collective on the first plan of comm_, on every rank (with messages or not)
     for (auto *list : {&sends_, &recvs_})
-        for (Message &m : *list)
-            m.where = nodes.node[static_cast<std::size_t>(m.peer)] == mine ? Locality::OnNode : Locality::AcrossNodes;
+        for (Message &m : *list) m.where = locality_of(comm_, m.peer);
 }
 
 void Plan::make_transports() {

@@ -60,6 +60,10 @@ struct ExecutorWays {
     bool forced = false;
 };
 ExecutorWays executor_ways(Executor e);
+// Where rank `peer` of comm lives, seen from this rank: on its node or another
+// (node::Topology), the lines that price their messages. Collective on the first
+// call on comm (as node::topology), local after it.
+Locality locality_of(MPI_Comm comm, int peer);
 
 struct Options {
     Executor executor = Executor::Auto;

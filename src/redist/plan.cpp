@@ -513,16 +513,12 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
         messages(dst, src, in_runs, false);
     }
     if (!src.coords.empty() && !dst.coords.empty()) plan_self(src, dst, out_runs, in_runs, elsize);
-    if (sizes) {  // each priced by the lines of its locality
-        const node::Topology &nodes = node::topology(comm_);  // collective: every rank prices
-        const int my_node = nodes.node[static_cast<std::size_t>(me)];
-        for (int k = 0; k < 2; ++k)
-            for (auto &[key, m] : measured[k]) {
-                const bool across = nodes.node[static_cast<std::size_t>(key.first)] != my_node;
-                m.where = across ? exchange::Locality::AcrossNodes : exchange::Locality::OnNode;
-                sizes[k].push_back(m);
-            }
-    }
+    if (sizes) node::topology(comm_);  // collective on every rank, with messages to price or not
+    for (int k = 0; sizes && k < 2; ++k)  // each priced by the lines of its locality
+        for (auto &[key, m] : measured[k]) {
+            m.where = exchange::locality_of(comm_, key.first);
+            sizes[k].push_back(m);
+        }
     exchange_->finish({method_ == DM_REDIST_ALLTOALLW ? exchange::Executor::Alltoallw : executor_, false});
 }
 
