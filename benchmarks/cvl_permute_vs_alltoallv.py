@@ -31,6 +31,12 @@ repetitions:
             buffer interface) of the N values of this rank with the permutation's
             counts per destination rank, computed before the timing. It moves no
             indices and agrees on nothing: a lower bound, not a permutation.
+  message floor
+            (issue 33's, permute only) ``np.take(values, order, out=packed)``
+            into destination-rank order, one MPI_Alltoallv of the packed values,
+            and ``out[land] = received`` into place: both orders computed before
+            the timing. A permutation with its indices known in advance, moving
+            values only.
   python    the whole permutation as a NumPy + mpi4py user writes it (about ten
             lines, ``python_permute`` / ``python_bpermute`` below): owners by
             integer division, a stable argsort by owner, bincount, one MPI_Alltoall
@@ -112,6 +118,8 @@ PATHS = {
                           "while it travels; variable exchanges of 16-bit requests and of replies, each peer "
                           "answered on arrival, own requests answered without MPI (the path between nodes)",
     "floor": "NumPy local scatter/gather + one MPI_Alltoallv (values only)",
+    "message floor": "permute only: NumPy take into destination-rank order + MPI_Alltoallv + NumPy scatter of the "
+                     "received values into place, both orders computed before the timing",
     "python": "NumPy + mpi4py: owners, stable argsort by owner, bincount, MPI_Alltoall of counts, "
               "MPI_Alltoallv of values and int32 offsets (bpermute: requests, then replies), local scatter/gather",
     "one-copy floor": "MPI_Win_allocate_shared windows over the node hold the destination (bpermute: the source) "
@@ -300,6 +308,12 @@ def main():
     recv_counts = np.array([np.count_nonzero(owner[starts[r]:starts[r] + counts[r]] == rank) for r in range(p)],
                            dtype=np.int64)
     local = np.random.default_rng(args.seed + 1 + rank).permutation(int(counts[rank]))  # intp, NumPy's own
+    # The message floor's two placements: this rank's values in destination-rank order
+    # (stable, as they travel), and where each value received lands in this rank's block.
+    dest_order = np.argsort(owner[mine], kind="stable")
+    arrived = [perm[starts[r]:starts[r] + counts[r]] for r in range(p)]
+    land = np.concatenate([a[owner[starts[r]:starts[r] + counts[r]] == rank] for r, a in enumerate(arrived)])
+    land = (land - starts[rank]).astype(np.intp)
 
     node, no_floor = node_of(comm, "writes into other ranks' memory directly")
     layout = job_layout(comm)
@@ -320,8 +334,9 @@ def main():
             print(f"\nThe one-copy floor is skipped: {no_floor}")
         print()
         print("| dtype | operation | path | datamotion (ms) | floor (ms) | floor: NumPy part | floor: Alltoallv part "
-              "| ratio of medians | median ratio (p10-p90) | python (ms) | median ratio to python | floor x-node msgs |")
-        print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| ratio of medians | median ratio (p10-p90) | message floor (ms) | dm / message floor (p10-p90) "
+              "| python (ms) | median ratio to python | floor x-node msgs |")
+        print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
     # The path each row takes: in place where every rank shares this node and node
     # memory is on (permute: with destination blocks of at least 8 KiB); the rows
@@ -376,6 +391,17 @@ def main():
         def alltoallv():
             comm.Alltoallv(send_spec, recv_spec)
 
+        packed = np.empty_like(values)
+        packed_spec = [packed, (send_counts, sdispl), mpitype]
+
+        def message_floor():  # issue 33's: into destination order, Alltoallv, into place
+            np.take(values, dest_order, out=packed)
+            comm.Alltoallv(packed_spec, recv_spec)
+            out[land] = recv
+
+        message_floor()  # correctness first: the message floor is a permutation
+        if not comm.allreduce(bool(np.array_equal(out, expect[mine])), op=MPI.LAND):
+            sys.exit("message floor: wrong result")
         b = int(counts[0])
         my_index = perm[mine].astype(np.int64)
         got = np.empty_like(values)
@@ -425,6 +451,7 @@ def main():
             "alltoallv": alltoallv,
             "floor_s": lambda: (scatter(), alltoallv()),
             "floor_g": lambda: (gather(), alltoallv()),
+            "floor_m": message_floor,
             "python_s": lambda: python_permute(comm, b, my_index, values, got, mpitype),
             "python_g": lambda: python_bpermute(comm, b, my_index, values, got, mpitype),
         }
@@ -451,9 +478,16 @@ def main():
                                             ("bpermute, messages", "floor_g", "gather", "python_g")):
                 ratios = t[op] / t[floor]
                 lo, hi = np.percentile(ratios, [10, 90])
+                if floor == "floor_s":  # the message floor places the values of a permute only
+                    to_messages = t[op] / t["floor_m"]
+                    m_lo, m_hi = np.percentile(to_messages, [10, 90])
+                    message = (f"{med['floor_m'] * 1e3:.2f} | **{np.median(to_messages):.2f}** "
+                               f"({m_lo:.2f}-{m_hi:.2f})")
+                else:
+                    message = "- | -"
                 print(f"| {np.dtype(dtype).name} | {op} | {path[op]} | {med[op] * 1e3:.2f} | {med[floor] * 1e3:.2f} "
                       f"| {med[part] * 1e3:.2f} | {med['alltoallv'] * 1e3:.2f} | {med[op] / med[floor]:.2f} "
-                      f"| **{np.median(ratios):.2f}** ({lo:.2f}-{hi:.2f}) | {med[python] * 1e3:.2f} "
+                      f"| **{np.median(ratios):.2f}** ({lo:.2f}-{hi:.2f}) | {message} | {med[python] * 1e3:.2f} "
                       f"| {np.median(t[op] / t[python]):.2f} | {crossed} |")
             for op, ways in (("permute", ("permute, forced onnode", "permute, messages")),
                              ("bpermute", ("bpermute, forced onnode", "bpermute, forced pack"))):
@@ -481,7 +515,9 @@ def main():
             shm.free()
         del v, into, adopted, adopted_index
     if rank == 0:
-        print("\nratio = datamotion / floor (values floor); target for permute and bpermute <= 1.5")
+        print("\nratio = datamotion / floor (values floor); target for permute and bpermute <= 1.5. "
+              "dm / message floor: the permute against issue 33's message floor (values into destination "
+              "order, MPI_Alltoallv, received values into place); target <= 1.5")
     if rank == 0:
         print("\nauto against the best forced executor (DM_EXCHANGE=onnode or pack, same run): datamotion / best "
               "forced, median of the per-repetition ratios (p10-p90)\n")
