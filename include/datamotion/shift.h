@@ -13,8 +13,8 @@
  * dm_pshift_execute then moves any arrays of the prototype's layout: it starts
  * every message of every shift at once, does the local copies and boundary
  * fills while they travel, and waits once. It reuses persistent requests while
- * the same arrays are passed again. The shifted axis must be Block-distributed
- * (other axes may be distributed in any way).
+ * the same arrays are passed again. Any axis may be shifted, whatever its
+ * distribution (Block, Cyclic, block-cyclic).
  */
 #ifndef DATAMOTION_SHIFT_H
 #define DATAMOTION_SHIFT_H

@@ -103,8 +103,8 @@ class PShift:
     boxes and local copies once, and joins every shift's pieces for one rank into
     one message; each :meth:`execute` then starts every message at once, does the
     local copies and boundary fills while they travel, and waits once
-    (:meth:`start` returns instead, to compute meanwhile). The shifted axes must
-    be Block-distributed. ``executor`` (``"auto"``, ``"pack"``, ``"datatype"``, ``"hybrid"``, ``"onnode"`` or ``"aggregate"``)
+    (:meth:`start` returns instead, to compute meanwhile). Any axis may be
+    shifted, whatever its distribution. ``executor`` (``"auto"``, ``"pack"``, ``"datatype"``, ``"hybrid"``, ``"onnode"`` or ``"aggregate"``)
     overrides how messages travel; :meth:`describe` tells what was chosen.
 
     Example, the 5-point stencil::

@@ -38,10 +38,6 @@ PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_s
             if (kind == DM_EOSHIFT && (boundary < DM_BOUNDARY_ZERO || boundary > DM_BOUNDARY_ARRAY))
                 fail(DM_ERR_ARG, where, "unknown boundary kind ", boundary);
             if (kind == DM_CSHIFT) s.boundary = DM_BOUNDARY_ZERO;  // ignored: whatever was passed is never read
-            dm_dist d = maps_[s.axis].resolved();
-            if (d.kind != DM_DIST_BLOCK && grid_->dims()[s.axis] > 1)
-                fail(DM_ERR_UNSUPPORTED, where, "axis ", s.axis,
-                     " must be Block-distributed to be shifted (redistribute the array first)");
         }
     });
     std::vector<std::int64_t> args;
@@ -91,11 +87,7 @@ void PShiftPlan::plan(int k) {
     };
     // The runs that coordinate p's owned positions read, in order on every rank.
     const layout::AxisMap &map = maps_[axis];
-    auto runs_of = [&](int p) {
-        const std::int64_t extent = map.extent(p);
-        if (extent == 0) return std::vector<SourceRun>{};
-        return source_runs(map, map.global_index(p, 0), spec.shift, extent, spec.kind == DM_CSHIFT);
-    };
+    auto runs_of = [&](int p) { return owned_source_runs(map, p, spec.shift, spec.kind == DM_CSHIFT); };
     // What this rank receives, copies or fills: its own runs.
     for (const SourceRun &r : runs_of(me)) {
         const array::Box at = box(r.offset, r.length);

@@ -12,12 +12,13 @@ std::vector<SourceRun> source_runs(const layout::AxisMap &map, std::int64_t star
     const std::int64_t n = map.length();
     if (n == 0 || count <= 0) return runs;
     // Appends the run of positions from `pos` whose sources start at index g in [0, n),
-    // up to the end of its owner's block, and returns its length (at most n - g).
+    // up to the end of the distribution block holding g, and returns its length (at
+    // most n - g).
     auto owned_run = [&](std::int64_t pos, std::int64_t g) {
-        const int q = map.owner(g);
-        const std::int64_t block_end = map.global_index(q, map.extent(q) - 1) + 1;  // end of q's block
+        const std::int64_t block_start = g - g % map.block();
+        const std::int64_t block_end = block_start + std::min(map.block(), n - block_start);
         const std::int64_t length = std::min(count - pos, block_end - g);
-        runs.push_back({pos, length, q, map.local_index(g)});
+        runs.push_back({pos, length, map.owner(g), map.local_index(g)});
         return length;
     };
     std::int64_t pos = 0;
@@ -42,6 +43,32 @@ std::vector<SourceRun> source_runs(const layout::AxisMap &map, std::int64_t star
         g += length;
     }
     if (pos < count) runs.push_back({pos, count - pos, -1, 0});  // positions past index n - 1
+    return runs;
+}
+
+}  // namespace dm::shift
+
+namespace dm::shift {
+
+std::vector<SourceRun> owned_source_runs(const layout::AxisMap &map, int coord, std::int64_t offset, bool periodic) {
+    std::vector<SourceRun> runs;
+    const std::int64_t extent = map.extent(coord), b = map.block();
+    // Each distribution block of `coord` holds consecutive global indices; a run that
+    // continues the previous one on both sides (a cyclic axis shifted by a multiple of
+    // the coordinates, say) joins it, so that such a shift moves a few long runs.
+    for (std::int64_t first = 0; first < extent; first += b) {
+        const std::int64_t length = std::min(b, extent - first);
+        for (SourceRun r : source_runs(map, map.global_index(coord, first), offset, length, periodic)) {
+            r.offset += first;
+            SourceRun *last = runs.empty() ? nullptr : &runs.back();
+            if (last && last->coord == r.coord && last->offset + last->length == r.offset &&
+                (r.coord < 0 || last->local + last->length == r.local)) {
+                last->length += r.length;
+            } else {
+                runs.push_back(r);
+            }
+        }
+    }
     return runs;
 }
 

@@ -65,8 +65,16 @@ DM_TEST(random_polyshifts_match_a_serial_shift) {
         }
         dm_grid grid = nullptr;
         CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, ndims, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_OK);
+        // Every distribution: Block, Cyclic or block-cyclic with any source coordinate.
+        std::vector<int> dims(static_cast<size_t>(ndims));
+        dm_grid_dims(grid, dims.data());
+        std::vector<dm_dist> dist;
+        for (int a = 0; a < ndims; ++a) {
+            const auto kind = static_cast<dm_dist_kind>(rng()() % 3);
+            dist.push_back({kind, 1 + static_cast<std::int64_t>(rng()() % 3), static_cast<int>(rng()() % dims[a])});
+        }
         dm_array src = nullptr;
-        CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), nullptr, ghost.data(), &src), DM_OK);
+        CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), dist.data(), ghost.data(), &src), DM_OK);
         std::vector<double> x(static_cast<size_t>(total));
         for (std::int64_t i = 0; i < total; ++i) x[i] = static_cast<double>(i) * 1.5 + 1;
         CHECK_EQ(dm_array_scatter(src, x.data(), DM_ALL_RANKS), DM_OK);
@@ -76,7 +84,8 @@ DM_TEST(random_polyshifts_match_a_serial_shift) {
         std::vector<dm_array> dsts(nshifts), srcs(nshifts, src);
         std::vector<const void *> boundaries(nshifts);
         for (int k = 0; k < nshifts; ++k) {
-            CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), nullptr, ghost.data(), &dsts[k]), DM_OK);
+            CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), dist.data(), ghost.data(), &dsts[k]),
+                     DM_OK);
             boundaries[k] = &scalars[k];
         }
         for (int repeat = 0; repeat < 2; ++repeat)  // the second run reuses the persistent requests
@@ -99,7 +108,8 @@ DM_TEST(random_polyshifts_match_a_serial_shift) {
 }
 
 // Distances at the int64 limits and around the axis length, on 1-d and 2-d arrays
-// with and without ghosts: every one equals the serial oracle (numpy.roll for CSHIFT).
+// with and without ghosts, Block and Cyclic: every one equals the serial oracle
+// (numpy.roll for CSHIFT).
 DM_TEST(shifts_at_the_int64_limits_match_a_serial_shift) {
     const std::int64_t distances[] = {INT64_MIN, INT64_MIN + 1, -(std::int64_t{1} << 62), -13, -12, -11, -1, 0, 1,
                                       11, 12, 13, std::int64_t{1} << 62, INT64_MAX - 1, INT64_MAX};
@@ -112,11 +122,13 @@ DM_TEST(shifts_at_the_int64_limits_match_a_serial_shift) {
         for (std::int64_t i = 0; i < total; ++i) x[i] = static_cast<double>(i) + 1;
         dm_grid grid = nullptr;
         CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, ndims, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_OK);
-        for (int ghost_width : {0, 1}) {
-            const std::vector<int> ghost(static_cast<size_t>(ndims), ghost_width);
+        for (int variant = 0; variant < 3; ++variant) {  // Block, Block with ghosts, Cyclic
+            const std::vector<int> ghost(static_cast<size_t>(ndims), variant == 1);
+            const std::vector<dm_dist> dist(static_cast<size_t>(ndims),
+                                            dm_dist{variant == 2 ? DM_DIST_CYCLIC : DM_DIST_BLOCK, 1, 0});
             dm_array src = nullptr, dst = nullptr;
-            CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), nullptr, ghost.data(), &src), DM_OK);
-            CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), nullptr, ghost.data(), &dst), DM_OK);
+            CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), dist.data(), ghost.data(), &src), DM_OK);
+            CHECK_EQ(dm_array_create(grid, DM_FLOAT64, ndims, shape.data(), dist.data(), ghost.data(), &dst), DM_OK);
             CHECK_EQ(dm_array_scatter(src, x.data(), DM_ALL_RANKS), DM_OK);
             const double seven = 7;
             const void *boundary[1] = {&seven};

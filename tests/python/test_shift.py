@@ -187,13 +187,22 @@ def cases(draw):
     shape = tuple(draw(st.integers(0, 8)) for _ in range(ndim))
     ghost = [draw(st.integers(0, 2)) for _ in range(ndim)]
     dtype = draw(st.sampled_from(DTYPES))
+    dist = []  # every distribution, on every axis (src < the grid coordinates of its axis)
+    for a in range(ndim):
+        kind = draw(st.sampled_from(["block", "cyclic", "blockcyclic"]))
+        dist.append(("block",) if kind == "block" else ("cyclic",) if kind == "cyclic"
+                    else ("blockcyclic", draw(st.integers(1, 4)), draw(st.integers(0, dims[a] - 1))))
     shifts = []
     for _ in range(draw(st.integers(1, 5))):
         axis = draw(st.integers(0, ndim - 1))
         s = draw(st.integers(-20, 20))
         kind = draw(st.sampled_from(["c", "eo0", "eo1", "eoscalar", "eoarray"]))
         shifts.append((kind, axis, s))
-    return dims, shape, ghost, np.dtype(dtype).str, shifts
+    return dims, shape, ghost, np.dtype(dtype).str, dist, shifts
+
+
+def distribution(spec):
+    return {"block": dm.Block, "cyclic": dm.Cyclic}[spec[0]]() if spec[0] != "blockcyclic" else dm.BlockCyclic(*spec[1:])
 
 
 def make_shift(kind, axis, s, shape, dtype, k):
@@ -209,17 +218,18 @@ def make_shift(kind, axis, s, shape, dtype, k):
           database=None)
 @given(cases())
 def test_random_polyshifts_match_numpy(case):
-    dims, shape, ghost, dtype, shifts = bcast_case(WORLD, case)
+    dims, shape, ghost, dtype, dist, shifts = bcast_case(WORLD, case)
     dtype = np.dtype(dtype)
     grid = dm.ProcessGrid(dims=list(dims))
     x = sample(shape, dtype, seed=len(shifts))
-    a = dm.DistArray.from_global(grid, x, ghost=ghost)
+    dist = [distribution(d) for d in dist]
+    a = dm.DistArray.from_global(grid, x, ghost=ghost, dist=dist)
     made = [make_shift(kind, axis, s, shape, dtype, k) for k, (kind, axis, s) in enumerate(shifts)]
     results = dm.PShift(a, [m[0] for m in made])([a] * len(made))
     for k, ((kind, axis, s), (_, boundary), r) in enumerate(zip(shifts, made, results)):
         expected = safely(lambda: expected_shift(x, s, axis, "c" if kind == "c" else "eo", boundary))
         ok, why = same_array(r.to_global(), expected)
-        check_all(WORLD, ok, f"shift {k} {kind} axis {axis} by {s} of {shape} on {dims}: {why}")
+        check_all(WORLD, ok, f"shift {k} {kind} axis {axis} by {s} of {shape} {dist} on {dims}: {why}")
 
 
 # ---------------------------------------------------------------------------
@@ -272,15 +282,46 @@ def test_plans_used_after_free():
     raises_everywhere(WORLD, lambda: halo.exchange(a), "DM_ERR_STATE", r"used after free")
 
 
-@pytest.mark.parallel(nprocs=MAIN)
-def test_shifting_a_cyclic_axis_is_refused_at_setup():
+@pytest.mark.parallel(nprocs=WITH_8)
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("dist", [dm.Cyclic(), dm.BlockCyclic(2), dm.BlockCyclic(3, src=1)], ids=str)
+@pytest.mark.parametrize("n", [2, 11])
+def test_shifts_of_cyclic_and_block_cyclic_axes(dtype, dist, n):
+    # Uneven axes, ranks that own nothing, distances past a block, past the axis, both
+    # signs: the same results as on Block axes, through the same exchange.
     grid = dm.ProcessGrid()
-    a = dm.DistArray.from_global(grid, np.zeros(8), dist=dm.Cyclic())
-    if SIZE > 1:
-        raises_everywhere(WORLD, lambda: dm.PShift(a, [dm.CShift(1, axis=0)]), "DM_ERR_UNSUPPORTED",
-                          r"Block-distributed")
-    else:  # one coordinate: the axis is local whatever its distribution
-        check_same_array(WORLD, dm.cshift(a, 1, 0).to_global(), np.zeros(8))
+    if isinstance(dist, dm.BlockCyclic) and dist.src >= grid.dims[0]:
+        dist = dm.BlockCyclic(dist.r)
+    x = sample((n,), dtype, seed=n + 1)
+    a = dm.DistArray.from_global(grid, x, dist=dist)
+    distances = [0, 1, -3, 4, n + 1, 2 * n + 3, -(3 * n + 2)]
+    boundary = boundary_value(dtype, 1)
+    plan = dm.PShift(a, [dm.CShift(s, axis=0) for s in distances]
+                     + [dm.EOShift(s, axis=0, boundary=boundary) for s in distances])
+    results = plan([a] * (2 * len(distances)))
+    for s, r in zip(distances, results):
+        check_same_array(WORLD, r.to_global(), expected_shift(x, s, 0), f"cshift {s} of {dist}")
+    for s, r in zip(distances, results[len(distances):]):
+        check_same_array(WORLD, r.to_global(), expected_shift(x, s, 0, "eo", boundary), f"eoshift {s} of {dist}")
+    check_same_array(WORLD, dm.cshift(a, 3, 0).to_global(), expected_shift(x, 3, 0), f"cshift(a, 3, 0) of {dist}")
+
+
+@pytest.mark.parallel(nprocs=WITH_8)
+def test_shifts_of_a_2d_block_cyclic_array_with_ghosts():
+    # Both axes shifted, ScaLAPACK's 2-d block-cyclic layout with a source coordinate,
+    # ghost storage on a non-Block axis, sources that are destinations.
+    grid = dm.ProcessGrid(dims=2)
+    x = sample((9, 7), np.float64, seed=2)
+    dist = [dm.BlockCyclic(2, src=grid.dims[0] - 1), dm.Cyclic()]
+    a = dm.DistArray.from_global(grid, x, dist=dist, ghost=1)
+    shifts = [dm.CShift(3, axis=0), dm.CShift(-2, axis=1), dm.EOShift(5, axis=0, boundary=np.arange(7.0)),
+              dm.EOShift(-1, axis=1, boundary=4.0)]
+    expected = [expected_shift(x, 3, 0), expected_shift(x, -2, 1), expected_shift(x, 5, 0, "eo", np.arange(7.0)),
+                expected_shift(x, -1, 1, "eo", 4.0)]
+    for k, (r, e) in enumerate(zip(dm.PShift(a, shifts)([a] * len(shifts)), expected)):
+        check_same_array(WORLD, r.to_global(), e, f"shift {k} ({shifts[k]})")
+    dm.PShift(a, [shifts[0]]).execute([a], [a])  # in place
+    check_same_array(WORLD, a.to_global(), expected[0], "in place")
 
 
 @pytest.mark.parallel(nprocs=[2, 3, 4])
