@@ -91,6 +91,11 @@ def test_crossing_counts_the_sent_messages_to_other_nodes_over_every_rank():
             messages += [{"peer": peer, "bytes": 8, "sending": True}, {"peer": peer, "bytes": 8, "sending": False}]
     pairs = sum(1 for a in range(SIZE) for b in range(SIZE) if a // 2 != b // 2)
     check_all(WORLD, crossing(WORLD, messages, layout) == (pairs, 8 * pairs))
+    # Through the node leaders: one message per ordered pair of nodes, the same bytes.
+    for m in messages:
+        m["transport"] = "aggregate"
+    nodes = (SIZE + 1) // 2
+    check_all(WORLD, crossing(WORLD, messages, layout) == (nodes * (nodes - 1), 8 * pairs))
 
 
 @pytest.mark.parallel(nprocs=[1])

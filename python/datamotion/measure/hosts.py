@@ -123,11 +123,18 @@ def crossing(comm, messages: Sequence[Mapping], layout: Optional[Layout] = None)
     """Collective on ``comm``. ``(messages, bytes)``: of the messages each rank sends
     (``sending`` and ``peer`` >= 0, as a plan's ``messages()`` lists them; ``peer`` a
     rank of ``comm``, which is the plan's communicator or congruent with it), those
-    to a rank on another node, summed over the ranks; the same on every rank."""
+    to a rank on another node, summed over the ranks; the same on every rank. Those
+    whose ``transport`` is ``"aggregate"`` count as one message per node pair (the
+    leaders' messages), their bytes as they are."""
     layout = layout or job_layout(comm)
     mine = [m for m in messages if m["sending"] and m["peer"] >= 0 and not layout.same_node(comm.rank, m["peer"])]
-    everyone = comm.allgather((len(mine), sum(int(m["bytes"]) for m in mine)))
-    return sum(n for n, _ in everyone), sum(b for _, b in everyone)
+    # The aggregate transport sends one message per node pair, from the node's leader.
+    through_leaders = [m for m in mine if m.get("transport") == "aggregate"]
+    direct = [m for m in mine if m.get("transport") != "aggregate"]
+    everyone = comm.allgather((len(direct), sum(int(m["bytes"]) for m in mine),
+                               {(layout.node, layout.node_of[m["peer"]]) for m in through_leaders}))
+    node_pairs = set().union(*(pairs for _, _, pairs in everyone))
+    return sum(n for n, _, _ in everyone) + len(node_pairs), sum(b for _, b, _ in everyone)
 
 
 def sent_to(counts: Sequence[int], itemsize: int = 1) -> List[Dict]:
