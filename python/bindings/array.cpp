@@ -4,6 +4,7 @@
 #include "array/dist_array.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/text.hpp"
 
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -44,10 +45,15 @@ void check_global(const DistArray &a, const std::optional<InArray> &in, const st
     size_t ndim = in ? in->ndim() : out ? out->ndim() : 0;
     size_t itemsize = in ? in->itemsize() : out ? out->itemsize() : 0;
     if (!in && !out) fail(DM_ERR_ARG, what, ": global array missing on rank ", a.grid().rank());
-    bool ok = static_cast<int>(ndim) == a.ndims() && itemsize == a.element_size();
-    for (size_t i = 0; ok && i < ndim; ++i)
-        ok = static_cast<std::int64_t>(in ? in->shape(i) : out->shape(i)) == a.shape()[i];
-    if (!ok) fail(DM_ERR_ARG, what, ": global array does not match the distributed array's shape and type");
+    std::vector<std::int64_t> shape;
+    for (size_t i = 0; i < ndim; ++i)
+        shape.push_back(static_cast<std::int64_t>(in ? in->shape(i) : out->shape(i)));
+    if (shape != a.shape())
+        fail(DM_ERR_ARG, what, ": the global array's shape ", tuple_text(shape),
+             " differs from the distributed array's ", tuple_text(a.shape()));
+    if (itemsize != a.element_size())
+        fail(DM_ERR_ARG, what, ": the global array's elements are ", itemsize, " bytes, the distributed array's ",
+             a.element_size(), " (", dtype_name(a.dtype()), ")");
 }
 
 nb::ndarray<nb::numpy> view(DistArray &a, std::byte *data, const std::vector<std::int64_t> &extent, nb::handle owner) {

@@ -18,8 +18,10 @@ collective call. It uses no collective call (the other ranks may be anywhere):
   job meanwhile and only its line is printed. A rank still alive then raised
   alone (or before rank 0): it says so, naming itself, and calls ``MPI_Abort``.
 
-``MPI_Abort`` is called with stderr closed, since MPICH adds its own line
-("Abort(1) on node ...") to the one already printed.
+``MPI_Abort`` is called with stderr closed (:func:`end_job`), since MPICH adds its
+own line ("Abort(1) on node ...") to the one already printed; MPICH's
+``MPIR_CVAR_SUPPRESS_ABORT_MESSAGE`` only empties that line, and its MPI_Abort can
+return before the launcher's kill arrives, so the process then ends itself.
 """
 
 from __future__ import annotations
@@ -88,9 +90,24 @@ def install(MPI) -> None:
         if rank != 0:
             time.sleep(GRACE_S)  # rank 0, raising the same error, ends the job meanwhile
         _say(exc_type, exc, tb, rank, size)
-        time.sleep(FORWARD_S)
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 2)
-        world.Abort(1)
+        end_job(MPI, 1)
 
     sys.excepthook = end_the_job
+
+
+def end_job(MPI, status: int) -> None:
+    """Ends every process of the job after a line already printed and flushed: a moment
+    for the launcher to forward it, then ``MPI_Abort`` with this process's stderr on
+    /dev/null, so that MPICH's own "Abort(1) on node ..." line is not shown; then, should
+    MPI_Abort return (MPICH's does, until the launcher's kill arrives), ``os._exit``, so
+    that nothing more is printed."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):  # closed, or replaced by something that cannot flush
+            pass
+    time.sleep(FORWARD_S)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    MPI.COMM_WORLD.Abort(status)
+    os._exit(status)

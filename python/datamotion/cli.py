@@ -215,10 +215,11 @@ def _unexpected(exc: Exception) -> None:
         _fail(what if isinstance(exc, (Error, ValueError, OSError)) else
               f"{type(exc).__name__}: {what} (--debug shows the traceback)")
     if MPI.COMM_WORLD.size > 1:
+        from ._uncaught import end_job
+
         sys.stderr.write(f"datamotion: error on rank {MPI.COMM_WORLD.rank} of {MPI.COMM_WORLD.size}: "
                          f"{type(exc).__name__}: {what} (--debug shows the traceback)\n")
-        sys.stderr.flush()
-        MPI.COMM_WORLD.Abort(EXIT_ERROR)
+        end_job(MPI, EXIT_ERROR)
     _fail(f"{type(exc).__name__}: {what} (--debug shows the traceback)")
 
 
@@ -436,7 +437,14 @@ def _bench(args) -> int:
         if provided != requested:
             doc["warnings"].append(f"thread level {requested} was requested, but MPI provides {provided} (MPI was "
                                    "initialised before datamotion bench started, or offers no other level)")
-        write_results(doc, args.out)
+        problem = _written(lambda: write_results(doc, args.out), args.out)
+    else:
+        run_suites(args.suites, comm, quick=args.quick, validate=args.validate)
+    # A write that failed after all (a disk filled up meanwhile) is one line too, on every rank alike.
+    problem = comm.bcast(problem, root=0)
+    if problem:
+        raise CommandError(problem)
+    if comm.rank == 0:
         rows = {r["kernel"]: r["rows"] for r in doc["results"]}
         summary = []
         for row in rows.get("pingpong", []):
@@ -451,9 +459,16 @@ def _bench(args) -> int:
                 summary.append(f"{p['op']} {p['dtype']}: R_inf {p['rinf_mflops']:.0f} Mflop/s, N_1/2 {p['nhalf']:.0f}")
         # The conditions (ranks sharing cores first) right below the figures they qualify.
         print("\n".join(summary + [f"warning: {w}" for w in doc["warnings"]] + [f"wrote {args.out}"]))
-    else:
-        run_suites(args.suites, comm, quick=args.quick, validate=args.validate)
     return 0
+
+
+def _written(write, path: str) -> Optional[str]:
+    """Runs ``write()``; returns None, or the one line saying why ``path`` was not written."""
+    try:
+        write()
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror or exc}"
+    return None
 
 
 @contextlib.contextmanager
@@ -543,15 +558,23 @@ def _calibrate(args) -> int:
             print(f"the lines {missing} are kept from the model in use ({_core.exchange_model_source()}): "
                   f"this job has no such pair of ranks")
         text = model.text()
-        if not _core.exchange_model_accepts(text):  # the library would ignore it: say so, write nothing
-            comm.Barrier()
-            raise SystemExit(f"datamotion: error: the fitted model is not one the library reads:\n{text}")
-        print(text, end="")
-        with atomic_write(path) as f:
-            f.write(text)
-        print(f"wrote {path}")
-    comm.Barrier()
+        if not _core.exchange_model_accepts(text):  # the library would ignore it: show it, write nothing
+            sys.stderr.write(text)
+            problem = "the fitted model (above) is not one the library reads; nothing written"
+        else:
+            print(text, end="")
+            problem = _written(lambda: _write_text(path, text), path)
+            if not problem:
+                print(f"wrote {path}")
+    problem = comm.bcast(problem, root=0)  # every rank ends alike
+    if problem:
+        raise CommandError(problem)
     return 0
+
+
+def _write_text(path: str, text: str) -> None:
+    with atomic_write(path) as f:
+        f.write(text)
 
 
 if __name__ == "__main__":

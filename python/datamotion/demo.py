@@ -28,13 +28,17 @@ class _Demo:
         from rich.console import Console
 
         self.comm = comm
+        # Where stdout is no terminal (a pipe, a file, or the launcher forwarding a
+        # relaunched command) Rich assumes 80 columns: lines of text are then written
+        # whole (soft wrap) rather than broken mid-sentence; rules and tables keep 80.
         self.console = Console(highlight=False) if comm.rank == 0 else None
+        self.soft_wrap = self.console is not None and not self.console.is_terminal
         self.failures = 0
         self.sharing = shared_cores(comm)  # collective; None on a machine with a core per rank
 
     def say(self, *parts) -> None:
         if self.console:
-            self.console.print(*parts)
+            self.console.print(*parts, soft_wrap=self.soft_wrap)
 
     def times(self, *lines: str) -> None:
         """Lines that show measured times, with the conditions they were measured in."""

@@ -8,6 +8,9 @@
 #include <new>
 #include <thread>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace dm {
 namespace {
 thread_local std::string last_error_message;
@@ -85,7 +88,17 @@ void end_job(int code, const std::string &line) {
     // MPI_Abort makes the launcher end every process at once; a moment first lets it
     // forward this message, which it may otherwise drop.
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    if (initialized && !finalized) MPI_Abort(MPI_COMM_WORLD, code > 0 ? code : 1);
+    if (initialized && !finalized) {
+        // MPICH (and MPICH-based MPIs) print a line of their own from MPI_Abort,
+        // "Abort(1) on node 1 (rank 1 in comm 0): application called MPI_Abort(...)",
+        // which MPIR_CVAR_SUPPRESS_ABORT_MESSAGE shortens but does not remove: this
+        // process's stderr goes to /dev/null first, so the mistake is the one line above.
+        // (Open MPI's paragraph comes from its launcher, mpiexec --quiet drops it.)
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, STDERR_FILENO);
+        MPI_Abort(MPI_COMM_WORLD, code > 0 ? code : 1);
+        _exit(code > 0 ? code : 1);  // MPICH's MPI_Abort may return until the launcher's kill arrives
+    }
     std::abort();
 }
 

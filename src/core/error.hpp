@@ -111,7 +111,8 @@ bool checked_mode();
 [[noreturn]] void abort_job(const char *call, int code, const std::string &message);
 
 // Ends the whole job: prints `line` (one line, without its newline) on stderr and calls
-// MPI_Abort(MPI_COMM_WORLD, code), or std::abort where MPI is not running.
+// MPI_Abort(MPI_COMM_WORLD, code) with stderr sent to /dev/null (MPICH's own "Abort(...)"
+// line is not shown), or std::abort where MPI is not running.
 [[noreturn]] void end_job(int code, const std::string &line);
 
 // A mistake found by a collective call in a rank-local argument. With one rank in

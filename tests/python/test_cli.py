@@ -160,3 +160,53 @@ def test_the_package_lists_the_submodules_it_exposes():
     import datamotion
 
     assert sorted(datamotion.SUBMODULES) == SUBMODULES
+
+
+# `datamotion bench` in a job of 2 ranks whose measuring is replaced by nothing and whose
+# write of the results fails after all, as when a disk fills up during the run.
+_BENCH_WRITE_FAILS = r"""
+import sys
+import datamotion.measure.results as results
+import datamotion.measure.suites as suites
+from datamotion import cli
+
+suites.run_suites = lambda names, comm, quick=False, validate=False, progress=None: {"results": [], "warnings": []}
+
+def write_results(doc, path):
+    raise {error}
+
+results.write_results = write_results
+sys.exit(cli.main(["bench", "pt2pt", "--out", "r.json"]))
+"""
+
+
+@pytest.mark.skipif(MPIEXEC is None, reason="no mpiexec beside this Python or on PATH")
+@pytest.mark.parametrize("error,line", [
+    # An OSError is agreed on: rank 0 says it, every rank exits with status 1.
+    ('OSError(28, "No space left on device")', "datamotion: error: cannot write r.json: No space left on device"),
+    # Anything else may be rank 0's alone: it says so, naming itself, and ends the job.
+    ('RuntimeError("the disk controller is on fire")',
+     "datamotion: error on rank 0 of 2: RuntimeError: the disk controller is on fire (--debug shows the traceback)"),
+], ids=["oserror", "other"])
+def test_a_failure_after_measuring_is_one_line(tmp_path, error, line):
+    (tmp_path / "job.py").write_text(_BENCH_WRITE_FAILS.replace("{error}", error))
+    done = subprocess.run([*MPIEXEC, sys.executable, "job.py"], env=job_environment(), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, (done.returncode, done.stdout, done.stderr)
+    lines = [text for text in done.stderr.splitlines() if text.strip()]
+    assert lines == [line], done.stderr  # MPICH's "Abort(1) on node ..." line is not shown
+    assert "measuring pt2pt on 2 ranks" in done.stdout and "wrote" not in done.stdout, done.stdout
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_piped_demo_lines_are_whole(tmp_path):
+    """Rich lays out for 80 columns where stdout is no terminal; a sentence longer than
+    that stays one line (a terminal or pager wraps it) instead of being broken."""
+    done = run(["demo", "--np", "1"], tmp_path)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    lines = done.stdout.splitlines()
+    for sentence in ("  ok in 'news' order every grid neighbour (with wrap-around) differs in one bit of rank",
+                     "  ok Block is CM canonical: 5 over 4 gives ceil(5/4) = 2 per rank, the last rank owns nothing"):
+        assert len(sentence) > 80 and sentence in lines, done.stdout
+    rules = [text for text in lines if text.startswith("─")]
+    assert rules and len({len(text) for text in rules}) == 1, rules  # rules keep the console's width

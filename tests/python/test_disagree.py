@@ -9,6 +9,7 @@ are refused instead of truncated; result files are written whole or not at all."
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -94,7 +95,15 @@ def test_hot_path_mistakes_end_the_job(tmp_path, case, nprocs):
     assert done.returncode != 0, done.stdout
     assert "NOT ENDED" not in done.stdout, done.stdout
     expected = f"datamotion: error on rank {nprocs - 1} of {nprocs}: {_HOT_PATH_CASES[case]}"
-    assert expected in done.stdout, done.stdout
+    _one_line(done.stdout, expected)
+
+
+def _one_line(output: str, start: str) -> None:
+    """The job's whole output (stdout and stderr) is one line, starting ``start``: neither
+    MPICH's "Abort(1) on node ..." line nor anything else comes after it."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(start), output
+    assert "Abort(" not in output, output
 
 
 _RAISES_ON_ONE_RANK = r"""
@@ -170,6 +179,58 @@ def test_files_are_written_whole_or_not_at_all(tmp_path):
     require_writable_folder(str(tmp_path / "new" / "report"))  # can be created
 
 
+def _unwritable_folder():
+    """A folder that exists but where no file can be created, even by root (for whom
+    permission bits do not stop writes, so chmod cannot make one): /proc, whose
+    access() says writable, or /sys. None where both accept files."""
+    import tempfile
+
+    for folder in ("/proc", "/sys"):
+        try:
+            fd, probe = tempfile.mkstemp(dir=folder)
+        except OSError:
+            if os.path.isdir(folder):
+                return folder
+            continue
+        os.close(fd)
+        os.unlink(probe)
+    return None
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_output_paths_are_tried_not_guessed(tmp_path):
+    a_file = tmp_path / "f"
+    a_file.write_text("a file, not a folder")
+    f = re.escape(str(a_file))
+    with pytest.raises(OSError, match=rf"^cannot write {f}/r.json: {f} is a file, not a folder$"):
+        require_writable_file(str(a_file / "r.json"))
+    with pytest.raises(OSError, match=rf"^cannot write {f}/x/r.json: {f} is a file, not a folder$"):
+        require_writable_file(str(a_file / "x" / "r.json"))
+    with pytest.raises(OSError, match=rf"^cannot write into {f}/r: {f} is a file, not a folder$"):
+        require_writable_folder(str(a_file / "r"))
+    with pytest.raises(OSError, match=rf"^cannot write into {f}: {f} is a file, not a folder$"):
+        require_writable_folder(str(a_file))
+    with pytest.raises(OSError, match="it is a folder"):
+        require_writable_file(str(tmp_path))
+    require_writable_file(str(tmp_path / "r.json"))
+    assert sorted(os.listdir(tmp_path)) == ["f"]  # the probe file is gone
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o555)
+    if os.geteuid() == 0:  # root writes through the permission bits: the probe succeeds, rightly
+        require_writable_file(str(locked / "r.json"))
+    else:
+        with pytest.raises(OSError, match=r"cannot create a file in .*locked \(Permission denied\)$"):
+            require_writable_file(str(locked / "r.json"))
+    assert os.listdir(locked) == []
+    folder = _unwritable_folder()
+    if folder is None:
+        pytest.skip("no folder here refuses new files (/proc and /sys accept them)")
+    with pytest.raises(OSError, match=rf"^cannot write {folder}/r.json: cannot create a file in {folder} \("):
+        require_writable_file(f"{folder}/r.json")
+    with pytest.raises(OSError, match=rf"^cannot write into {folder}/a/b: cannot create a file in {folder} \("):
+        require_writable_folder(f"{folder}/a/b")
+
+
 @pytest.mark.parallel(nprocs=[1])
 def test_cli_output_mistakes_fail_before_measuring_in_one_line(tmp_path):
     import subprocess
@@ -178,19 +239,38 @@ def test_cli_output_mistakes_fail_before_measuring_in_one_line(tmp_path):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PMI_", "PMIX_", "HYDRA_")) and k != "MPI_LOCALNRANKS"}
     cli = [sys.executable, "-m", "datamotion"]
+    a_file = tmp_path / "f"
+    a_file.write_text("a file, not a folder")
+    (tmp_path / "results.json").write_text("{}")
+    unwritable = _unwritable_folder()
     cases = [(["bench", "pt2pt", "--np", "2", "--out", "/no/such/dir/r.json"],
-              "datamotion: error: cannot write /no/such/dir/r.json: folder /no/such/dir does not exist"),
-             (["model", "fit", "results.json", "--out", "/no/such/m.json"],
-              "datamotion: error: cannot write /no/such/m.json"),
-             (["report", "results.json", "--out", str(tmp_path / "f" / "r")], None)]
-    (tmp_path / "f").write_text("a file, not a folder")
-    cases[2] = (cases[2][0], f"datamotion: error: cannot write into {tmp_path / 'f' / 'r'}")
+              "cannot write /no/such/dir/r.json: folder /no/such/dir does not exist"),
+             (["bench", "pt2pt", "--np", "2", "--out", f"{a_file}/r.json"],
+              f"cannot write {a_file}/r.json: {a_file} is a file, not a folder"),
+             (["model", "fit", "results.json", "--out", "/no/such/m.json"], "cannot write /no/such/m.json"),
+             (["model", "fit", "results.json", "--out", f"{a_file}/m.json"],
+              f"cannot write {a_file}/m.json: {a_file} is a file, not a folder"),
+             (["report", "results.json", "--out", f"{a_file}/r"],
+              f"cannot write into {a_file}/r: {a_file} is a file, not a folder"),
+             (["calibrate", "--np", "2", "--output", f"{a_file}/m.txt"],
+              f"cannot write {a_file}/m.txt: {a_file} is a file, not a folder")]
+    if unwritable:  # a folder that exists, where the probe file cannot be created
+        cases += [(["bench", "pt2pt", "--np", "2", "--out", f"{unwritable}/r.json"],
+                   f"cannot write {unwritable}/r.json: cannot create a file in {unwritable} ("),
+                  (["model", "fit", "results.json", "--out", f"{unwritable}/m.json"],
+                   f"cannot write {unwritable}/m.json: cannot create a file in {unwritable} ("),
+                  (["report", "results.json", "--out", f"{unwritable}/r"],
+                   f"cannot write into {unwritable}/r: cannot create a file in {unwritable} ("),
+                  (["calibrate", "--np", "2", "--output", f"{unwritable}/m.txt"],
+                   f"cannot write {unwritable}/m.txt: cannot create a file in {unwritable} (")]
     for args, message in cases:
         done = subprocess.run(cli + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               timeout=120, cwd=tmp_path)  # a hang guard
-        assert done.returncode != 0, done.stdout
+        assert done.returncode == 1, (args, done.stdout)
+        # One line, before anything was measured ("measuring ..." would come first) and without MPI's lines.
         lines = done.stdout.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith(message), done.stdout
+        assert len(lines) == 1 and lines[0].startswith(f"datamotion: error: {message}"), (args, done.stdout)
+    assert sorted(os.listdir(tmp_path)) == ["f", "results.json"]  # no probe or partial file left
 
 
 _ONE_RANK_IN_A_COLLECTIVE = r"""
@@ -210,10 +290,11 @@ def test_a_collective_call_made_on_one_rank_ends_at_its_deadline(tmp_path):
     done = run_job(_ONE_RANK_IN_A_COLLECTIVE, 2, tmp_path, DATAMOTION_CHECK="1", DATAMOTION_TIMEOUT="10")
     assert done.returncode != 0, done.stdout
     assert "NOT ENDED" not in done.stdout, done.stdout
-    lines = [line for line in done.stdout.splitlines() if line.startswith("datamotion:")]
-    assert lines == ["datamotion: error on rank 1 of 2: DistArray.zeros: waited 10 s for the other ranks to reach "
-                     "this collective call (DATAMOTION_TIMEOUT): some rank is in another call, still computing or "
-                     "stopped [DM_ERR_STATE]; ending the job"], done.stdout
+    line = ("datamotion: error on rank 1 of 2: DistArray.zeros: waited 10 s for the other ranks to reach "
+            "this collective call (DATAMOTION_TIMEOUT): some rank is in another call, still computing or "
+            "stopped [DM_ERR_STATE]; ending the job")
+    _one_line(done.stdout, line)
+    assert done.stdout.strip() == line, done.stdout
 
 
 @pytest.mark.parallel(nprocs=MAIN)

@@ -431,13 +431,16 @@ def test_root_differs_across_ranks(roots):
 def test_scatter_with_the_wrong_shape(root):
     grid = dm.ProcessGrid(dims=2)
     a = dm.DistArray.zeros(grid, (4, 5), np.int32)
-    match = r"^scatter: global array does not match the distributed array's shape and type$"
-    for bad in (np.zeros((4, 6)), np.zeros((5, 4)), np.zeros(20), np.zeros((4, 5, 1))):
-        raises_everywhere(WORLD, lambda: a.scatter(bad, root=root), "DM_ERR_ARG", match)
+    # The message names both shapes, as Python writes them.
+    for bad, shape in ((np.zeros((4, 6)), r"\(4, 6\)"), (np.zeros((5, 4)), r"\(5, 4\)"), (np.zeros(20), r"\(20,\)"),
+                       (np.zeros((4, 5, 1)), r"\(4, 5, 1\)")):
+        raises_everywhere(WORLD, lambda: a.scatter(bad, root=root), "DM_ERR_ARG",
+                          rf"^scatter: the global array's shape {shape} differs from the distributed array's \(4, 5\)$")
     # Only one rank's array is wrong.
     if root is None and WORLD.size > 1:
         y = np.zeros((4, 5) if WORLD.rank != LAST else (4, 4))
-        raises_everywhere(WORLD, lambda: a.scatter(y), "DM_ERR_ARG", match)
+        raises_everywhere(WORLD, lambda: a.scatter(y), "DM_ERR_ARG",
+                          r"^scatter: the global array's shape \(4, 4\) differs from the distributed array's \(4, 5\)$")
     check_same_array(WORLD, a.to_global(), np.zeros((4, 5), np.int32), "array unchanged by failed scatters")
 
 
@@ -452,7 +455,7 @@ def test_scatter_missing_array_on_a_reader():
     raises_everywhere(WORLD, lambda: a._a.scatter(None, 0), "DM_ERR_ARG",
                       r"^scatter: global array (missing|is NULL) on rank 0$")
     raises_everywhere(WORLD, lambda: a.scatter(None if WORLD.rank == LAST else np.zeros(4)), "DM_ERR_ARG",
-                      r"^scatter: global array (missing|is NULL|does not match)")
+                      r"^scatter: (global array (missing|is NULL)|the global array's shape \(\) differs)")
     still_works(grid)
 
 
@@ -463,8 +466,11 @@ def test_gather_into_the_wrong_buffer(root):
     grid = dm.ProcessGrid(dims=2)
     a = dm.DistArray.zeros(grid, (4, 5), np.float32)
     code = -1 if root is None else root
-    match = r"^gather: global array does not match the distributed array's shape and type$"
-    for bad in (np.empty((4, 6), np.float32), np.empty((4, 5), np.float64), np.empty(20, np.float32)):
+    shape = r"^gather: the global array's shape {} differs from the distributed array's \(4, 5\)$"
+    for bad, match in ((np.empty((4, 6), np.float32), shape.format(r"\(4, 6\)")),
+                       (np.empty(20, np.float32), shape.format(r"\(20,\)")),
+                       (np.empty((4, 5), np.float64), r"^gather: the global array's elements are 8 bytes, the "
+                                                      r"distributed array's 4 \(float32\)$")):
         raises_everywhere(WORLD, lambda: a._a.gather(bad if root is None or WORLD.rank == root else None, code),
                           "DM_ERR_ARG", match)
     raises_everywhere(WORLD, lambda: a._a.gather(None, code), "DM_ERR_ARG", r"^gather: global array (missing|is NULL) on rank 0$")
