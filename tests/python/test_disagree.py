@@ -243,26 +243,20 @@ def test_cli_output_mistakes_fail_before_measuring_in_one_line(tmp_path):
     a_file.write_text("a file, not a folder")
     (tmp_path / "results.json").write_text("{}")
     unwritable = _unwritable_folder()
+    # Each command that writes, its output option, file name and how it names the path.
+    writers = [(["bench", "pt2pt", "--np", "2", "--out"], "r.json", "cannot write"),
+               (["model", "fit", "results.json", "--out"], "m.json", "cannot write"),
+               (["report", "results.json", "--out"], "r", "cannot write into"),
+               (["calibrate", "--np", "2", "--output"], "m.txt", "cannot write")]
     cases = [(["bench", "pt2pt", "--np", "2", "--out", "/no/such/dir/r.json"],
               "cannot write /no/such/dir/r.json: folder /no/such/dir does not exist"),
-             (["bench", "pt2pt", "--np", "2", "--out", f"{a_file}/r.json"],
-              f"cannot write {a_file}/r.json: {a_file} is a file, not a folder"),
-             (["model", "fit", "results.json", "--out", "/no/such/m.json"], "cannot write /no/such/m.json"),
-             (["model", "fit", "results.json", "--out", f"{a_file}/m.json"],
-              f"cannot write {a_file}/m.json: {a_file} is a file, not a folder"),
-             (["report", "results.json", "--out", f"{a_file}/r"],
-              f"cannot write into {a_file}/r: {a_file} is a file, not a folder"),
-             (["calibrate", "--np", "2", "--output", f"{a_file}/m.txt"],
-              f"cannot write {a_file}/m.txt: {a_file} is a file, not a folder")]
+             (["model", "fit", "results.json", "--out", "/no/such/m.json"], "cannot write /no/such/m.json")]
+    cases += [(args + [f"{a_file}/{name}"], f"{verb} {a_file}/{name}: {a_file} is a file, not a folder")
+              for args, name, verb in writers]
     if unwritable:  # a folder that exists, where the probe file cannot be created
-        cases += [(["bench", "pt2pt", "--np", "2", "--out", f"{unwritable}/r.json"],
-                   f"cannot write {unwritable}/r.json: cannot create a file in {unwritable} ("),
-                  (["model", "fit", "results.json", "--out", f"{unwritable}/m.json"],
-                   f"cannot write {unwritable}/m.json: cannot create a file in {unwritable} ("),
-                  (["report", "results.json", "--out", f"{unwritable}/r"],
-                   f"cannot write into {unwritable}/r: cannot create a file in {unwritable} ("),
-                  (["calibrate", "--np", "2", "--output", f"{unwritable}/m.txt"],
-                   f"cannot write {unwritable}/m.txt: cannot create a file in {unwritable} (")]
+        cases += [(args + [f"{unwritable}/{name}"],
+                   f"{verb} {unwritable}/{name}: cannot create a file in {unwritable} (")
+                  for args, name, verb in writers]
     for args, message in cases:
         done = subprocess.run(cli + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               timeout=120, cwd=tmp_path)  # a hang guard
