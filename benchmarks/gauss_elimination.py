@@ -9,14 +9,14 @@ The CM-5 paper's section 8 (its Figure 16, Tables 6 and 7), on this machine:
    at the optimisation level of the Release build of the kernels
    (-O3 -DNDEBUG), into build/gauss_elimination/;
 2. measures the primitives the program uses on --np ranks
-   (datamotion.predict.measure_primitives, in an mpiexec job of this script,
+   (datamotion.measure.gauss.measure_primitives, in an mpiexec job of this script,
    with mpi4py initialising MPI_THREAD_SINGLE like the program's MPI_Init);
 3. runs the program on the same ranks (--reps timed runs per size), each rank
    bound to the same core as in 2;
 4. repeats 2 and 3 --rounds times (10, with --quick 30), alternating, so both
    see the same machine, printing each round's own estimate against its own
    runs; then pools the samples of all rounds, fits the primitives
-   (datamotion.predict.primitive_model) and prints the paper's Table 7
+   (datamotion.measure.gauss.primitive_model) and prints the paper's Table 7
    (estimated against measured, medians; the error judged against the
    paper's 10 % is the median over the rounds of each round's own error) and
    Table 6 (cost per iteration).

@@ -2,7 +2,7 @@
  * gauss_elimination.c — row-block Gaussian elimination with partial pivoting,
  * the SPMD node program of Figure 16 of the CM-5 benchmark paper (Dincer,
  * Bozkus, Ranka & Fox, 1995), in plain C99 and MPI. It is the program that
- * python/datamotion/predict.py predicts from measured primitives.
+ * python/datamotion/measure/gauss.py predicts from measured primitives.
  *
  *   mpiexec -n 2 ./gauss_elimination [N ...] [--reps R] [--warmup W] [--permuted]
  *   (with the mpiexec of the MPI datamotion was built with: .venv/bin/mpiexec after ./dev install)

@@ -3,7 +3,7 @@
 // looked up by their CVL name ("add_wuz", "smp_ped", ...). Every operation runs in a
 // SpaceScope with the GIL released: errors are thrown as dm::Error (the same on every
 // rank) and become datamotion.Error. Handles are the space's: the Python layer
-// (python/datamotion/vector.py) owns them and checks that operands share a space.
+// (python/datamotion/vector/) owns them and checks that operands share a space.
 #include "bindings.hpp"
 
 #include "core/error.hpp"

@@ -56,7 +56,7 @@ _EXPORTS = {
 }
 
 # Public submodules, reachable as attributes (``dm.redist``) without importing them first.
-SUBMODULES = ("array", "calibrate", "cli", "layout", "measure", "redist", "shift", "vector")
+SUBMODULES = ("array", "cli", "layout", "measure", "redist", "shift", "vector")
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

@@ -21,6 +21,11 @@ _JOB_VARIABLES = ("PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE", "
 
 # Ranks may outnumber cores: without these MPICH's progress engine busy-polls and
 # an oversubscribed run slows down a hundredfold.
+# Whether the command that relaunched itself writes to a terminal ("1" or "0"): its
+# ranks cannot tell, as the launcher forwards their output through a pipe (MPICH) or
+# a pseudo-terminal of its own (Open MPI) whatever the command's stdout is.
+STDOUT_TERMINAL_VARIABLE = "DATAMOTION_STDOUT_TERMINAL"
+
 MPICH_THROTTLE = {
     "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
     "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT": "16",
@@ -113,6 +118,7 @@ def relaunch(nprocs: int, args: Sequence[str], mpiexec: Optional[str] = None) ->
     """Runs ``python -m datamotion ARGS`` on ``nprocs`` local ranks (as emulated nodes
     where ``DATAMOTION_NODES`` says so: :func:`job_environment`); returns its exit code."""
     env = job_environment(nprocs)
+    env.setdefault(STDOUT_TERMINAL_VARIABLE, "1" if sys.stdout.isatty() else "0")
     mpiexec = mpiexec or find_mpiexec()
     command = [mpiexec, "-n", str(nprocs), *launcher_flags(mpiexec, nprocs),
                sys.executable, "-m", "datamotion", *args]

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import datamotion as dm
-from datamotion import _core, calibrate, cli
+from datamotion import _core, cli
+from datamotion.measure import calibrate
 from dmtest import WORLD, check_all, run_job
 
 

@@ -137,7 +137,7 @@ def test_ctrl_c_ends_a_job_with_one_line_and_status_130(tmp_path):
     assert "Traceback" not in out + err and not (tmp_path / "r.json").exists()
 
 
-SUBMODULES = ["array", "calibrate", "cli", "layout", "measure", "redist", "shift", "vector"]
+SUBMODULES = ["array", "cli", "layout", "measure", "redist", "shift", "vector"]
 
 
 def test_every_public_submodule_is_an_attribute_of_a_fresh_import():
@@ -210,3 +210,6 @@ def test_piped_demo_lines_are_whole(tmp_path):
         assert len(sentence) > 80 and sentence in lines, done.stdout
     rules = [text for text in lines if text.startswith("─")]
     assert rules and len({len(text) for text in rules}) == 1, rules  # rules keep the console's width
+    # Nor colour: the ranks are told that the command's stdout is no terminal, even where
+    # the launcher hands them a pseudo-terminal of its own (Open MPI).
+    assert "\x1b[" not in done.stdout, done.stdout

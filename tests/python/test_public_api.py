@@ -56,7 +56,7 @@ def test_provenance_stays_the_function_after_the_modules_that_use_it_load():
     import subprocess
     import sys
 
-    code = ("import datamotion as dm, datamotion.info, datamotion.demo; "
+    code = ("import datamotion as dm, datamotion._cli.info, datamotion._cli.demo; "
             "assert callable(dm.provenance) and dm.provenance.__name__ == 'provenance', dm.provenance")
     from dmtest import launcher_free_environment
 

@@ -360,22 +360,6 @@ def test_a_folder_without_results_exits_with_one_line(tmp_path):
     assert text.startswith("datamotion: error: ") and "holds no datamotion results document" in text
 
 
-@pytest.mark.parametrize("old, new, name", [("bench", "suites", "run_suites"), ("model", "fit", "fit_results"),
-                                            ("predict", "gauss", "gauss_elimination"),
-                                            ("report", "report", "write_report")])
-def test_former_module_names_still_import_with_a_warning(old, new, name):
-    code = (f"import warnings, importlib; warnings.simplefilter('error', DeprecationWarning)\n"
-            f"try:\n    importlib.import_module('datamotion.{old}')\nexcept DeprecationWarning as w:\n"
-            f"    assert 'datamotion.measure.{new}' in str(w), w\nelse:\n    raise SystemExit('no warning')\n"
-            f"warnings.simplefilter('ignore')\nimport sys; sys.modules.pop('datamotion.{old}', None)\n"
-            f"old = importlib.import_module('datamotion.{old}'); new = importlib.import_module('datamotion.measure.{new}')\n"
-            f"assert getattr(old, '{name}') is getattr(new, '{name}')\n")
-    # A process of its own, outside this test's MPI job (its launcher variables removed).
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI_", "PMIX_", "HYDRA_", "OMPI_COMM_WORLD"))}
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=120,
-                   env={**env, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
-
-
 def test_noisy_rows_give_one_warning_per_kernel():
     from datamotion.measure.results import noisy_warnings
 

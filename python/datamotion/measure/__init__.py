@@ -10,12 +10,15 @@ and the report, each a module with one job.
 * :mod:`~datamotion.measure.predict` — times predicted from a fitted model (no MPI);
 * :mod:`~datamotion.measure.gauss` — a program's time predicted from its primitives;
 * :mod:`~datamotion.measure.report` — the offline HTML report (no MPI);
+* :mod:`~datamotion.measure.calibrate` — the exchange engine's cost model of this MPI,
+  measured and fitted (what ``datamotion calibrate`` runs);
 * :mod:`~datamotion.measure.constants` — schemas, sizes and names, in one place.
 * :mod:`~datamotion.measure.hosts` — where the ranks live: nodes, ranks per node, how
   nodes reach each other (emulated nodes too), messages that cross nodes.
 
-Only the suites, :func:`~datamotion.measure.gauss.measure_primitives` and the collective
-functions of :mod:`~datamotion.measure.hosts` load MPI.
+Only the suites, :func:`~datamotion.measure.gauss.measure_primitives`, the measuring
+functions of :mod:`~datamotion.measure.calibrate` and the collective functions of
+:mod:`~datamotion.measure.hosts` load MPI.
 """
 
 import importlib

@@ -1,6 +1,6 @@
 """The CM-5 paper's sixteen numbered data tables and figures, each beside ours
-(:mod:`.compare`): the numbers it prints that cm5.py does not already hold (Tables 2
-and 3 whole, 6 and 7, the broadcast and concatenation equations), and one
+(:mod:`.compare`): the numbers it prints that cm5_experiments.py does not already
+hold (Tables 2 and 3 whole, 6 and 7, the broadcast and concatenation equations), and one
 :class:`~.compare.Item` per table or figure."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from .cm5 import (EQUATION1, FIGURE15_MBPS, OPERAND_TEXT, OUR_TABLE4_OP, OUR_TABLE4_ROW, OUR_TABLE4_TYPE,
-                  SCALAR_OP_TEXT, TABLE1_OUR_TYPES, TABLE1_TYPES, TABLE1_US, TABLE4_OPS, TABLE4_US, TABLE5_MS)
+from .cm5_experiments import (EQUATION1, FIGURE15_MBPS, OPERAND_TEXT, OUR_TABLE4_OP, OUR_TABLE4_ROW, OUR_TABLE4_TYPE,
+                              SCALAR_OP_TEXT, TABLE1_OUR_TYPES, TABLE1_TYPES, TABLE1_US, TABLE4_OPS, TABLE4_US,
+                              TABLE5_MS)
 from .compare import Item, Row, find, one, pick
 from .format import Entry, num
 

@@ -39,7 +39,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .measure.lsq import nonnegative_lstsq as nnls  # the name this module has always exported
+from .lsq import nonnegative_lstsq as nnls  # the name this module has always exported
 
 LINES = ("send_packed", "send_datatype", "send_split", "recv_packed", "recv_datatype")  # within a node
 ACROSS = "across_"  # the prefix of the lines of messages between nodes
@@ -79,7 +79,7 @@ _PRICED_OUT = (1e6, 1.0, 1e3)  # a line no way can win against
 # this module only fits the lines.
 
 def _engine_model():
-    from . import _core
+    from .. import _core
 
     return _core.ExchangeModel
 
@@ -331,7 +331,7 @@ class _ModelFiles:
 
 def builtin_model() -> Model:
     """Local. The built-in model of this MPI, whatever model file is present."""
-    from . import _core
+    from .. import _core
 
     files = _ModelFiles()
     try:

@@ -6,21 +6,23 @@ Rank 0 prints; every section is checked against NumPy and the demo fails
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
 
-from . import vector as cv
-from ._errors import Error
-from ._mpi import MPI, _core  # through _mpi: MPI's thread level settled, the same MPI checked
-from .array import DistArray
-from .measure.cores import shared_cores
-from .measure.nesl import linefit, select_kth
-from .measure.stats import time_collective
-from .layout import Block, BlockCyclic, Cyclic, ProcessGrid
-from ._provenance import provenance
-from .redist import RedistPlan, optimal_schedule, redistribute
-from .shift import CShift, PShift
+from .. import vector as cv
+from .._errors import Error
+from .._mpi import MPI, _core  # through _mpi: MPI's thread level settled, the same MPI checked
+from ..array import DistArray
+from ..measure.cores import shared_cores
+from ..measure.nesl import linefit, select_kth
+from ..measure.stats import time_collective
+from ..launch import STDOUT_TERMINAL_VARIABLE
+from ..layout import Block, BlockCyclic, Cyclic, ProcessGrid
+from .._provenance import provenance
+from ..redist import RedistPlan, optimal_schedule, redistribute
+from ..shift import CShift, PShift
 
 
 class _Demo:
@@ -28,10 +30,13 @@ class _Demo:
         from rich.console import Console
 
         self.comm = comm
-        # Where stdout is no terminal (a pipe, a file, or the launcher forwarding a
-        # relaunched command) Rich assumes 80 columns: lines of text are then written
-        # whole (soft wrap) rather than broken mid-sentence; rules and tables keep 80.
-        self.console = Console(highlight=False) if comm.rank == 0 else None
+        # Where stdout is no terminal (a pipe or a file) Rich assumes 80 columns: lines
+        # of text are then written whole (soft wrap) rather than broken mid-sentence,
+        # without colour; rules and tables keep 80. A relaunched demo is told what the
+        # command's own stdout is (its launcher's pipe or pseudo-terminal says nothing).
+        told = os.environ.get(STDOUT_TERMINAL_VARIABLE)
+        terminal = None if told not in ("0", "1") else told == "1"
+        self.console = Console(highlight=False, force_terminal=terminal) if comm.rank == 0 else None
         self.soft_wrap = self.console is not None and not self.console.is_terminal
         self.failures = 0
         self.sharing = shared_cores(comm)  # collective; None on a machine with a core per rank

@@ -2,9 +2,9 @@
 
 import json
 
-from ._mpi import MPI, THREAD_LEVEL_SOURCE  # MPI at the thread level _mpi settles
+from .._mpi import MPI, THREAD_LEVEL_SOURCE  # MPI at the thread level _mpi settles
 
-from ._provenance import provenance
+from .._provenance import provenance
 
 
 def run_info(as_json: bool = False) -> int:
