@@ -2,7 +2,7 @@
 // of 64-bit words to every rank (counts, fault flags and call signatures, ahead of a
 // variable exchange), the same row from every rank, and a gather of every rank's
 // records of any length. Capabilities call these instead of MPI (see
-// ARCHITECTURE.md: exchange decides how data moves).
+// docs/architecture.md: exchange decides how data moves).
 #pragma once
 
 #include "exchange/mpi_bytes.hpp"

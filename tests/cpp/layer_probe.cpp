@@ -1,5 +1,5 @@
 // Compiled (syntax only) by ctest against one layer's view of the sources, to show that
-// the build enforces ARCHITECTURE.md's layer rule: see tests/cpp/CMakeLists.txt.
+// the build enforces the layer rule of docs/architecture.md: see tests/cpp/CMakeLists.txt.
 #if defined(PROBE_UPWARD)
 #include "layout/grid.hpp"   // core's view: a higher layer is not there
 #elif defined(PROBE_SIDEWAYS)

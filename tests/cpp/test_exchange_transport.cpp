@@ -1,6 +1,7 @@
-// A new transport is one file behind exchange/transport.hpp plus one registration:
-// this file is that file. "mailbox" packs every message it takes into a buffer of
-// its own and sends it as one MPI message on the tag the plan reserved for it; the
+// A transport outside the library is one file behind exchange/transport.hpp plus one
+// registration (a built-in one touches more: docs/architecture.md): this file is that
+// file. "mailbox" packs every message it takes into a buffer of its own and sends it
+// as one MPI message on a tag the plan hands every transport (control_tag); the
 // plan's other parts (grouping, rounds, staging of aliased buffers, split phase,
 // describe(), messages()) are the engine's. Checked against an oracle in which every
 // byte is a function of where it came from and where it went, at any rank count,

@@ -1,4 +1,4 @@
-"""The layers of the C++ core keep to their places (ARCHITECTURE.md): no layer
+"""The layers of the C++ core keep to their places (docs/architecture.md): no layer
 includes one above it, capabilities do not include each other, and the exchange
 layer is the only code that moves a capability's data between ranks."""
 

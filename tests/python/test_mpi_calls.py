@@ -1,4 +1,4 @@
-"""Only the exchange layer moves data between ranks (ARCHITECTURE.md: capabilities
+"""Only the exchange layer moves data between ranks (docs/architecture.md: capabilities
 describe what moves, exchange decides how). The capabilities built on the engine
 (shift, redist, vector) call MPI only to reduce (Allreduce, Reduce, Scan, Exscan,
 Reduce_scatter: values combined by an operator, a job MPI's own algorithms do best)
