@@ -8,11 +8,14 @@
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace dm::python {
 
@@ -32,9 +35,42 @@ exchange::Line &line_or_fail(CostModel &m, const std::string &name) {
     if (!l) fail(DM_ERR_ARG, "exchange model: no line '", name, "'");
     return *l;
 }
+const exchange::Line &line_or_fail(const CostModel &m, const std::string &name) {
+    return line_or_fail(const_cast<CostModel &>(m), name);
+}
 
 exchange::Locality locality(bool across_nodes) {
     return across_nodes ? exchange::Locality::AcrossNodes : exchange::Locality::OnNode;
+}
+
+// The names of the lines of one locality, in a model file's order (exchange::kLineNames).
+std::vector<std::string> line_names(bool across_nodes) {
+    const int first = across_nodes ? exchange::kOnNodeLines : 0, end = across_nodes ? exchange::kLines : exchange::kOnNodeLines;
+    return {exchange::kLineNames + first, exchange::kLineNames + end};
+}
+
+// The ways one side of a message can take, in the words of choose(), and the line
+// that prices each in price_send and price_recv (named as within a node; between
+// nodes the same lines prefixed, where that locality has them: no send_split).
+struct WayLine {
+    const char *way, *line;
+};
+constexpr WayLine kSendWays[] = {{"packed", "send_packed"}, {"split", "send_split"}, {"whole", "send_datatype"}};
+constexpr WayLine kRecvWays[] = {{"packed", "recv_packed"}, {"datatype", "recv_datatype"}};
+
+nb::dict way_lines(bool across_nodes) {
+    const std::vector<std::string> names = line_names(across_nodes);
+    auto side = [&](const auto &ways) {
+        nb::dict out;
+        for (const WayLine &w : ways) {
+            const std::string line = (across_nodes ? exchange::kAcrossPrefix : "") + std::string(w.line);
+            if (std::find(names.begin(), names.end(), line) != names.end()) out[w.way] = line;
+        }
+        return out;
+    };
+    nb::dict out;
+    out["send"] = side(kSendWays), out["recv"] = side(kRecvWays);
+    return out;
 }
 
 Model parsed(const std::string &text) {
@@ -52,8 +88,16 @@ Model parsed(const std::string &text) {
 }  // namespace
 
 void bind_cost(nb::module_ &m) {
-    nb::class_<Model>(m, "ExchangeModel",
-                      "Local. The exchange engine's cost model (src/exchange/cost.hpp) and its pricing.")
+    nb::class_<Model> model(m, "ExchangeModel",
+                            "Local. The exchange engine's cost model (src/exchange/cost.hpp) and its pricing.");
+    model.attr("across_prefix") = exchange::kAcrossPrefix;
+    model
+        .def_static("line_names", &line_names, nb::arg("across_nodes") = false,
+                    "The names of the lines that price messages within a node (or between nodes), in a model "
+                    "file's order.")
+        .def_static("way_lines", &way_lines, nb::arg("across_nodes") = false,
+                    "The ways each side of a message can take within a node (or between nodes) and the line "
+                    "that prices each: {'send': {way: line}, 'recv': {way: line}}, in the words of choose().")
         .def_static("parse", &parsed, nb::arg("text"),
                     "The model of a model file's text, read by the engine's parser; DM_ERR_ARG if incomplete.")
         .def_static(
@@ -97,12 +141,21 @@ void bind_cost(nb::module_ &m) {
         .def(
             "features",
             [](const Model &m, const std::string &line, std::int64_t bytes, std::int64_t runs) {
-                if (!exchange::line_named(m.model, line)) fail(DM_ERR_ARG, "exchange model: no line '", line, "'");
+                line_or_fail(m.model, line);
                 const exchange::Features f = exchange::features(m.model, line, bytes, runs);
                 return std::make_tuple(f.messages, f.bytes, f.runs);
             },
             nb::arg("line"), nb::arg("bytes"), nb::arg("runs"),
             "(messages, bytes, runs) at which `line` prices one side of a message.")
+        .def(
+            "price_line",
+            [](const Model &m, const std::string &line, std::int64_t bytes, std::int64_t runs) {
+                const exchange::Features f = exchange::features(m.model, line, bytes, runs);
+                return line_or_fail(m.model, line).at(f.messages, f.bytes, f.runs);
+            },
+            nb::arg("line"), nb::arg("bytes"), nb::arg("runs"),
+            "Microseconds: `line` at the features it prices one side of a message of `bytes` bytes in "
+            "`runs` runs at.")
         .def(
             "prices",
             [](const Model &m, std::int64_t bytes, std::int64_t runs, bool across_nodes) {
@@ -125,8 +178,9 @@ void bind_cost(nb::module_ &m) {
                 const exchange::Locality where = locality(across_nodes);
                 const exchange::SidePrice s = exchange::price_send(m.model, bytes, runs, where);
                 const exchange::SidePrice r = exchange::price_recv(m.model, bytes, runs, where);
-                const char *send = !s.datatype_wins() ? "packed" : s.split ? "split" : "whole";
-                return std::make_tuple(std::string(send), std::string(r.datatype_wins() ? "datatype" : "packed"));
+                const WayLine &send = !s.datatype_wins() ? kSendWays[0] : s.split ? kSendWays[1] : kSendWays[2];
+                const WayLine &recv = r.datatype_wins() ? kRecvWays[1] : kRecvWays[0];
+                return std::make_tuple(std::string(send.way), std::string(recv.way));
             },
             nb::arg("bytes"), nb::arg("runs"), nb::arg("across_nodes") = false,
             "Local. The ways the auto executor takes for a message of `bytes` bytes in `runs` runs within a "

@@ -97,6 +97,29 @@ def test_a_file_without_the_lines_between_nodes_keeps_the_built_in_ones():
 
 
 @pytest.mark.parallel(nprocs=[1])
+def test_the_names_and_prices_are_the_engines():
+    """The lines calibration fits are those of the engine's model file, each way is
+    priced by a line of its locality, and a packed side costs what the engine's own
+    pricing of the message says."""
+    builtin = calibrate.builtin_model()
+    in_file = [row.split()[0] for row in builtin.text().splitlines()[1:] if row.split()[0] in builtin.lines]
+    assert list(calibrate.LINES + calibrate.ACROSS_LINES) == in_file
+    assert all(line.startswith(calibrate.ACROSS) for line in calibrate.ACROSS_LINES)
+    for across in (False, True):
+        ways = _core.ExchangeModel.way_lines(across)
+        assert set(ways["send"].values()) | set(ways["recv"].values()) == set(calibrate.lines_of(across))
+        assert ("split" in ways["send"]) is not across  # nothing is copied once between nodes
+        for nbytes, runs in ((64, 8), (1 << 20, 128), (5 << 20, 4096)):
+            priced = builtin.engine.prices(nbytes, runs, across)
+            assert builtin.engine.price_line(ways["send"]["packed"], nbytes, runs) == priced["send_packed"]
+            assert builtin.engine.price_line(ways["recv"]["datatype"], nbytes, runs) == priced["recv_datatype"]
+            assert calibrate.predict(builtin, "packed", "packed", runs, nbytes, across) == \
+                pytest.approx(priced["send_packed"] + priced["recv_packed"], rel=1e-15)
+    with pytest.raises(dm.Error):
+        builtin.engine.price_line("across_send_split", 64, 8)
+
+
+@pytest.mark.parallel(nprocs=[1])
 def test_fit_recovers_known_lines_from_synthetic_measurements():
     truth, measurements = synthetic()
     start = truth.with_lines(**{line: (0.0, 0.0, 0.0) for line in calibrate.LINES})

@@ -10,9 +10,10 @@ module times plans of the engine itself whose one message per rank has a chosen
 number of runs of a chosen length, with every combination of a sender's way and
 a receiver's way, between two ranks of one node and between two ranks of
 different nodes where the job has them, and fits each locality's lines (every
-coefficient >= 0) so that their sums reproduce the measured times. What each way
-is priced at, which ways ``auto`` takes and the model file's text are the engine's
-own (``_core.ExchangeModel``): this module measures and fits, it does not price.
+coefficient >= 0) so that their sums reproduce the measured times. The names of the
+lines and the line that prices each way, what each way is priced at, which ways
+``auto`` takes and the model file's text are the engine's own
+(``_core.ExchangeModel``): this module measures and fits, it does not price.
 
 The plan: a float64 array of global shape [R, W * 2] on a 1 x 2 grid of the first
 two ranks, with ghost width 1 on axis 1, shifted circularly by W along axis 1.
@@ -30,6 +31,7 @@ ways out. Only the lines are measured: ``split_runs``, ``split_min_bytes`` and
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -41,18 +43,35 @@ import numpy as np
 
 from .lsq import nonnegative_lstsq as nnls  # the name this module has always exported
 
-LINES = ("send_packed", "send_datatype", "send_split", "recv_packed", "recv_datatype")  # within a node
-ACROSS = "across_"  # the prefix of the lines of messages between nodes
-ACROSS_LINES = tuple(ACROSS + line for line in LINES if line != "send_split")
-SENDS = ("packed", "split", "whole")  # whole: a datatype in one message
-RECVS = ("packed", "datatype")
-_SEND_LINE = {"packed": "send_packed", "split": "send_split", "whole": "send_datatype"}
-_RECV_LINE = {"packed": "recv_packed", "datatype": "recv_datatype"}
+# The engine's names, asked for on first use (the extension loads MPI): LINES and
+# ACROSS_LINES, the lines that price messages within a node and between nodes;
+# ACROSS, the prefix of the latter; SENDS and RECVS, the ways of a sender (packed,
+# split: a datatype copied once, whole: a datatype in one message) and a receiver.
+_FROM_ENGINE = {
+    "LINES": lambda: lines_of(False),
+    "ACROSS_LINES": lambda: lines_of(True),
+    "ACROSS": lambda: _engine_model().across_prefix,
+    "SENDS": lambda: tuple(_way_lines(False)["send"]),
+    "RECVS": lambda: tuple(_way_lines(False)["recv"]),
+}
 
 
+def __getattr__(name: str):
+    if name in _FROM_ENGINE:
+        return _FROM_ENGINE[name]()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.lru_cache(maxsize=None)
 def lines_of(across: bool) -> Tuple[str, ...]:
-    """The names of the lines that price messages within a node, or between nodes."""
-    return ACROSS_LINES if across else LINES
+    """The names of the lines that price messages within a node, or between nodes (the engine's)."""
+    return tuple(_engine_model().line_names(across))
+
+
+@functools.lru_cache(maxsize=None)
+def _way_lines(across: bool) -> Dict[str, Dict[str, str]]:
+    """{'send': {way: line}, 'recv': {way: line}}: the line that prices each way (the engine's)."""
+    return _engine_model().way_lines(across)
 
 
 def locality(across: bool) -> str:
@@ -91,7 +110,7 @@ class Model:
     def __init__(self, library: str, lines: Dict[str, Tuple[float, float, float]], split_runs: int,
                  split_min_bytes: int, chunk_bytes: int):
         self.library = library
-        missing = set(LINES + ACROSS_LINES) - set(lines)
+        missing = set(lines_of(False) + lines_of(True)) - set(lines)
         if missing:  # the built-in ones of the library's family, as a model file without them reads
             builtin = _engine_model().of(library, {}, split_runs, split_min_bytes, chunk_bytes).lines()
             lines = {**{k: builtin[k] for k in missing}, **lines}
@@ -128,17 +147,14 @@ class Model:
         merged.update(lines)
         return Model(self.library, merged, self.split_runs, self.split_min_bytes, self.chunk_bytes)
 
-    def price(self, line: str, messages: float, nbytes: float, runs: float) -> float:
-        a, b, c = self.lines[line]
-        return a * messages + b * nbytes + c * runs
-
 
 # ---------------------------------------------------------------------------
 # Which ways a message of `runs` runs and `nbytes` bytes can take, and their features.
 
 def _one_piece(model: Model, runs: int, nbytes: int, across: bool = False) -> bool:
     """A sender's datatype that MPICH copies once as it is (no cut): priced by send_split alone."""
-    return model.engine.prices(nbytes, runs, across)["single_copy"] and runs <= model.split_runs
+    priced = model.engine.prices(nbytes, runs, across)
+    return priced["send_split"] and not priced["send_cut"]
 
 
 def send_ways(model: Model, runs: int, nbytes: int, across: bool = False) -> List[str]:
@@ -155,16 +171,20 @@ def features(model: Model, line: str, runs: int, nbytes: int) -> Tuple[float, fl
     return model.engine.features(line, nbytes, runs)
 
 
+def _lines_of_ways(send: str, recv: str, across: bool = False) -> Tuple[str, str]:
+    """The lines that price the sender's way ``send`` and the receiver's ``recv``."""
+    ways = _way_lines(across)
+    return ways["send"][send], ways["recv"][recv]
+
+
 def _line_and_features(model: Model, send: str, recv: str, runs: int, nbytes: int, across: bool = False):
-    prefix = ACROSS if across else ""
-    sl, rl = prefix + _SEND_LINE[send], prefix + _RECV_LINE[recv]
-    return (sl, features(model, sl, runs, nbytes)), (rl, features(model, rl, runs, nbytes))
+    return tuple((line, features(model, line, runs, nbytes)) for line in _lines_of_ways(send, recv, across))
 
 
 def predict(model: Model, send: str, recv: str, runs: int, nbytes: int, across: bool = False) -> float:
-    """The model's time of one exchange by the sender's way ``send`` and the receiver's ``recv``."""
-    (sl, sf), (rl, rf) = _line_and_features(model, send, recv, runs, nbytes, across)
-    return model.price(sl, *sf) + model.price(rl, *rf)
+    """The model's time of one exchange by the sender's way ``send`` and the receiver's ``recv``,
+    each side priced by the engine."""
+    return sum(model.engine.price_line(line, nbytes, runs) for line in _lines_of_ways(send, recv, across))
 
 
 def choice(model: Model, runs: int, nbytes: int, across: bool = False) -> Tuple[str, str]:
@@ -188,7 +208,7 @@ def fit(base: Model, measurements: Sequence[Tuple[str, str, int, int, float]], a
     nodes, ``across``), each weighted by 1 / its time (relative errors)."""
     names = lines_of(across)
     index = {line: 3 * i for i, line in enumerate(names)}
-    receivers = [k for k, line in enumerate(names) if "recv_" in line]
+    receivers = [k for k, line in enumerate(names) if line in _way_lines(across)["recv"].values()]
     rows = []
     for send, recv, runs, nbytes, us in measurements:
         if not us > 0:
@@ -271,16 +291,16 @@ def grid_points(quick: bool) -> List[Tuple[int, int]]:
 def _variant(base: Model, send: str, recv: str, across: bool = False) -> Tuple[str, Optional[Model]]:
     """The executor and model file under which a plan takes exactly these ways."""
     zero = (0.0, 0.0, 0.0)
-    p = ACROSS if across else ""
-    datatype = {p + "send_datatype": zero}
-    if not across:
-        datatype["send_split"] = zero if send == "split" else _PRICED_OUT
+    sends, recvs = _way_lines(across)["send"], _way_lines(across)["recv"]
+    datatype = {sends["whole"]: zero}
+    if "split" in sends:
+        datatype[sends["split"]] = zero if send == "split" else _PRICED_OUT
     if send == "packed":
         return ("pack" if recv == "packed" else "hybrid"), None
     if recv == "datatype":
         return "datatype", base.with_lines(**datatype)
-    return "auto", base.with_lines(**{p + "send_packed": _PRICED_OUT, p + "recv_packed": zero,
-                                      p + "recv_datatype": _PRICED_OUT}, **datatype)
+    return "auto", base.with_lines(**{sends["packed"]: _PRICED_OUT, recvs["packed"]: zero,
+                                      recvs["datatype"]: _PRICED_OUT}, **datatype)
 
 
 def described_ways(model: Model, description: str, runs: int, nbytes: int,
@@ -392,7 +412,7 @@ def measure(comm, quick: bool = False, reps: Optional[int] = None,
             a.local[...] = 1.0
             b.local[...] = 0.0
             nbytes = run_bytes * runs
-            ways = [(s, r) for s in send_ways(base, runs, nbytes, across) for r in RECVS]
+            ways = [(s, r) for s in send_ways(base, runs, nbytes, across) for r in _way_lines(across)["recv"]]
             plans = []
             for send, recv in ways:
                 executor, model = _variant(base, send, recv, across)
