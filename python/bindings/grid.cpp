@@ -1,7 +1,8 @@
-// datamotion._core.Grid and the axis maps.
+// datamotion._core.Grid, the axis maps and the block rule.
 #include "bindings.hpp"
 
 #include "core/error.hpp"
+#include "layout/block.hpp"
 #include "layout/distribution.hpp"
 #include "layout/grid.hpp"
 
@@ -71,6 +72,27 @@ void bind_grid(nb::module_ &m) {
             if (coord < 0 || coord >= a.nprocs()) fail(DM_ERR_ARG, "coordinate ", coord, " out of range");
             return a.extent(coord);
         });
+
+    nb::class_<layout::Block>(m, "BlockRule",
+                              "The block rule (layout::Block): n elements over p ranks, ceil(n / p) consecutive "
+                              "ones on each from rank 0; what vectors and Block axes place by.")
+        .def("__init__",
+             [](layout::Block *self, std::int64_t n, int nranks) {
+                 if (n < 0 || nranks < 1) fail(DM_ERR_ARG, "BlockRule: n must be >= 0 and nranks >= 1");
+                 new (self) layout::Block(n, nranks);
+             },
+             nb::arg("n"), nb::arg("nranks"))
+        .def_prop_ro("length", &layout::Block::length)
+        .def_prop_ro("nranks", &layout::Block::nranks)
+        .def_prop_ro("max_count", &layout::Block::max_count)
+        .def("begin", [](const layout::Block &b, int rank) {
+            if (rank < 0 || rank >= b.nranks()) fail(DM_ERR_ARG, "rank ", rank, " out of range [0, ", b.nranks(), ")");
+            return b.begin(rank);
+        }, nb::arg("rank"))
+        .def("count", [](const layout::Block &b, int rank) {
+            if (rank < 0 || rank >= b.nranks()) fail(DM_ERR_ARG, "rank ", rank, " out of range [0, ", b.nranks(), ")");
+            return b.count(rank);
+        }, nb::arg("rank"));
 
     m.def("numroc", [](std::int64_t n, std::int64_t block, int coord, int src, int nprocs) {
         if (n < 0 || block < 1 || nprocs < 1 || coord < 0 || coord >= nprocs || src < 0 || src >= nprocs)

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace dm::array {
@@ -29,20 +30,24 @@ template <std::size_t K, class Visit>
 void for_each_index(int n, const std::int64_t *count, const std::int64_t *const (&strides)[K],
                     std::array<std::int64_t, K> origin, Visit &&visit) {
     std::int64_t index[kMaxLoopAxes] = {};
-    const std::int64_t *const at_index = index;
+    const std::int64_t *const position = index;
     if (n == 0) {
-        visit(at_index, static_cast<const std::array<std::int64_t, K> &>(origin));
+        visit(position, std::as_const(origin));
         return;
     }
     for (int a = 0; a < n; ++a)
         if (count[a] < 1) return;
+    // The innermost level in locals: what `visit` writes may alias count and strides.
     const int inner = n - 1;
+    const std::int64_t length = count[inner];
+    std::array<std::int64_t, K> step;
+    for (std::size_t j = 0; j < K; ++j) step[j] = strides[j][inner];
     while (true) {
         std::array<std::int64_t, K> at = origin;
-        for (std::int64_t i = 0; i < count[inner]; ++i) {
+        for (std::int64_t i = 0; i < length; ++i) {
             index[inner] = i;
-            visit(at_index, static_cast<const std::array<std::int64_t, K> &>(at));
-            for (std::size_t j = 0; j < K; ++j) at[j] += strides[j][inner];
+            visit(position, std::as_const(at));
+            for (std::size_t j = 0; j < K; ++j) at[j] += step[j];
         }
         index[inner] = 0;
         int a = inner - 1;

@@ -1,5 +1,7 @@
 #include "array/dist_array.hpp"
 
+#include "array/box.hpp"
+
 #include "core/checked.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
@@ -7,6 +9,7 @@
 #include "core/text.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -262,34 +265,20 @@ void DistArray::for_each_run(const int *coords, const RunFn &run) const {
     const auto sstride = row_major_strides(storage_shape_);
 
     // Runs along the last axis are the same for every row: blocks contiguous in the global index.
-    struct Run { std::int64_t local, global, length; };
-    std::vector<Run> runs;
-    const auto &last = maps_[n - 1];
-    for (std::int64_t l = 0; l < extent[n - 1];) {
-        std::int64_t g = last.global_index(coords[n - 1], l);
-        std::int64_t len = std::min(last.block() - l % last.block(), extent[n - 1] - l);
-        runs.push_back({l, g, len});
-        l += len;
-    }
+    const std::vector<layout::OwnedRun> runs = maps_[n - 1].owned_runs(coords[n - 1]);
 
-    // Odometer over the leading axes.
-    std::vector<std::int64_t> index(n, 0);
-    while (true) {
-        std::int64_t packed = 0, stored = 0, global = 0;
-        for (int a = 0; a < n - 1; ++a) {
-            packed += index[a] * pstride[a];
-            stored += (index[a] + ghost_[a]) * sstride[a];
-            global += maps_[a].global_index(coords[a], index[a]) * gstride[a];
-        }
-        stored += ghost_[n - 1];
-        for (const Run &r : runs) run(packed + r.local, stored + r.local, global + r.global, r.length);
-        int a = n - 2;
-        for (; a >= 0; --a) {
-            if (++index[a] < extent[a]) break;
-            index[a] = 0;
-        }
-        if (a < 0) return;
-    }
+    // Every row: the leading axes' multi-index, with its packed and stored offsets.
+    std::int64_t origin = ghost_[n - 1];
+    for (int a = 0; a < n - 1; ++a) origin += ghost_[a] * sstride[a];
+    const std::int64_t *const strides[2] = {pstride.data(), sstride.data()};
+    for_each_index(n - 1, extent.data(), strides, std::array<std::int64_t, 2>{0, origin},
+                   [&](const std::int64_t *index, const std::array<std::int64_t, 2> &at) {
+                       std::int64_t global = 0;
+                       for (int a = 0; a < n - 1; ++a)
+                           global += maps_[a].global_index(coords[a], index[a]) * gstride[a];
+                       for (const layout::OwnedRun &r : runs)
+                           run(at[0] + r.local, at[1] + r.local, global + r.global, r.length);
+                   });
 }
 
 void DistArray::check_call(const void *global, int root, const char *what, const Check &caller_check,

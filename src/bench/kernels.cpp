@@ -191,6 +191,59 @@ std::vector<double> barrier(MPI_Comm comm, int reps, int warmup, int iters) {
     return samples;
 }
 
+namespace {
+
+// The buffers of one collective's benchmark: bytes out and in, doubles out and in.
+struct CollectiveBuffers {
+    std::vector<unsigned char> out, in;
+    std::vector<double> dout, din;
+};
+
+// One call of collective `op` on n bytes (or count_doubles doubles, summed).
+void run_collective(MPI_Comm comm, const std::string &op, int rank, int n, int count_doubles, CollectiveBuffers &b) {
+    if (op == "bcast") check_mpi(MPI_Bcast(rank == 0 ? b.out.data() : b.in.data(), n, MPI_BYTE, 0, comm), "MPI_Bcast");
+    else if (op == "reduce")
+        check_mpi(MPI_Reduce(b.dout.data(), b.din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, 0, comm), "MPI_Reduce");
+    else if (op == "allreduce")
+        check_mpi(MPI_Allreduce(b.dout.data(), b.din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, comm),
+                  "MPI_Allreduce");
+    else if (op == "scan")
+        check_mpi(MPI_Scan(b.dout.data(), b.din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Scan");
+    else if (op == "exscan")
+        check_mpi(MPI_Exscan(b.dout.data(), b.din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Exscan");
+    else if (op == "allgather")
+        check_mpi(MPI_Allgather(b.out.data(), n, MPI_BYTE, b.in.data(), n, MPI_BYTE, comm), "MPI_Allgather");
+    else check_mpi(MPI_Alltoall(b.out.data(), n, MPI_BYTE, b.in.data(), n, MPI_BYTE, comm), "MPI_Alltoall");
+}
+
+// Throws DM_ERR_INTERNAL at the first wrong result of repetition `rep`, whose inputs
+// collective_op seeds: bytes by rank (and peer), doubles rank + 1.
+void check_collective(const std::string &op, int rank, int size, std::size_t bytes, int rep,
+                      const CollectiveBuffers &b) {
+    const double total = size * (size + 1) / 2.0, prefix = (rank + 1) * (rank + 2) / 2.0;
+    auto expect_doubles = [&](double value) {
+        for (double d : b.din)
+            if (d != value) fail(DM_ERR_INTERNAL, op, ": wrong result ", d, " (expected ", value, ")");
+    };
+    auto expect_byte = [&](std::size_t index, int from, std::size_t i) {
+        if (b.in[index] != static_cast<unsigned char>(i * 7 + from * 31 + rep))
+            fail(DM_ERR_INTERNAL, op, ": wrong byte ", index, " from rank ", from);
+    };
+    if (op == "bcast" && rank != 0)
+        for (std::size_t i = 0; i < bytes; ++i) expect_byte(i, 0, i);
+    if ((op == "reduce" && rank == 0) || op == "allreduce") expect_doubles(total);
+    if (op == "scan") expect_doubles(prefix);
+    if (op == "exscan" && rank > 0) expect_doubles(prefix - (rank + 1));
+    if (op == "allgather")
+        for (int r = 0; r < size; ++r)
+            for (std::size_t i = 0; i < bytes; ++i) expect_byte(r * bytes + i, r, i);
+    if (op == "alltoall")  // block `rank` of every sender's buffer
+        for (int r = 0; r < size; ++r)
+            for (std::size_t i = 0; i < bytes; ++i) expect_byte(r * bytes + i, r, rank * bytes + i);
+}
+
+}  // namespace
+
 std::vector<double> collective_op(MPI_Comm comm, const std::string &op, const CollectiveOptions &o) {
     int rank = 0, size = 1;
     check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
@@ -209,34 +262,21 @@ std::vector<double> collective_op(MPI_Comm comm, const std::string &op, const Co
     });
     const int n = static_cast<int>(bytes), count_doubles = static_cast<int>(doubles);
     const bool gathers = op == "allgather" || op == "alltoall";
-    std::vector<unsigned char> out(op == "alltoall" ? bytes * size : bytes), in(gathers ? bytes * size : bytes);
-    std::vector<double> dout(doubles), din(doubles);
-    auto run_once = [&] {
-        if (op == "bcast") check_mpi(MPI_Bcast(rank == 0 ? out.data() : in.data(), n, MPI_BYTE, 0, comm), "MPI_Bcast");
-        else if (op == "reduce")
-            check_mpi(MPI_Reduce(dout.data(), din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, 0, comm), "MPI_Reduce");
-        else if (op == "allreduce")
-            check_mpi(MPI_Allreduce(dout.data(), din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Allreduce");
-        else if (op == "scan")
-            check_mpi(MPI_Scan(dout.data(), din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Scan");
-        else if (op == "exscan")
-            check_mpi(MPI_Exscan(dout.data(), din.data(), count_doubles, MPI_DOUBLE, MPI_SUM, comm), "MPI_Exscan");
-        else if (op == "allgather")
-            check_mpi(MPI_Allgather(out.data(), n, MPI_BYTE, in.data(), n, MPI_BYTE, comm), "MPI_Allgather");
-        else check_mpi(MPI_Alltoall(out.data(), n, MPI_BYTE, in.data(), n, MPI_BYTE, comm), "MPI_Alltoall");
-    };
+    CollectiveBuffers b{std::vector<unsigned char>(op == "alltoall" ? bytes * size : bytes),
+                        std::vector<unsigned char>(gathers ? bytes * size : bytes), std::vector<double>(doubles),
+                        std::vector<double>(doubles)};
     std::exception_ptr failure;
     std::vector<double> samples;
     for (int rep = o.warmup > 0 ? -1 : 0; rep < o.reps; ++rep) {
         const int count = rep < 0 ? o.warmup : o.iters;
         // Inputs that make every result checkable: bytes seeded by rank (and peer), doubles = rank + 1.
-        for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<unsigned char>(i * 7 + rank * 31 + rep);
-        for (auto &d : dout) d = rank + 1;
+        for (std::size_t i = 0; i < b.out.size(); ++i) b.out[i] = static_cast<unsigned char>(i * 7 + rank * 31 + rep);
+        for (auto &d : b.dout) d = rank + 1;
         check_mpi(MPI_Barrier(comm), "MPI_Barrier");
         double busy = 0;
         for (int i = 0; i < count; ++i) {
             const double t0 = MPI_Wtime();
-            run_once();
+            run_collective(comm, op, rank, n, count_doubles, b);
             busy += MPI_Wtime() - t0;
             check_mpi(MPI_Barrier(comm), "MPI_Barrier");  // untimed, as in osu_allreduce
         }
@@ -245,28 +285,9 @@ std::vector<double> collective_op(MPI_Comm comm, const std::string &op, const Co
         samples.push_back(mean);
         if (!o.validate || failure) continue;
         try {
-            if (reduces) detail::corrupt(reinterpret_cast<unsigned char *>(din.data()), doubles * 8, o.corrupt_byte);
-            else detail::corrupt(in.data(), bytes, o.corrupt_byte);
-            const double total = size * (size + 1) / 2.0, prefix = (rank + 1) * (rank + 2) / 2.0;
-            auto expect_doubles = [&](double value) {
-                for (double d : din)
-                    if (d != value) fail(DM_ERR_INTERNAL, op, ": wrong result ", d, " (expected ", value, ")");
-            };
-            auto expect_byte = [&](std::size_t index, int from, std::size_t i) {
-                if (in[index] != static_cast<unsigned char>(i * 7 + from * 31 + rep))
-                    fail(DM_ERR_INTERNAL, op, ": wrong byte ", index, " from rank ", from);
-            };
-            if (op == "bcast" && rank != 0)
-                for (std::size_t i = 0; i < bytes; ++i) expect_byte(i, 0, i);
-            if ((op == "reduce" && rank == 0) || op == "allreduce") expect_doubles(total);
-            if (op == "scan") expect_doubles(prefix);
-            if (op == "exscan" && rank > 0) expect_doubles(prefix - (rank + 1));
-            if (op == "allgather")
-                for (int r = 0; r < size; ++r)
-                    for (std::size_t i = 0; i < bytes; ++i) expect_byte(r * bytes + i, r, i);
-            if (op == "alltoall")  // block `rank` of every sender's buffer
-                for (int r = 0; r < size; ++r)
-                    for (std::size_t i = 0; i < bytes; ++i) expect_byte(r * bytes + i, r, rank * bytes + i);
+            if (reduces) detail::corrupt(reinterpret_cast<unsigned char *>(b.din.data()), doubles * 8, o.corrupt_byte);
+            else detail::corrupt(b.in.data(), bytes, o.corrupt_byte);
+            check_collective(op, rank, size, bytes, rep, b);
         } catch (...) {
             failure = std::current_exception();
         }

@@ -1,6 +1,7 @@
 #include "exchange/block.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace dm::exchange {
@@ -57,29 +58,12 @@ std::int64_t offset_of(int n, const std::int64_t *start, const std::int64_t *str
 }
 
 // Calls run(offset in a, offset in b) for every run of two blocks with the same
-// counts, in order; the innermost level is a plain loop.
+// counts, in order.
 template <class Run>
 void for_each_run(const Block &a, const Block &b, Run &&run) {
-    if (a.levels == 0) {
-        run(a.offset, b.offset);
-        return;
-    }
-    const int inner = a.levels - 1;
-    const std::int64_t n = a.count[inner], step_a = a.stride[inner], step_b = b.stride[inner];
-    std::int64_t index[kMaxLevels] = {};
-    std::int64_t at_a = a.offset, at_b = b.offset;
-    while (true) {
-        std::int64_t pa = at_a, pb = at_b;
-        for (std::int64_t i = 0; i < n; ++i, pa += step_a, pb += step_b) run(pa, pb);
-        int l = inner - 1;
-        for (; l >= 0; --l) {
-            at_a += a.stride[l], at_b += b.stride[l];
-            if (++index[l] < a.count[l]) break;
-            at_a -= a.stride[l] * a.count[l], at_b -= b.stride[l] * b.count[l];
-            index[l] = 0;
-        }
-        if (l < 0) return;
-    }
+    const std::int64_t *const strides[2] = {a.stride, b.stride};
+    array::for_each_index(a.levels, a.count, strides, std::array<std::int64_t, 2>{a.offset, b.offset},
+                          [&](const std::int64_t *, const std::array<std::int64_t, 2> &at) { run(at[0], at[1]); });
 }
 
 // One run of a fixed size as a constant-size memcpy, which compilers turn into a
@@ -101,7 +85,7 @@ struct Any {
 template <class Kernel>
 std::byte *pack_with(std::byte *out, const std::byte *base, const Block &b) {
     const std::size_t run = static_cast<std::size_t>(b.run);
-    for_each_run(b, b, [&](std::int64_t at, std::int64_t) {
+    for_each_run(b, [&](std::int64_t at) {
         Kernel::move(out, base + at, run);
         out += run;
     });
@@ -111,7 +95,7 @@ std::byte *pack_with(std::byte *out, const std::byte *base, const Block &b) {
 template <class Kernel>
 const std::byte *unpack_with(std::byte *base, const Block &b, const std::byte *in) {
     const std::size_t run = static_cast<std::size_t>(b.run);
-    for_each_run(b, b, [&](std::int64_t at, std::int64_t) {
+    for_each_run(b, [&](std::int64_t at) {
         Kernel::move(base + at, in, run);
         in += run;
     });
@@ -218,6 +202,28 @@ Copy box_copy(int n, const std::int64_t *size, int from_slot, const std::int64_t
             block_of(f, 1, to_slot, offset_of(n, to_start, to_strides, to_origin))};
 }
 
+namespace {
+
+// `next` as one more copy of `last`'s shape at a fixed step: a new outermost level.
+bool stack(const Block &last, const Block &next, Block &joined) {
+    if (last.slot != next.slot || last.levels + 1 > kMaxLevels || next.offset == last.offset || !last.same_shape(next))
+        return false;
+    joined = last;
+    joined.levels = last.levels + 1;
+    std::copy_backward(last.count, last.count + last.levels, joined.count + joined.levels);
+    std::copy_backward(last.stride, last.stride + last.levels, joined.stride + joined.levels);
+    joined.count[0] = 2;
+    joined.stride[0] = next.offset - last.offset;
+    return true;
+}
+
+// The two sides of a copy move runs of one size in the same counts.
+bool alike(const Block &a, const Block &b) {
+    return a.run == b.run && a.levels == b.levels && std::equal(a.count, a.count + a.levels, b.count);
+}
+
+}  // namespace
+
 bool join(const Block &last, const Block &next, Block &joined) {
     if (last.slot != next.slot) return false;
     if (last.levels == 0 && next.levels == 0 && last.offset + last.run == next.offset) {
@@ -235,16 +241,22 @@ bool join(const Block &last, const Block &next, Block &joined) {
             return true;
         }
     }
-    if (last.levels + 1 <= kMaxLevels && next.offset != last.offset && last.same_shape(next)) {
-        joined = last;
-        joined.levels = last.levels + 1;
-        std::copy_backward(last.count, last.count + last.levels, joined.count + joined.levels);
-        std::copy_backward(last.stride, last.stride + last.levels, joined.stride + joined.levels);
-        joined.count[0] = 2;
-        joined.stride[0] = next.offset - last.offset;
-        return true;
+    return stack(last, next, joined);
+}
+
+void append_copy(std::vector<Copy> &copies, const Copy &c) {
+    if (!copies.empty()) {
+        Copy &last = copies.back();
+        Copy joined;
+        // Each side joined its own way, where the two agree; else (one side
+        // contiguous, the other not) both as one more copy at a step.
+        if ((join(last.from, c.from, joined.from) && join(last.to, c.to, joined.to) && alike(joined.from, joined.to)) ||
+            (stack(last.from, c.from, joined.from) && stack(last.to, c.to, joined.to))) {
+            last = joined;
+            return;
+        }
     }
-    return false;
+    copies.push_back(c);
 }
 
 std::byte *pack(std::byte *out, const std::byte *base, const Block &b) {

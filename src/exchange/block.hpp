@@ -2,13 +2,18 @@
 // made of, and the kernels that pack, unpack and copy them.
 #pragma once
 
+#include "array/box.hpp"
+
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace dm::exchange {
 
-constexpr int kMaxLevels = 8;
-constexpr std::int64_t kCacheLine = 64;  // bytes: what Block::lines counts in  // an N-d box (N <= 7) plus one level of stacked boxes
+constexpr int kMaxLevels = 8;  // an N-d box (N <= 7) plus one level of stacked boxes
+static_assert(kMaxLevels <= array::kMaxLoopAxes, "a block's levels are looped by array::for_each_index");
+constexpr std::int64_t kCacheLine = 64;  // bytes: what Block::lines counts in
 
 // count[0] x ... x count[levels-1] contiguous runs of `run` bytes in buffer `slot`:
 // the first starts at byte `offset`, level i steps stride[i] bytes (outermost first).
@@ -52,6 +57,20 @@ Copy box_copy(int n, const std::int64_t *size, int from_slot, const std::int64_t
 // Whether `next`, following `last` in a list, can join it into one block (`joined`):
 // a contiguous continuation, or one more copy of a repeated shape at a fixed step.
 bool join(const Block &last, const Block &next, Block &joined);
+
+// Appends `c` to a list of copies, joined to the last one where both sides continue
+// it alike: each side by join() into blocks of one shape, or both as one more copy
+// of the last's shape at steps of their own (a contiguous side with a strided one).
+// Plans and on-node receivers keep their copies this way: the one joining rule.
+void append_copy(std::vector<Copy> &copies, const Copy &c);
+
+// Calls run(offset) with the byte offset of every run of `b`, in order.
+template <class Run>
+void for_each_run(const Block &b, Run &&run) {
+    const std::int64_t *const strides[1] = {b.stride};
+    array::for_each_index(b.levels, b.count, strides, std::array<std::int64_t, 1>{b.offset},
+                          [&](const std::int64_t *, const std::array<std::int64_t, 1> &at) { run(at[0]); });
+}
 
 // The kernels: copy the bytes of a block out of `base` into `out` (pack), from `in`
 // into `base` (unpack), and between the two blocks of a Copy. Runs of 1 to 4

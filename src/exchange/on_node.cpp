@@ -15,54 +15,7 @@ struct Run {
 };
 
 void runs_of(const Block &b, std::vector<Run> &out) {
-    if (b.levels == 0) {
-        out.push_back({b.slot, b.offset, b.run});
-        return;
-    }
-    std::int64_t index[kMaxLevels] = {};
-    while (true) {
-        std::int64_t at = b.offset;
-        for (int l = 0; l < b.levels; ++l) at += index[l] * b.stride[l];
-        out.push_back({b.slot, at, b.run});
-        int l = b.levels - 1;
-        for (; l >= 0; --l) {
-            if (++index[l] < b.count[l]) break;
-            index[l] = 0;
-        }
-        if (l < 0) return;
-    }
-}
-
-// Appends the copy of `bytes` bytes from (fs, f) to (ts, t), joining it to the last
-// copy where both sides continue it: contiguously (a longer run), or as one more run
-// at the same steps (a strided copy of one level).
-void append(std::vector<Copy> &out, int fs, std::int64_t f, int ts, std::int64_t t, std::int64_t bytes) {
-    if (!out.empty()) {
-        Copy &c = out.back();
-        if (c.from.slot == fs && c.to.slot == ts) {
-            if (c.from.levels == 0 && c.from.offset + c.from.run == f && c.to.offset + c.to.run == t) {
-                c.from.run += bytes, c.to.run += bytes;
-                return;
-            }
-            if (c.from.run == bytes) {
-                if (c.from.levels == 0) {
-                    c.from.levels = c.to.levels = 1;
-                    c.from.count[0] = c.to.count[0] = 2;
-                    c.from.stride[0] = f - c.from.offset, c.to.stride[0] = t - c.to.offset;
-                    return;
-                }
-                if (c.from.levels == 1 && f == c.from.offset + c.from.count[0] * c.from.stride[0] &&
-                    t == c.to.offset + c.to.count[0] * c.to.stride[0]) {
-                    ++c.from.count[0], ++c.to.count[0];
-                    return;
-                }
-            }
-        }
-    }
-    Copy c;
-    c.from.slot = fs, c.from.offset = f, c.from.run = bytes;
-    c.to.slot = ts, c.to.offset = t, c.to.run = bytes;
-    out.push_back(c);
+    for_each_run(b, [&](std::int64_t at) { out.push_back({b.slot, at, b.run}); });
 }
 
 // The copies that move the byte sequence of `from` (the sender's blocks) onto that
@@ -76,7 +29,10 @@ std::vector<Copy> pair_up(const std::vector<Block> &from, const std::vector<Bloc
     std::int64_t done_a = 0, done_b = 0;  // bytes of run i / j already copied
     while (i < a.size() && j < b.size()) {
         const std::int64_t n = std::min(a[i].bytes - done_a, b[j].bytes - done_b);
-        append(out, a[i].slot, a[i].offset + done_a, b[j].slot, b[j].offset + done_b, n);
+        Copy c;
+        c.from.slot = a[i].slot, c.from.offset = a[i].offset + done_a, c.from.run = n;
+        c.to.slot = b[j].slot, c.to.offset = b[j].offset + done_b, c.to.run = n;
+        append_copy(out, c);
         done_a += n, done_b += n;
         if (done_a == a[i].bytes) ++i, done_a = 0;
         if (done_b == b[j].bytes) ++j, done_b = 0;

@@ -96,18 +96,7 @@ void Plan::recv(int peer, const Block &b, int round) {
 }
 
 void Plan::copy(const Copy &c) {
-    if (c.to.bytes() == 0) return;
-    if (!copies_.empty()) {
-        Copy &last = copies_.back();
-        Copy joined;
-        if (join(last.from, c.from, joined.from) && join(last.to, c.to, joined.to) &&
-            joined.from.run == joined.to.run && joined.from.levels == joined.to.levels &&
-            std::equal(joined.from.count, joined.from.count + joined.from.levels, joined.to.count)) {
-            last = joined;
-            return;
-        }
-    }
-    copies_.push_back(c);
+    if (c.to.bytes() != 0) append_copy(copies_, c);
 }
 
 void Plan::group(std::vector<std::pair<int, std::pair<int, Block>>> &pieces, std::vector<Message> &out) const {

@@ -1,7 +1,8 @@
 // The block distribution of n elements over p ranks, the library's one block rule (the
 // CM canonical rule of DM_DIST_BLOCK): every rank holds b = ceil(n / p) consecutive
 // elements, rank r those from min(r * b, n), so trailing ranks hold fewer or none.
-// A 1-d DistArray with a DM_DIST_BLOCK axis and a vector of the same length place
+// A DM_DIST_BLOCK axis takes max_count() as its block size (layout/distribution.cpp),
+// so a 1-d DistArray with a DM_DIST_BLOCK axis and a vector of the same length place
 // every element on the same rank at the same local position.
 //
 // owner() replaces the division by b with a multiply and a shift: permutations ask it

@@ -1,7 +1,11 @@
 #include "layout/distribution.hpp"
 
+#include "layout/block.hpp"
+
 #include "core/checked.hpp"
 #include "core/error.hpp"
+
+#include <algorithm>
 
 namespace dm::layout {
 
@@ -30,8 +34,8 @@ AxisMap::AxisMap(const dm_dist &dist, std::int64_t n, int nprocs) : n_(n), nproc
     if (n < 0) fail(DM_ERR_ARG, "axis length must be non-negative, got ", n);
     kind_ = dist.kind;  // valid from here on
     switch (kind_) {
-        case DM_DIST_BLOCK:  // CM canonical: ceil(n / nprocs) per coordinate, without forming n + nprocs - 1
-            block_ = n > 0 ? n / nprocs + (n % nprocs != 0) : 1;
+        case DM_DIST_BLOCK:  // CM canonical: the block rule's ceil(n / nprocs) per coordinate
+            block_ = n > 0 ? Block(n, nprocs).max_count() : 1;
             break;
         case DM_DIST_CYCLIC: block_ = 1; break;
         case DM_DIST_BLOCK_CYCLIC:
@@ -42,5 +46,27 @@ AxisMap::AxisMap(const dm_dist &dist, std::int64_t n, int nprocs) : n_(n), nproc
 }
 
 dm_dist AxisMap::resolved() const { return dm_dist{kind_, block_, src_}; }
+
+std::vector<OwnedRun> AxisMap::owned_runs(int coord, std::int64_t begin, std::int64_t end) const {
+    std::vector<OwnedRun> runs;
+    const std::int64_t extent = this->extent(coord);
+    if (extent == 0) return runs;
+    // The local blocks before `first` end before index `begin`: every round of
+    // blocks covers block * nprocs global indices.
+    std::int64_t first = begin > 0 ? std::min(extent, (begin / (block_ * nprocs_)) * block_) : 0;
+    for (; first < extent; first += block_) {
+        const std::int64_t size = std::min(block_, extent - first);
+        std::int64_t global = global_index(coord, first), local = first;
+        if (global >= end) break;
+        if (global < begin) {  // the window starts inside this block
+            local += std::min(begin - global, size);
+            global = begin;
+        }
+        const std::int64_t length = std::min(first + size - local, end - global);
+        if (length > 0) runs.push_back({local, global, length});
+        if (size == extent - first) break;  // the last block: first + block may not be formed
+    }
+    return runs;
+}
 
 }  // namespace dm::layout

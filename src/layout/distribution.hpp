@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace dm::layout {
 
@@ -16,6 +17,12 @@ std::int64_t numroc(std::int64_t n, std::int64_t block, int coord, int src, int 
 // passes is reported, not loaded as the enum), a block size < 1 or src outside
 // [0, nprocs). `where` names the argument in the message (e.g. "axis 1").
 void validate(const dm_dist &dist, int nprocs, const std::string &where);
+
+// Local indices [local, local + length) of one coordinate that hold the consecutive
+// global indices [global, global + length).
+struct OwnedRun {
+    std::int64_t local, global, length;
+};
 
 // A distribution of one axis of n elements over nprocs coordinates, resolved.
 // Any n in [0, INT64_MAX] is valid: every index computation below stays within
@@ -38,6 +45,11 @@ public:
         return ((l / block_) * nprocs_ + shifted) * block_ + l % block_;
     }
     std::int64_t extent(int coord) const { return numroc(n_, block_, coord, src_, nprocs_); }
+    // The runs of the elements coordinate `coord` owns whose global indices lie in
+    // [begin, end): one per distribution block, cut at the window's ends, in local
+    // (and so global) order. What capabilities walk instead of the block size and
+    // source: the one rule for which positions of an axis a coordinate holds.
+    std::vector<OwnedRun> owned_runs(int coord, std::int64_t begin = 0, std::int64_t end = INT64_MAX) const;
 
 private:
     dm_dist_kind kind_ = DM_DIST_BLOCK;

@@ -52,14 +52,12 @@ namespace dm::shift {
 
 std::vector<SourceRun> owned_source_runs(const layout::AxisMap &map, int coord, std::int64_t offset, bool periodic) {
     std::vector<SourceRun> runs;
-    const std::int64_t extent = map.extent(coord), b = map.block();
-    // Each distribution block of `coord` holds consecutive global indices; a run that
-    // continues the previous one on both sides (a cyclic axis shifted by a multiple of
-    // the coordinates, say) joins it, so that such a shift moves a few long runs.
-    for (std::int64_t first = 0; first < extent; first += b) {
-        const std::int64_t length = std::min(b, extent - first);
-        for (SourceRun r : source_runs(map, map.global_index(coord, first), offset, length, periodic)) {
-            r.offset += first;
+    // Each run of `coord` holds consecutive global indices; a run that continues the
+    // previous one on both sides (a cyclic axis shifted by a multiple of the
+    // coordinates, say) joins it, so that such a shift moves a few long runs.
+    for (const layout::OwnedRun &owned : map.owned_runs(coord)) {
+        for (SourceRun r : source_runs(map, owned.global, offset, owned.length, periodic)) {
+            r.offset += owned.local;
             SourceRun *last = runs.empty() ? nullptr : &runs.back();
             if (last && last->coord == r.coord && last->offset + last->length == r.offset &&
                 (r.coord < 0 || last->local + last->length == r.local)) {

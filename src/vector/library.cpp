@@ -115,41 +115,40 @@ int64_t sort_merge_max() {
     return value;
 }
 
-// Collective. pos[k] = the position of this rank's element k (global index e0 + k) in
-// the stable sort of all ranks' items by key (n < 2^31, so positions are ints). mine
-// holds this rank's cnt items in index order, idx global; the call may overwrite it.
-// Uses slots kSortA, kSortB, kSend, kRecv, kMisc.
+// sort_positions with few items: every rank gathers and sorts all of them.
 template <class Key>
-void sort_positions(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *pos) {
+void sort_gathered(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *pos) {
     using Item = Keyed<Key>;
     const Block nb = c.block(n);
     const int64_t e0 = nb.begin(c.rank);
     int64_t *counts = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(2 * c.nranks));
     int64_t *displs = counts + c.nranks;
-
-    if (c.nranks == 1 || n <= sort_gather_max()) {
-        // Every rank sorts all items.
-        Item *all = mine;
-        if (c.nranks > 1) {
-            all = c.ws.get<Item>(kSortA, static_cast<std::size_t>(n));
-            for (int r = 0; r < c.nranks; ++r) {
-                counts[r] = nb.count(r);
-                displs[r] = nb.begin(r);
-            }
-            dm::exchange::gather_variable(c.comm, mine, all, counts, displs, sizeof(Item));
+    Item *all = mine;
+    if (c.nranks > 1) {
+        all = c.ws.get<Item>(kSortA, static_cast<std::size_t>(n));
+        for (int r = 0; r < c.nranks; ++r) {
+            counts[r] = nb.count(r);
+            displs[r] = nb.begin(r);
         }
-        const Item *sorted = radix_sort(all, c.ws.get<Item>(kSortB, static_cast<std::size_t>(n)),
-                                        static_cast<std::size_t>(n));
-        for (int64_t t = 0; t < n; ++t) {
-            const int64_t k = static_cast<int64_t>(sorted[t].idx) - e0;
-            if (k >= 0 && k < cnt) pos[k] = static_cast<int>(t);
-        }
-        return;
+        dm::exchange::gather_variable(c.comm, mine, all, counts, displs, sizeof(Item));
     }
+    const Item *sorted = radix_sort(all, c.ws.get<Item>(kSortB, static_cast<std::size_t>(n)),
+                                    static_cast<std::size_t>(n));
+    for (int64_t t = 0; t < n; ++t) {
+        const int64_t k = static_cast<int64_t>(sorted[t].idx) - e0;
+        if (k >= 0 && k < cnt) pos[k] = static_cast<int>(t);
+    }
+}
 
-    // Sample sort. Local sort, then up to nranks regular samples per rank.
-    const Item *sorted = radix_sort(mine, c.ws.get<Item>(kSortA, static_cast<std::size_t>(cnt)),
-                                    static_cast<std::size_t>(cnt));
+// Collective. The sample sort's buckets: c.scount[q] = how many of this rank's cnt
+// sorted items go to bucket q, from up to nranks regular samples per rank. Bucket q
+// holds the items above splitter q-1 and up to splitter q, by (key, global index):
+// equal keys split between buckets in index order. Uses slots kSortB and kMisc.
+template <class Key>
+void split_buckets(Context &c, const Keyed<Key> *sorted, int64_t cnt, const Block &nb) {
+    using Item = Keyed<Key>;
+    int64_t *counts = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(2 * c.nranks));
+    int64_t *displs = counts + c.nranks;
     int64_t nsamples = 0;
     for (int r = 0; r < c.nranks; ++r) {
         counts[r] = std::min<int64_t>(nb.count(r), c.nranks);
@@ -164,9 +163,6 @@ void sort_positions(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *p
     std::sort(samples, samples + nsamples, keyed_less<Key>);
     std::vector<Item> splitters;
     for (int q = 1; q < c.nranks; ++q) splitters.push_back(samples[q * nsamples / c.nranks]);
-
-    // Bucket q holds the items above splitter q-1 and up to splitter q, by (key, global
-    // index): equal keys split between buckets in index order.
     int64_t prev = 0;
     for (int q = 0; q < c.nranks; ++q) {
         const int64_t end = q + 1 < c.nranks
@@ -175,6 +171,47 @@ void sort_positions(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *p
         c.scount[q] = static_cast<int>(end - prev);
         prev = end;
     }
+}
+
+// back[slot] = the global position (from `base`) of the key that arrived at slot of
+// this rank's bucket, whose runs arrived one per source rank: a merge of the runs
+// with few ranks, a radix sort of (key, slot) with many. Uses slots kSortB, kSend,
+// kRecv and kMisc.
+template <class Key>
+std::uint32_t *arrival_positions(Context &c, const Key *keys_in, int64_t nbucket, int64_t base) {
+    using Item = Keyed<Key>;
+    if (c.nranks <= sort_merge_max()) {
+        auto *start = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(c.nranks) + 1);
+        start[0] = 0;
+        for (int r = 0; r < c.nranks; ++r) start[r + 1] = start[r] + c.rcount[r];
+        std::uint32_t *back = c.ws.get<std::uint32_t>(kSortB, static_cast<std::size_t>(nbucket));
+        merge_positions(keys_in, start, c.nranks, static_cast<std::uint32_t>(base), back);
+        return back;
+    }
+    Item *bucket = c.ws.get<Item>(kSortB, static_cast<std::size_t>(nbucket));
+    for (int64_t t = 0; t < nbucket; ++t) bucket[t] = Item{keys_in[t], static_cast<std::uint32_t>(t)};
+    const Item *ordered = radix_sort(bucket, c.ws.get<Item>(kSend, static_cast<std::size_t>(nbucket)),
+                                     static_cast<std::size_t>(nbucket));
+    std::uint32_t *back = c.ws.get<std::uint32_t>(kRecv, static_cast<std::size_t>(nbucket));
+    for (int64_t t = 0; t < nbucket; ++t) back[ordered[t].idx] = static_cast<std::uint32_t>(base + t);
+    return back;
+}
+
+// Collective. pos[k] = the position of this rank's element k (global index e0 + k) in
+// the stable sort of all ranks' items by key (n < 2^31, so positions are ints). mine
+// holds this rank's cnt items in index order, idx global; the call may overwrite it.
+// Uses slots kSortA, kSortB, kSend, kRecv, kMisc.
+template <class Key>
+void sort_positions(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *pos) {
+    using Item = Keyed<Key>;
+    if (c.nranks == 1 || n <= sort_gather_max()) return sort_gathered(c, mine, cnt, n, pos);
+    const Block nb = c.block(n);
+    const int64_t e0 = nb.begin(c.rank);
+
+    // Sample sort. Local sort, then buckets by regular samples.
+    const Item *sorted = radix_sort(mine, c.ws.get<Item>(kSortA, static_cast<std::size_t>(cnt)),
+                                    static_cast<std::size_t>(cnt));
+    split_buckets(c, sorted, cnt, nb);
     exchange_counts(c, nullptr);
     int64_t nbucket = 0;
     for (int r = 0; r < c.nranks; ++r) nbucket += c.rcount[r];
@@ -188,24 +225,7 @@ void sort_positions(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *p
     int64_t base = 0;
     dm::check_mpi(MPI_Exscan(&nbucket, &base, 1, MPI_INT64_T, MPI_SUM, c.comm), "MPI_Exscan");
     if (c.rank == 0) base = 0;
-
-    // back[slot] = the global position of the key that arrived at slot: a merge of the
-    // runs with few ranks, a radix sort of (key, slot) with many.
-    std::uint32_t *back = nullptr;
-    if (c.nranks <= sort_merge_max()) {
-        auto *start = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(c.nranks) + 1);
-        start[0] = 0;
-        for (int r = 0; r < c.nranks; ++r) start[r + 1] = start[r] + c.rcount[r];
-        back = c.ws.get<std::uint32_t>(kSortB, static_cast<std::size_t>(nbucket));
-        merge_positions(keys_in, start, c.nranks, static_cast<std::uint32_t>(base), back);
-    } else {
-        Item *bucket = c.ws.get<Item>(kSortB, static_cast<std::size_t>(nbucket));
-        for (int64_t t = 0; t < nbucket; ++t) bucket[t] = Item{keys_in[t], static_cast<std::uint32_t>(t)};
-        const Item *ordered = radix_sort(bucket, c.ws.get<Item>(kSend, static_cast<std::size_t>(nbucket)),
-                                         static_cast<std::size_t>(nbucket));
-        back = c.ws.get<std::uint32_t>(kRecv, static_cast<std::size_t>(nbucket));
-        for (int64_t t = 0; t < nbucket; ++t) back[ordered[t].idx] = static_cast<std::uint32_t>(base + t);
-    }
+    const std::uint32_t *back = arrival_positions(c, keys_in, nbucket, base);
 
     // Positions go back in arrival order, so each source rank receives them in its own
     // sorted order and needs no index with them: the counts are the key exchange's,

@@ -255,6 +255,115 @@ bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *
     return true;
 }
 
+// scatter on one rank: nothing moves; values are written directly, in source order.
+template <class T, class Targets, class Prepare>
+void scatter_alone(Context &c, Targets &target, const T *values, int64_t nsrc, T *dst, const Block &dst_block,
+                   const LocalFault &fault, Prepare prepare) {
+    for (int64_t k = 0; k < nsrc; ++k) c.scount[0] += target(k) >= 0;
+    exchange_counts(c, &fault);
+    if (overlap(dst, dst_block.count(0), values, nsrc)) {  // read every value before writing one
+        T *copy = c.ws.get<T>(kSend, static_cast<std::size_t>(nsrc));
+        std::memcpy(static_cast<void *>(copy), values, static_cast<std::size_t>(nsrc) * sizeof(T));
+        values = copy;
+    }
+    prepare();
+    for (int64_t k = 0; k < nsrc; ++k) {
+        const int64_t g = target(k);
+        if (g >= 0) dst[g] = values[k];
+    }
+}
+
+// scatter's send buffer on one node: node memory where its records may be read in
+// place (else nullptr), and in sent_at[2r], sent_at[2r + 1] where rank r's segment
+// lies in it (window, offset; -1: no node memory here, so messages), which the count
+// exchange tells each receiver. Small blocks (of `block_bytes`) go by message, as
+// the on-node transport's small messages: the barrier costs more than the copy it
+// saves.
+inline std::byte *scatter_node_buffer(Context &c, int64_t nsend, int64_t block_bytes, int64_t *sent_at) {
+    std::byte *send = nullptr;
+    dm::node::Location at{kNothing, 0};
+    const bool small = !dm::exchange::worth_reading_in_place(block_bytes);
+    if (nsend > 0 && (small || !dm::exchange::may_read_in_place())) {
+        at = {};
+    } else if (nsend > 0) {
+        std::byte *node = c.ws.node.get(c.comm, nsend);
+        at = node ? shared_location(c, node, nsend) : dm::node::Location{kNoRoom, 0};
+        if (at.window >= 0) send = node;
+    }
+    for (int r = 0; r < c.nranks; ++r) {
+        sent_at[2 * r] = at.window;
+        sent_at[2 * r + 1] = at.offset + c.sdispl[r];
+    }
+    return send;
+}
+
+// Writes a segment of scatter's records (16-bit offset, value) into the destination,
+// window by window.
+template <class T>
+void write_records(T *dst, const std::byte *segment, int64_t windows) {
+    constexpr int64_t record = sizeof(uint16_t) + sizeof(T);
+    for_each_window(segment, windows, record, [&](int64_t first, const std::byte *at, int64_t n) {
+        T *base = dst + first;
+        for (int64_t t = 0; t < n; ++t, at += record) {
+            uint16_t offset;
+            T value;
+            std::memcpy(&offset, at, sizeof offset);
+            std::memcpy(&value, at + sizeof offset, sizeof value);
+            base[offset] = value;
+        }
+    });
+}
+
+// gather on one rank: read in place, everything first when the destination is (part
+// of) the source.
+template <class T, class Targets, class Prepare>
+void gather_alone(Context &c, Targets &target, int64_t ndst, T *dst, const T *src, const Block &src_block, T fill,
+                  const LocalFault &fault, Prepare prepare) {
+    for (int64_t k = 0; k < ndst; ++k) c.scount[0] += target(k) >= 0;
+    exchange_counts(c, &fault);
+    const bool aliased = overlap(dst, ndst, src, src_block.count(0));
+    T *got = aliased ? c.ws.get<T>(kReply, static_cast<std::size_t>(ndst)) : dst;
+    const auto origin = reinterpret_cast<std::uintptr_t>(src);
+    read_in_place(target, ndst, got, &origin, src_block, fill);
+    prepare();
+    if (got != dst) std::memcpy(static_cast<void *>(dst), got, static_cast<std::size_t>(ndst) * sizeof(T));
+}
+
+// out[t] = the source elements a segment of gather's requests (16-bit offsets) names,
+// in its order.
+template <class T>
+void serve_requests(const T *src, const std::byte *segment, int64_t windows, T *out) {
+    constexpr int64_t record = sizeof(uint16_t);
+    for_each_window(segment, windows, record, [&](int64_t first, const std::byte *at, int64_t n) {
+        const T *base = src + first;
+        for (int64_t t = 0; t < n; ++t, at += record) {
+            uint16_t offset;
+            std::memcpy(&offset, at, sizeof offset);
+            *out++ = base[offset];
+        }
+    });
+}
+
+// gather's last step: dst[k] = the answer to its request (in bucket order, from rank
+// r's answers at answer + adispl[r]), or `fill` where target(k) < 0.
+template <class T, class Targets>
+void place_answers(Context &c, Targets &target, int64_t ndst, T *dst, T fill, const Buckets &buckets,
+                   const int64_t *count, const T *answer, const int64_t *adispl, int64_t windows) {
+    auto **from = c.ws.get<const T *>(kOwner, static_cast<std::size_t>(c.nranks * windows));
+    for (int r = 0; r < c.nranks; ++r) {
+        const T *next = answer + adispl[r];
+        for (int64_t b = r * windows; b < (r + 1) * windows; ++b) {
+            from[b] = next;
+            next += count[b];
+        }
+    }
+    uint16_t low = 0;
+    for (int64_t k = 0; k < ndst; ++k) {
+        const int64_t g = target(k);
+        dst[k] = g >= 0 ? *from[buckets.of(g, low)]++ : fill;
+    }
+}
+
 }  // namespace detail
 
 // Uses slots kSend, kRecv, kOwner, kMisc and the workspace's node memory.
@@ -262,21 +371,7 @@ template <class T, class Targets, class Prepare>
 void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, const Block &dst_block,
              const LocalFault &fault, Prepare prepare) {
     zero(c.scount);
-    if (c.nranks == 1) {  // nothing to move: write directly, in source order
-        for (int64_t k = 0; k < nsrc; ++k) c.scount[0] += target(k) >= 0;
-        exchange_counts(c, &fault);
-        if (detail::overlap(dst, dst_block.count(0), values, nsrc)) {  // read every value before writing one
-            T *copy = c.ws.get<T>(kSend, static_cast<std::size_t>(nsrc));
-            std::memcpy(static_cast<void *>(copy), values, static_cast<std::size_t>(nsrc) * sizeof(T));
-            values = copy;
-        }
-        prepare();
-        for (int64_t k = 0; k < nsrc; ++k) {
-            const int64_t g = target(k);
-            if (g >= 0) dst[g] = values[k];
-        }
-        return;
-    }
+    if (c.nranks == 1) return detail::scatter_alone(c, target, values, nsrc, dst, dst_block, fault, prepare);
     const int p = c.nranks, self = c.rank;
     const std::size_t np = static_cast<std::size_t>(p);
     const int64_t w = detail::Buckets::windows_of(dst_block), nb = p * w;
@@ -295,25 +390,8 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     // here, so messages); the same `words` on every rank.
     const bool on_node = detail::all_on_node(c);
     const int words = on_node ? 2 : 0;
-    std::byte *send = nullptr;
-    if (on_node) {
-        dm::node::Location at{detail::kNothing, 0};
-        // Small blocks go by message, as the on-node transport's small messages: the
-        // barrier costs more than the copy it saves. Each rank's answer travels in
-        // the count exchange.
-        const bool small = !dm::exchange::worth_reading_in_place(dst_block.max_count() * int64_t(sizeof(T)));
-        if (nsend > 0 && (small || !dm::exchange::may_read_in_place())) {
-            at = {};
-        } else if (nsend > 0) {
-            std::byte *node = c.ws.node.get(c.comm, nsend);
-            at = node ? detail::shared_location(c, node, nsend) : dm::node::Location{detail::kNoRoom, 0};
-            if (at.window >= 0) send = node;
-        }
-        for (int r = 0; r < p; ++r) {
-            sent_at[2 * r] = at.window;
-            sent_at[2 * r + 1] = at.offset + c.sdispl[r];
-        }
-    }
+    const int64_t block_bytes = dst_block.max_count() * int64_t(sizeof(T));
+    std::byte *send = on_node ? detail::scatter_node_buffer(c, nsend, block_bytes, sent_at) : nullptr;
     if (!send) send = c.ws.get<std::byte>(kSend, static_cast<std::size_t>(nsend));
     auto **cursor = c.ws.get<std::byte *>(kOwner, static_cast<std::size_t>(nb));
     auto place = [&] {
@@ -330,19 +408,7 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
     if (!on_node) place();
     finish_count_exchange(c, &fault, agreement, segment_at, words);
 
-    // Writes a segment's records into the destination, window by window.
-    auto write_segment = [&](const std::byte *segment) {
-        detail::for_each_window(segment, w, record, [&](int64_t first, const std::byte *at, int64_t n) {
-            T *base = dst + first;
-            for (int64_t t = 0; t < n; ++t, at += record) {
-                uint16_t offset;
-                T value;
-                std::memcpy(&offset, at, sizeof offset);
-                std::memcpy(&value, at + sizeof offset, sizeof value);
-                base[offset] = value;
-            }
-        });
-    };
+    auto write_segment = [&](const std::byte *segment) { detail::write_records(dst, segment, w); };
     bool in_place = on_node, no_room = false;
     for (int r = 0; r < p && on_node; ++r) {
         in_place = in_place && (segment_at[2 * r] >= 0 || segment_at[2 * r] == detail::kNothing);
@@ -387,18 +453,7 @@ template <class T, class Targets, class Prepare>
 void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, const Block &src_block, T fill,
             const LocalFault &fault, Prepare prepare) {
     zero(c.scount);
-    if (c.nranks == 1) {
-        for (int64_t k = 0; k < ndst; ++k) c.scount[0] += target(k) >= 0;
-        exchange_counts(c, &fault);
-        // Read everything first when the destination is (part of) the source.
-        const bool aliased = detail::overlap(dst, ndst, src, src_block.count(0));
-        T *got = aliased ? c.ws.get<T>(kReply, static_cast<std::size_t>(ndst)) : dst;
-        const auto origin = reinterpret_cast<std::uintptr_t>(src);
-        detail::read_in_place(target, ndst, got, &origin, src_block, fill);
-        prepare();
-        if (got != dst) std::memcpy(static_cast<void *>(dst), got, static_cast<std::size_t>(ndst) * sizeof(T));
-        return;
-    }
+    if (c.nranks == 1) return detail::gather_alone(c, target, ndst, dst, src, src_block, fill, fault, prepare);
     if (detail::gather_in_place(c, target, ndst, dst, src, src_block, fill, fault)) {
         prepare();
         return;
@@ -449,17 +504,7 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
     auto *incoming = c.ws.get<std::byte>(kRecv, static_cast<std::size_t>(total_r));
     T *reply = c.ws.get<T>(kReply, static_cast<std::size_t>(total_v));
     T *answer = c.ws.get<T>(kAnswer, static_cast<std::size_t>(total_a));
-    // out[t] = the source elements a segment of requests names, in its order.
-    auto serve = [&](const std::byte *segment, T *out) {
-        detail::for_each_window(segment, w, record, [&](int64_t first, const std::byte *at, int64_t n) {
-            const T *base = src + first;
-            for (int64_t t = 0; t < n; ++t, at += record) {
-                uint16_t offset;
-                std::memcpy(&offset, at, sizeof offset);
-                *out++ = base[offset];
-            }
-        });
-    };
+    auto serve = [&](const std::byte *segment, T *out) { detail::serve_requests(src, segment, w, out); };
     run_exchange(c, [&] {
         dm::exchange::VariableExchange requests(c.comm, dm::exchange::Lane::first, 1);
         dm::exchange::VariableExchange replies(c.comm, dm::exchange::Lane::second, sizeof(T));
@@ -477,19 +522,7 @@ void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, cons
         replies.finish();
     });
     prepare();
-    auto **from = c.ws.get<const T *>(kOwner, static_cast<std::size_t>(nb));
-    for (int r = 0; r < p; ++r) {
-        const T *next = answer + adispl[r];
-        for (int64_t b = r * w; b < (r + 1) * w; ++b) {
-            from[b] = next;
-            next += count[b];
-        }
-    }
-    uint16_t low = 0;
-    for (int64_t k = 0; k < ndst; ++k) {
-        const int64_t g = target(k);
-        dst[k] = g >= 0 ? *from[buckets.of(g, low)]++ : fill;
-    }
+    detail::place_answers(c, target, ndst, dst, fill, buckets, count, answer, adispl.data(), w);
 }
 
 }  // namespace dm::vector

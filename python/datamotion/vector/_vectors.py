@@ -197,9 +197,9 @@ class Vector:
                                   "borrows an array without ghost regions")
         n, p = array.shape[0], array.grid.size
         axis = array.axis_map(0)
-        b = -(-n // p) if p else 0
+        rule = _core.BlockRule(n, p)  # the library's block rule, which the vector's ranks follow
         for c in range(p):
-            begin, count = min(c * b, n), min((c + 1) * b, n) - min(c * b, n)
+            begin, count = rule.begin(c), rule.count(c)
             ok = axis.extent(c) == count and (count == 0 or (axis.global_index(c, 0) == begin and count <= axis.block))
             if not ok:
                 first = f" from index {axis.global_index(c, 0)}" if axis.extent(c) else ""
