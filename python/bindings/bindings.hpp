@@ -26,11 +26,11 @@ nb::dlpack::dtype dlpack_dtype(dm_dtype dtype);
 
 // A plan's messages as (peer, round, bytes, runs, sending, transport) tuples (peer -1:
 // a local copy).
-inline std::vector<std::tuple<int, int, std::int64_t, std::int64_t, bool, std::string>> message_tuples(
-    const std::vector<exchange::MessageShape> &shapes) {
-    std::vector<std::tuple<int, int, std::int64_t, std::int64_t, bool, std::string>> out;
+inline std::vector<std::tuple<int, int, std::int64_t, std::int64_t, bool, std::string, std::string, std::int64_t>>
+message_tuples(const std::vector<exchange::MessageShape> &shapes) {
+    std::vector<std::tuple<int, int, std::int64_t, std::int64_t, bool, std::string, std::string, std::int64_t>> out;
     for (const exchange::MessageShape &m : shapes)
-        out.emplace_back(m.peer, m.round, m.bytes, m.runs, m.sending, m.transport);
+        out.emplace_back(m.peer, m.round, m.bytes, m.runs, m.sending, m.transport, m.way, m.pieces);
     return out;
 }
 

@@ -25,10 +25,14 @@ def message_shapes(core_plan: Any) -> List[Dict[str, Any]]:
     (True: this rank sends it) and ``transport`` (the one planned for it:
     ``"onnode"`` where the receiver copies it out of the sender's memory, an MPI
     way such as ``"point to point"`` otherwise), one dict per message, then one per
-    local copy (``peer`` -1, transport ``"copy"``). What
-    :mod:`datamotion.measure.programs` prices."""
-    return [{"peer": peer, "round": rnd, "bytes": nbytes, "runs": runs, "sending": sending, "transport": transport}
-            for peer, rnd, nbytes, runs, sending, transport in core_plan.messages()]
+    local copy (``peer`` -1, transport ``"copy"``); ``way`` and ``pieces``: how MPI
+    carries it on this side (``"direct"``, ``"packed"`` or ``"datatype"``, in
+    ``pieces`` MPI messages; on-node, the way it falls back to), as ``describe()``
+    says; ``""`` and 0 for a copy or a message another transport carries (aggregate). What :mod:`datamotion.measure.programs`
+    prices."""
+    return [{"peer": peer, "round": rnd, "bytes": nbytes, "runs": runs, "sending": sending, "transport": transport,
+             "way": way, "pieces": pieces}
+            for peer, rnd, nbytes, runs, sending, transport, way, pieces in core_plan.messages()]
 
 
 class Exchange:

@@ -359,11 +359,33 @@ Volume Plan::volume() const {
     return v;
 }
 
+namespace {
+const char *const kWayNames[3] = {"direct", "packed", "datatype"};
+}  // namespace
+
+const Side &Plan::carried(std::size_t k, bool sending) const {
+    static const Side collective = [] {
+        Side s;
+        s.way = Way::Datatype, s.why = Why::Option, s.cuts = {0, 0};
+        return s;
+    }();
+    const auto *carrier = dynamic_cast<const PointToPoint *>(carrier_.get());
+    return carrier ? carrier->side(k, sending) : collective;
+}
+
 std::vector<MessageShape> Plan::messages() const {
     std::vector<MessageShape> out;
-    auto transport = [](const Message &m) { return m.transport ? m.transport->name() : "point to point"; };
-    for (const Message &m : sends_) out.push_back({m.peer, m.round, m.bytes, m.runs, true, transport(m)});
-    for (const Message &m : recvs_) out.push_back({m.peer, m.round, m.bytes, m.runs, false, transport(m)});
+    auto shape = [&](const Message &m, std::size_t k, bool sending) {
+        MessageShape s{m.peer, m.round, m.bytes, m.runs, sending, m.transport ? m.transport->name() : "point to point"};
+        if (!(m.transport && m.transport->carries())) {  // MPI carries it: point to point's way
+            const Side &w = carried(k, sending);
+            s.way = kWayNames[static_cast<int>(w.way)];
+            s.pieces = static_cast<std::int64_t>(w.count());
+        }
+        return s;
+    };
+    for (std::size_t k = 0; k < sends_.size(); ++k) out.push_back(shape(sends_[k], k, true));
+    for (std::size_t k = 0; k < recvs_.size(); ++k) out.push_back(shape(recvs_[k], k, false));
     for (const Copy &c : copies_)
         out.push_back({-1, 0, c.to.bytes(), std::max(c.from.runs(), c.to.runs()), true, "copy"});
     return out;
@@ -375,7 +397,6 @@ std::string Plan::describe() const {
     MPI_Comm_size(comm_, &size);
     Text s;
     const Volume v = volume();
-    const char *ways[3] = {"direct", "packed", "datatype"};
     s << name_ << " on rank " << me << " of " << size << ": executor " << executor_name(options_.executor);
     if (model_) s << " (" << model_->family << " cost model, " << model_->source << ")";
     s << ", " << v.rounds << (v.rounds == 1 ? " round" : " rounds") << "\n";
@@ -386,17 +407,10 @@ std::string Plan::describe() const {
           << nodes.ranks[static_cast<std::size_t>(mine)] << " ranks, led by rank " << nodes.leader[static_cast<std::size_t>(mine)]
           << "; a small message takes " << nodes.across_us << " us between nodes, " << nodes.within_us << " us within one\n";
     }
-    // Point to point's way of each message (the collective's: one datatype each side).
-    const auto *carrier = dynamic_cast<const PointToPoint *>(carrier_.get());
-    Side collective;
-    collective.way = Way::Datatype, collective.why = Why::Option, collective.cuts = {0, 0};
-    auto way_of = [&](std::size_t k, bool sending) -> const Side & {
-        return carrier ? carrier->side(k, sending) : collective;
-    };
     auto side = [&](const char *what, const std::vector<Message> &list) {
         std::int64_t n[3] = {0, 0, 0}, bytes = 0, runs = 0, pieces = 0;
         for (std::size_t k = 0; k < list.size(); ++k) {
-            const Side &w = way_of(k, &list == &sends_);
+            const Side &w = carried(k, &list == &sends_);
             ++n[static_cast<int>(w.way)], bytes += list[k].bytes, runs += list[k].runs;
             pieces += static_cast<std::int64_t>(w.count());
         }
@@ -418,8 +432,8 @@ std::string Plan::describe() const {
                 s << carried << m.place << "\n";
                 continue;
             }
-            const Side &w = way_of(k, &list == &sends_);
-            s << ways[static_cast<int>(w.way)];
+            const Side &w = carried(k, &list == &sends_);
+            s << kWayNames[static_cast<int>(w.way)];
             if (w.count() > 1) s << " in " << w.count() << " pieces";
             switch (w.why) {
                 case Why::Contiguous: s << " (contiguous: pointer and count)"; break;

@@ -18,6 +18,8 @@
 
 namespace dm::exchange {
 
+struct Side;  // point to point's state of one side of a message (point_to_point.hpp)
+
 // How a message's bytes travel. Messages are typed as bytes, so each side chooses
 // for itself: a packed send may meet a datatype receive. A sender may cut a
 // message into pieces (pipelined packing, or datatypes of at most IOV_MAX runs);
@@ -89,6 +91,11 @@ struct MessageShape {
     std::int64_t bytes = 0, runs = 0;
     bool sending = false;
     const char *transport = "copy";
+    // How MPI carries it on this side, as describe() says: "direct", "packed" or
+    // "datatype", in `pieces` MPI messages (on-node: the way it falls back to); ""
+    // (0 pieces) for a local copy or a message another transport carries (aggregate).
+    const char *way = "";
+    std::int64_t pieces = 0;
 };
 
 class Plan final : private Fallback {
@@ -146,6 +153,9 @@ private:
     void receive_by_message(std::size_t recv) override;
     bool advance(bool wait);
     bool aliased(const void *const *slots) const;
+    // How MPI carries message k of a side: point to point's Side, or the collective
+    // transport's (one datatype each side).
+    const Side &carried(std::size_t k, bool sending) const;
 
     MPI_Comm comm_;
     int slots_;

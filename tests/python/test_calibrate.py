@@ -262,9 +262,10 @@ def test_calibrations_choice_is_what_plans_take():
             width = run_bytes // 8
             a = dm.DistArray.empty(grid, [runs, 2 * width], ghost=[0, 1])
             files.use(base)
-            described = dm.PShift(a, [dm.CShift(width, axis=1)], executor="auto").describe()
+            plan = dm.PShift(a, [dm.CShift(width, axis=1)], executor="auto")
+            described = plan.describe()
             nbytes = run_bytes * runs
-            took = calibrate.described_ways(base, described, runs, nbytes, across)
+            took = calibrate.ways_taken(base, plan.messages(), runs, nbytes, across)
             if took != tuple(calibrate.choice(base, runs, nbytes, across)):
                 problems.append(f"{runs} runs of {run_bytes} B: plan {took}, choice "
                                 f"{calibrate.choice(base, runs, nbytes, across)}\n{described}")

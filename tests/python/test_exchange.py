@@ -555,6 +555,27 @@ def test_messages_name_the_transport_planned_for_each():
                   plan.describe())
 
 
+@pytest.mark.parallel(nprocs=[1, 2, 3])
+@pytest.mark.parametrize("executor", ["auto", "pack", "datatype", "hybrid"])
+def test_messages_say_the_way_describe_counts(executor):
+    """messages() gives each side's way and MPI messages as describe() counts them:
+    per side, the number of direct, packed and datatype messages and of MPI messages
+    alike; copies and messages another transport carries have no way."""
+    grid = dm.ProcessGrid(dims=[SIZE, 1])
+    src = dm.DistArray.zeros(grid, (64 * SIZE, 512), dist=[dm.Cyclic(), dm.Block()])
+    dst = dm.DistArray.zeros(grid, (64 * SIZE, 512), dist=[dm.Block(), dm.BlockCyclic(3)])
+    plan = dm.RedistPlan(src, dst, method="nonblocking", executor=executor)
+    shapes, text = plan.messages(), plan.describe()
+    for name, sending in (("send", True), ("receive", False)):
+        line = next(l for l in text.splitlines() if l.startswith(f"  {name}: "))
+        by_mpi = [m for m in shapes if m["peer"] >= 0 and m["sending"] == sending and m["way"]]
+        counts = "; ".join(f"{sum(m['way'] == w for m in by_mpi)} {w}" for w in ("direct", "packed", "datatype"))
+        said = line.split("; ")[-1].replace(", ", "; ")
+        check_all(WORLD, said == counts, f"{executor} {name}: describe() says {said!r}, messages() {counts!r}")
+        check_all(WORLD, f"{sum(m['pieces'] for m in by_mpi)} MPI messages" in line, f"{line}\n{shapes}")
+    check_all(WORLD, all(m["way"] == "" and m["pieces"] == 0 for m in shapes if m["peer"] < 0), str(shapes))
+
+
 @pytest.mark.parallel(nprocs=WITH_8)
 def test_on_node_halo_of_a_large_box_matches_the_oracle():
     """Ghost faces above the on-node size, read in place from the neighbours, with

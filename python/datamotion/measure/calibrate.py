@@ -34,10 +34,9 @@ from __future__ import annotations
 import functools
 import math
 import os
-import re
 import shutil
 import tempfile
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -303,18 +302,20 @@ def _variant(base: Model, send: str, recv: str, across: bool = False) -> Tuple[s
                                       recvs["datatype"]: _PRICED_OUT}, **datatype)
 
 
-def described_ways(model: Model, description: str, runs: int, nbytes: int,
-                   across: bool = False) -> Tuple[str, str]:
-    """The (send, receive) ways a calibration plan's describe() reports."""
-    def side(name):
-        found = re.search(rf"^  {name}: .*; (\d+) direct, (\d+) packed, (\d+) datatype$", description, re.M)
-        return "packed" if found and found.group(2) == "1" else "datatype" if found and found.group(3) == "1" else "?"
+def ways_taken(model: Model, messages: Sequence[Mapping], runs: int, nbytes: int,
+               across: bool = False) -> Tuple[str, str]:
+    """The (send, receive) ways of a calibration plan's one message each way, from its
+    ``messages()`` (the engine's way and pieces per side); ``"?"`` for a side that
+    has no single packed or datatype message."""
+    def side(sending):
+        ways = [m for m in messages if m["peer"] >= 0 and m["sending"] == sending]
+        return ways[0] if len(ways) == 1 and ways[0]["way"] in ("packed", "datatype") else None
 
-    send, recv = side("send"), side("receive")
-    if send == "datatype":
-        cut = re.search(r"^  to rank \d+: .* datatype in \d+ pieces", description, re.M)
-        send = "split" if cut or _one_piece(model, runs, nbytes, across) else "whole"
-    return send, recv
+    send, recv = side(True), side(False)
+    send_way = send["way"] if send else "?"
+    if send_way == "datatype":
+        send_way = "split" if send["pieces"] > 1 or _one_piece(model, runs, nbytes, across) else "whole"
+    return send_way, recv["way"] if recv else "?"
 
 
 class _ModelFiles:
@@ -421,7 +422,7 @@ def measure(comm, quick: bool = False, reps: Optional[int] = None,
                 v = plan.volume()
                 if (v["messages_sent"], v["messages_received"], v["elements_copied"]) != (1, 1, 0):
                     raise RuntimeError(f"calibration plan moves {v}, not one message each way")
-                if described_ways(base, plan.describe(), runs, nbytes, across) != (send, recv):
+                if ways_taken(base, plan.messages(), runs, nbytes, across) != (send, recv):
                     raise RuntimeError(f"a calibration plan for {send}/{recv} takes other ways:\n{plan.describe()}")
                 plans.append(plan._core_plan)
             files.restore()
