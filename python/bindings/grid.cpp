@@ -2,7 +2,7 @@
 #include "bindings.hpp"
 
 #include "core/error.hpp"
-#include "layout/block.hpp"
+#include "layout/block_rule.hpp"
 #include "layout/distribution.hpp"
 #include "layout/grid.hpp"
 
@@ -73,23 +73,23 @@ void bind_grid(nb::module_ &m) {
             return a.extent(coord);
         });
 
-    nb::class_<layout::Block>(m, "BlockRule",
-                              "The block rule (layout::Block): n elements over p ranks, ceil(n / p) consecutive "
+    nb::class_<layout::BlockRule>(m, "BlockRule",
+                              "The block rule (layout::BlockRule): n elements over p ranks, ceil(n / p) consecutive "
                               "ones on each from rank 0; what vectors and Block axes place by.")
         .def("__init__",
-             [](layout::Block *self, std::int64_t n, int nranks) {
+             [](layout::BlockRule *self, std::int64_t n, int nranks) {
                  if (n < 0 || nranks < 1) fail(DM_ERR_ARG, "BlockRule: n must be >= 0 and nranks >= 1");
-                 new (self) layout::Block(n, nranks);
+                 new (self) layout::BlockRule(n, nranks);
              },
              nb::arg("n"), nb::arg("nranks"))
-        .def_prop_ro("length", &layout::Block::length)
-        .def_prop_ro("nranks", &layout::Block::nranks)
-        .def_prop_ro("max_count", &layout::Block::max_count)
-        .def("begin", [](const layout::Block &b, int rank) {
+        .def_prop_ro("length", &layout::BlockRule::length)
+        .def_prop_ro("nranks", &layout::BlockRule::nranks)
+        .def_prop_ro("max_count", &layout::BlockRule::max_count)
+        .def("begin", [](const layout::BlockRule &b, int rank) {
             if (rank < 0 || rank >= b.nranks()) fail(DM_ERR_ARG, "rank ", rank, " out of range [0, ", b.nranks(), ")");
             return b.begin(rank);
         }, nb::arg("rank"))
-        .def("count", [](const layout::Block &b, int rank) {
+        .def("count", [](const layout::BlockRule &b, int rank) {
             if (rank < 0 || rank >= b.nranks()) fail(DM_ERR_ARG, "rank ", rank, " out of range [0, ", b.nranks(), ")");
             return b.count(rank);
         }, nb::arg("rank"));

@@ -59,8 +59,8 @@ std::int64_t offset_of(int n, const std::int64_t *start, const std::int64_t *str
 
 // Calls run(offset in a, offset in b) for every run of two blocks with the same
 // counts, in order.
-template <class Run>
-void for_each_run(const Block &a, const Block &b, Run &&run) {
+template <class Visit>
+void for_each_run(const Block &a, const Block &b, Visit &&run) {
     const std::int64_t *const strides[2] = {a.stride, b.stride};
     array::for_each_index(a.levels, a.count, strides, std::array<std::int64_t, 2>{a.offset, b.offset},
                           [&](const std::int64_t *, const std::array<std::int64_t, 2> &at) { run(at[0], at[1]); });

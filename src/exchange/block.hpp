@@ -65,8 +65,8 @@ bool join(const Block &last, const Block &next, Block &joined);
 void append_copy(std::vector<Copy> &copies, const Copy &c);
 
 // Calls run(offset) with the byte offset of every run of `b`, in order.
-template <class Run>
-void for_each_run(const Block &b, Run &&run) {
+template <class Visit>
+void for_each_run(const Block &b, Visit &&run) {
     const std::int64_t *const strides[1] = {b.stride};
     array::for_each_index(b.levels, b.count, strides, std::array<std::int64_t, 1>{b.offset},
                           [&](const std::int64_t *, const std::array<std::int64_t, 1> &at) { run(at[0]); });

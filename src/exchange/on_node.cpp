@@ -9,19 +9,19 @@ namespace dm::exchange {
 namespace {
 
 // One contiguous run: (slot, offset, bytes).
-struct Run {
+struct SlotRun {
     int slot;
     std::int64_t offset, bytes;
 };
 
-void runs_of(const Block &b, std::vector<Run> &out) {
+void runs_of(const Block &b, std::vector<SlotRun> &out) {
     for_each_run(b, [&](std::int64_t at) { out.push_back({b.slot, at, b.run}); });
 }
 
 // The copies that move the byte sequence of `from` (the sender's blocks) onto that
 // of `to` (this rank's): the two lists of runs cut at every end of either.
 std::vector<Copy> pair_up(const std::vector<Block> &from, const std::vector<Block> &to) {
-    std::vector<Run> a, b;
+    std::vector<SlotRun> a, b;
     for (const Block &x : from) runs_of(x, a);
     for (const Block &x : to) runs_of(x, b);
     std::vector<Copy> out;

@@ -151,14 +151,14 @@ void Plan::make_transports() {
         std::unique_ptr<Transport> t = r.make(setup);
         if (!t) continue;
         if (t->fallback()) {
-            carrier_ = std::move(t);
+            point_to_point_ = std::move(t);
             continue;
         }
         collective_ = collective_ || (setup.chosen && t->collective());
         transports_.push_back(std::move(t));
     }
-    if (!carrier_) setup.chosen = false, carrier_ = make_point_to_point<Force::None>(setup);
-    handback_ = carrier_->fallback();
+    if (!point_to_point_) setup.chosen = false, point_to_point_ = make_point_to_point<Force::None>(setup);
+    point_to_point_fallback_ = point_to_point_->fallback();
 }
 
 void Plan::finish(const Options &options) {
@@ -199,10 +199,10 @@ void Plan::finish(const Options &options) {
     for (const Message &m : recvs_)
         for (const Block &b : m.blocks) written_slot_[static_cast<std::size_t>(b.slot)] = true;
     if (collective_) {  // one datatype per side, uncut: the collective transport makes them
-        carrier_.reset();
-        handback_ = nullptr;
+        point_to_point_.reset();
+        point_to_point_fallback_ = nullptr;
     } else {
-        carrier_->prepare(sends_, recvs_, rounds_, tag_);
+        point_to_point_->prepare(sends_, recvs_, rounds_, tag_);
     }
     place();
     for (const Copy &c : copies_) {
@@ -233,7 +233,7 @@ void Plan::bind(const void *const *slots, bool staged) {
     bound_staged_ = staged;
     const std::byte *stage = staged ? stage_buffer_.get() : nullptr;
     for (const auto &t : transports_) t->bind(slots, stage);
-    if (carrier_) carrier_->bind(slots, stage);
+    if (point_to_point_) point_to_point_->bind(slots, stage);
 }
 
 void Plan::place() {
@@ -256,14 +256,14 @@ void Plan::place() {
         const Peer peer{same[p] != 0 && world[p] >= 0, world[p], messages, node,
                         nodes.ranks[static_cast<std::size_t>(node)], my_node,
                         nodes.ranks[static_cast<std::size_t>(my_node)]};
-        m.place = "";
+        m.transport_reason = "";
         for (const auto &t : transports_) {
             const char *why = "";
             const bool taken = !m.transport && t->takes(m, peer, why);
-            if (!*m.place) m.place = why;  // the first reason given
+            if (!*m.transport_reason) m.transport_reason = why;  // the first reason given
             if (taken) m.transport = t.get(), t->add(k, m, peer, sending);
         }
-        if (!m.transport && carrier_) m.transport = carrier_.get(), carrier_->add(k, m, peer, sending);
+        if (!m.transport && point_to_point_) m.transport = point_to_point_.get(), point_to_point_->add(k, m, peer, sending);
     };
     for (std::size_t k = 0; k < sends_.size(); ++k)
         place(k, sends_[k], sends_to[static_cast<std::size_t>(sends_[k].peer)], true);
@@ -273,12 +273,12 @@ void Plan::place() {
     for (auto &t : transports_)
         if (t->setup(tag_)) transports_[kept++] = std::move(t);
     transports_.resize(kept);
-    if (carrier_ && !carrier_->setup(tag_)) carrier_.reset(), handback_ = nullptr;
+    if (point_to_point_ && !point_to_point_->setup(tag_)) point_to_point_.reset(), point_to_point_fallback_ = nullptr;
 }
 
-void Plan::send_by_message(std::size_t send) { handback_->send_by_message(send); }
+void Plan::send_by_message(std::size_t send) { point_to_point_fallback_->send_by_message(send); }
 
-void Plan::receive_by_message(std::size_t recv) { handback_->receive_by_message(recv); }
+void Plan::receive_by_message(std::size_t recv) { point_to_point_fallback_->receive_by_message(recv); }
 
 void Plan::begin(const void *const *slots) {
     if (!finished_) fail(DM_ERR_STATE, name_, ": internal error: the plan was not finished");
@@ -296,7 +296,7 @@ void Plan::begin(const void *const *slots) {
         for (const Copy &c : copies_) stage = pack(stage, from(c.from), c.from);
     }
     round_ = 0;
-    if (carrier_) carrier_->start_round(0, slot_values_.data(), staged_);
+    if (point_to_point_) point_to_point_->start_round(0, slot_values_.data(), staged_);
     if (staged_) {
         const std::byte *in = stage_buffer_.get();
         for (const Message &m : sends_) in += m.bytes;
@@ -315,22 +315,22 @@ bool Plan::advance(bool wait) {
         bool all = true;
         for (const auto &t : transports_) all = t->progress(slot_values_.data(), wait) && all;
         if (!all) {  // unpack what has arrived, but start no round before every fallback receive
-            if (carrier_ && round_ < rounds_.size()) carrier_->receive(round_, false);
+            if (point_to_point_ && round_ < rounds_.size()) point_to_point_->receive(round_, false);
             return false;
         }
     }
-    if (!carrier_) return true;
+    if (!point_to_point_) return true;
     for (; round_ < rounds_.size(); ++round_) {
         if (wait) {
-            while (!carrier_->receive(round_, true)) {
+            while (!point_to_point_->receive(round_, true)) {
             }
-            carrier_->sent(round_, true);
-        } else if (!carrier_->receive(round_, false) || !carrier_->sent(round_, false)) {
+            point_to_point_->sent(round_, true);
+        } else if (!point_to_point_->receive(round_, false) || !point_to_point_->sent(round_, false)) {
             // Receives that have arrived are unpacked; the next round starts only
             // once this one's sends have left too.
             return false;
         }
-        if (round_ + 1 < rounds_.size()) carrier_->start_round(round_ + 1, slot_values_.data(), staged_);
+        if (round_ + 1 < rounds_.size()) point_to_point_->start_round(round_ + 1, slot_values_.data(), staged_);
     }
     return true;
 }
@@ -345,7 +345,7 @@ void Plan::end() {
     in_flight_ = false;
     advance(true);
     for (const auto &t : transports_) t->finish();
-    if (carrier_) carrier_->finish();
+    if (point_to_point_) point_to_point_->finish();
 }
 
 Volume Plan::volume() const {
@@ -369,7 +369,7 @@ const Side &Plan::carried(std::size_t k, bool sending) const {
         s.way = Way::Datatype, s.why = Why::Option, s.cuts = {0, 0};
         return s;
     }();
-    const auto *carrier = dynamic_cast<const PointToPoint *>(carrier_.get());
+    const auto *carrier = dynamic_cast<const PointToPoint *>(point_to_point_.get());
     return carrier ? carrier->side(k, sending) : collective;
 }
 
@@ -429,7 +429,7 @@ std::string Plan::describe() const {
             if (rounds_.size() > 1) s << " (round " << m.round << ")";
             s << ": " << human_bytes(m.bytes) << " in " << m.runs << " runs, ";
             if (const char *carried = m.transport ? m.transport->carries() : nullptr) {
-                s << carried << m.place << "\n";
+                s << carried << m.transport_reason << "\n";
                 continue;
             }
             const Side &w = carried(k, &list == &sends_);
@@ -444,7 +444,7 @@ std::string Plan::describe() const {
                       << w.cost[1] << " us, datatype " << w.cost[2] << " us)";
                     break;
             }
-            s << m.place;
+            s << m.transport_reason;
             if (m.transport && &list == &sends_)
                 if (const char *why = m.transport->last_execution(static_cast<std::size_t>(&m - sends_.data())))
                     s << "; the last execution sent it by MPI: " << why;

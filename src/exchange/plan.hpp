@@ -178,8 +178,8 @@ private:
     bool bound_staged_ = false;
     // Point to point: carries what no other transport takes, in rounds, and what they
     // hand back (nullptr: a collective transport takes every message).
-    std::unique_ptr<Transport> carrier_;
-    Fallback *handback_ = nullptr;
+    std::unique_ptr<Transport> point_to_point_;
+    Fallback *point_to_point_fallback_ = nullptr;
     // The other registered transports that took messages (or must run), and whether
     // one of them is collective (takes every message).
     std::vector<std::unique_ptr<Transport>> transports_;

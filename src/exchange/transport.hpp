@@ -41,7 +41,7 @@ struct Message {
     std::int64_t sender_lines = -1;
     std::int64_t staged_at = 0;  // sending: its offset in the plan's staged copy of the sends
     Transport *transport = nullptr;  // the transport that took it
-    const char *place = "";  // describe(): why it does or does not take another transport
+    const char *transport_reason = "";  // describe(): why it does or does not take another transport
 };
 
 // A round: the plan's sends [first_send, end_send) and receives [first_recv, end_recv).

@@ -1,6 +1,6 @@
 #include "layout/distribution.hpp"
 
-#include "layout/block.hpp"
+#include "layout/block_rule.hpp"
 
 #include "core/checked.hpp"
 #include "core/error.hpp"
@@ -35,7 +35,7 @@ AxisMap::AxisMap(const dm_dist &dist, std::int64_t n, int nprocs) : n_(n), nproc
     kind_ = dist.kind;  // valid from here on
     switch (kind_) {
         case DM_DIST_BLOCK:  // CM canonical: the block rule's ceil(n / nprocs) per coordinate
-            block_ = n > 0 ? Block(n, nprocs).max_count() : 1;
+            block_ = n > 0 ? BlockRule(n, nprocs).max_count() : 1;
             break;
         case DM_DIST_CYCLIC: block_ = 1; break;
         case DM_DIST_BLOCK_CYCLIC:

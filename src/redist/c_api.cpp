@@ -30,8 +30,8 @@ dm_redist register_plan(std::unique_ptr<dm_redist_s> handle) {
 }
 
 // dm_redist_execute or dm_redist_begin: the handles checked (hot path), then run(plan, src, dst).
-template <class Run>
-int with_redist_arrays(const char *call, dm_redist plan, dm_array src, dm_array dst, Run &&run) {
+template <class Call>
+int with_redist_arrays(const char *call, dm_redist plan, dm_array src, dm_array dst, Call &&run) {
     return dm::c_boundary(call, [&] {
         auto &p = dm::communicator_handle(call, [&]() -> auto & { return plan_of(plan); });
         dm::array::DistArray *from = nullptr, *to = nullptr;

@@ -7,9 +7,9 @@
 
 namespace dm::redist {
 
-std::vector<Run> overlaps(const layout::AxisMap &mine, int coord, std::int64_t offset, const layout::AxisMap &other,
+std::vector<OverlapRun> overlaps(const layout::AxisMap &mine, int coord, std::int64_t offset, const layout::AxisMap &other,
                           std::int64_t other_offset, std::int64_t count, std::int64_t split, const PhaseOf &phase_of) {
-    std::vector<Run> runs;
+    std::vector<OverlapRun> runs;
     const std::int64_t end = offset + count;
     for (const layout::OwnedRun &r : mine.owned_runs(coord, offset, end)) {
         // Cut where the other side's block, or the schedule's block, ends.

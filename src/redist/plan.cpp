@@ -66,9 +66,9 @@ std::int64_t band_of(const std::vector<std::int64_t> &counts, std::int64_t elsiz
 }
 
 // Runs cut at the multiples of `band` (window positions).
-void cut_bands(std::vector<Run> &runs, std::int64_t band) {
-    std::vector<Run> out;
-    for (const Run &r : runs)
+void cut_bands(std::vector<OverlapRun> &runs, std::int64_t band) {
+    std::vector<OverlapRun> out;
+    for (const OverlapRun &r : runs)
         for (std::int64_t at = r.global; at < r.global + r.length;) {
             const std::int64_t end = std::min(r.global + r.length, (at / band + 1) * band);
             out.push_back({at, end - at, r.local + (at - r.global), r.peer, r.phase});
@@ -91,12 +91,12 @@ const char *method_name(dm_redist_method m) {
 }
 
 // Runs of every axis grouped by (peer coordinate, phase), in global order.
-using Groups = std::vector<std::map<std::pair<int, int>, std::vector<const Run *>>>;
+using Groups = std::vector<std::map<std::pair<int, int>, std::vector<const OverlapRun *>>>;
 
-Groups group(const std::vector<std::vector<Run>> &runs) {
+Groups group(const std::vector<std::vector<OverlapRun>> &runs) {
     Groups groups(runs.size());
     for (std::size_t a = 0; a < runs.size(); ++a)
-        for (const Run &r : runs[a]) groups[a][{r.peer, r.phase}].push_back(&r);
+        for (const OverlapRun &r : runs[a]) groups[a][{r.peer, r.phase}].push_back(&r);
     return groups;
 }
 
@@ -107,10 +107,10 @@ void for_each_product(const Groups &groups, Visit &&visit) {
     const std::size_t n = groups.size();
     for (const auto &g : groups)
         if (g.empty()) return;
-    std::vector<std::map<std::pair<int, int>, std::vector<const Run *>>::const_iterator> at(n);
+    std::vector<std::map<std::pair<int, int>, std::vector<const OverlapRun *>>::const_iterator> at(n);
     for (std::size_t a = 0; a < n; ++a) at[a] = groups[a].begin();
     std::vector<int> coords(n);
-    std::vector<std::vector<const Run *>> runs(n);
+    std::vector<std::vector<const OverlapRun *>> runs(n);
     while (true) {
         int phase = 0;
         for (std::size_t a = 0; a < n; ++a) {
@@ -455,7 +455,7 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
 
     // My runs under `mine` against `other`, per axis.
     auto runs_of = [&](const Side &mine, const Side &other) {
-        std::vector<std::vector<Run>> runs(static_cast<std::size_t>(n));
+        std::vector<std::vector<OverlapRun>> runs(static_cast<std::size_t>(n));
         for (int a = 0; a < n; ++a) {
             const bool split = scheduled && a == axis_;
             runs[a] = overlaps(mine.maps[a], mine.coords[a], mine.offset[a], other.maps[a], other.offset[a], counts[a],
@@ -473,11 +473,11 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
     // runs. Both sides cut the axes at the same global positions (every block end
     // of either distribution), so both list the same bytes in the same order.
     std::map<std::pair<int, int>, exchange::MessageSize> measured[2];  // per (peer, round): one message
-    auto messages = [&](const Side &mine, const Side &other, const std::vector<std::vector<Run>> &runs, bool sending) {
+    auto messages = [&](const Side &mine, const Side &other, const std::vector<std::vector<OverlapRun>> &runs, bool sending) {
         const int slot = sending ? 0 : 1;
         std::int64_t start[array::kMaxAxes], size[array::kMaxAxes];
         for_each_product(group(runs), [&](const std::vector<int> &coords, int phase,
-                                          const std::vector<std::vector<const Run *>> &product) {
+                                          const std::vector<std::vector<const OverlapRun *>> &product) {
             const int peer = other.rank_of(coords);
             if (peer == me) return;
             if (by_phase && !scheduled) phase = sending ? (peer - me + size_) % size_ : (me - peer + size_) % size_;
@@ -503,7 +503,7 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
             }
         });
     };
-    std::vector<std::vector<Run>> out_runs, in_runs;
+    std::vector<std::vector<OverlapRun>> out_runs, in_runs;
     if (!src.coords.empty()) {
         out_runs = runs_of(src, dst);
         messages(src, dst, out_runs, true);
@@ -575,17 +575,17 @@ void RedistPlan::execute(const void *from, void *to) const {
     exchange_->end();
 }
 
-void RedistPlan::plan_self(const Side &src, const Side &dst, const std::vector<std::vector<Run>> &out_runs,
-                           const std::vector<std::vector<Run>> &in_runs, std::int64_t elsize) {
+void RedistPlan::plan_self(const Side &src, const Side &dst, const std::vector<std::vector<OverlapRun>> &out_runs,
+                           const std::vector<std::vector<OverlapRun>> &in_runs, std::int64_t elsize) {
     // The runs I send to my own destination coordinates and those I receive from
     // my own source coordinates cover the same window positions in the same
     // order; their common refinement pairs source and destination local indices.
     std::vector<std::vector<Segment>> axes;
     for (std::size_t a = 0; a < out_runs.size(); ++a) {
-        std::vector<const Run *> out, in;
-        for (const Run &r : out_runs[a])
+        std::vector<const OverlapRun *> out, in;
+        for (const OverlapRun &r : out_runs[a])
             if (r.peer == dst.coords[a]) out.push_back(&r);
-        for (const Run &r : in_runs[a])
+        for (const OverlapRun &r : in_runs[a])
             if (r.peer == src.coords[a]) in.push_back(&r);
         std::vector<Segment> segments;
         for (std::size_t i = 0, j = 0; i < out.size() && j < in.size();) {

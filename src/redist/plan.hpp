@@ -97,8 +97,8 @@ private:
     struct Segment {
         std::int64_t from, to, length;
     };
-    void plan_self(const Side &src, const Side &dst, const std::vector<std::vector<Run>> &out_runs,
-                   const std::vector<std::vector<Run>> &in_runs, std::int64_t elsize);
+    void plan_self(const Side &src, const Side &dst, const std::vector<std::vector<OverlapRun>> &out_runs,
+                   const std::vector<std::vector<OverlapRun>> &in_runs, std::int64_t elsize);
     void plan_per_axis(const array::DistArray &src, const array::DistArray &dst, exchange::Executor executor);
 
     MPI_Comm comm_ = MPI_COMM_NULL;  // not owned: the source grid's, or the caller's

@@ -58,8 +58,8 @@ void write_volume(const dm::shift::Volume &v, int64_t *messages_sent, int64_t *m
     if (elements_copied) *elements_copied = v.elements_copied;
 }
 // dm_pshift_execute or dm_pshift_begin: the handles checked, then `run(plan, dsts, srcs)`.
-template <class Run>
-int with_pshift_arrays(const char *call, dm_pshift plan, dm_array const dsts[], dm_array const srcs[], Run &&run) {
+template <class Call>
+int with_pshift_arrays(const char *call, dm_pshift plan, dm_array const dsts[], dm_array const srcs[], Call &&run) {
     return c_boundary(call, [&] {
         auto &p = collective_plan(call, plan);
         const int n = p.nshifts();
@@ -88,8 +88,8 @@ int with_pshift_arrays(const char *call, dm_pshift plan, dm_array const dsts[], 
 
 
 // dm_halo_exchange or dm_halo_begin: the handles checked (hot path), then run(plan, array).
-template <class Run>
-int with_halo_array(const char *call, dm_halo plan, dm_array array, Run &&run) {
+template <class Call>
+int with_halo_array(const char *call, dm_halo plan, dm_array array, Call &&run) {
     return c_boundary(call, [&] {
         auto &p = collective_plan(call, plan);
         dm::array::DistArray *a = nullptr;

@@ -275,7 +275,7 @@ int dm_vector_block(int64_t n, int nranks, int rank, int64_t *first, int64_t *co
         if (n < 0) fail(DM_ERR_ARG, "dm_vector_block: length ", n, " is negative");
         if (nranks < 1 || rank < 0 || rank >= nranks)
             fail(DM_ERR_ARG, "dm_vector_block: rank ", rank, " is outside [0, ", nranks, ")");
-        const dm::layout::Block block(n, nranks);
+        const dm::layout::BlockRule block(n, nranks);
         if (first) *first = block.begin(rank);
         if (count) *count = block.count(rank);
     });

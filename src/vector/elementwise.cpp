@@ -252,7 +252,7 @@ void rnd_wuz(vec_p d, vec_p s, int len, vec_p) {
         require_length(len, "len");
         c.require_vector<int>(d, len, "destination d");
         c.require_vector<int>(s, len, "source s");
-        const Block b = c.block(len);
+        const BlockRule b = c.block(len);
         const int64_t n = b.count(c.rank), g0 = b.begin(c.rank);
         const std::uint64_t key = mix64(c.rnd_seed ^ mix64(c.rnd_calls++ + 0x5851f42d4c957f2dull));
         int *out = c.local<int>(d);

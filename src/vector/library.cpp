@@ -40,7 +40,7 @@ void pack(Context &c, const T *src, const cvl_b *flags, int64_t ns, T *dst, int6
     }
     if (total != dest_len)
         dm::fail(DM_ERR_ARG, "the destination length ", dest_len, " differs from the number of true flags, ", total);
-    const Block db = c.block(dest_len);
+    const BlockRule db = c.block(dest_len);
     const int64_t d0 = db.begin(c.rank), d1 = d0 + db.count(c.rank);
     for (int r = 0; r < c.nranks; ++r) {
         // my kept elements [base, base + kept) that land in r's destination block
@@ -119,7 +119,7 @@ int64_t sort_merge_max() {
 template <class Key>
 void sort_gathered(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *pos) {
     using Item = Keyed<Key>;
-    const Block nb = c.block(n);
+    const BlockRule nb = c.block(n);
     const int64_t e0 = nb.begin(c.rank);
     int64_t *counts = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(2 * c.nranks));
     int64_t *displs = counts + c.nranks;
@@ -145,7 +145,7 @@ void sort_gathered(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *po
 // holds the items above splitter q-1 and up to splitter q, by (key, global index):
 // equal keys split between buckets in index order. Uses slots kSortB and kMisc.
 template <class Key>
-void split_buckets(Context &c, const Keyed<Key> *sorted, int64_t cnt, const Block &nb) {
+void split_buckets(Context &c, const Keyed<Key> *sorted, int64_t cnt, const BlockRule &nb) {
     using Item = Keyed<Key>;
     int64_t *counts = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(2 * c.nranks));
     int64_t *displs = counts + c.nranks;
@@ -205,7 +205,7 @@ template <class Key>
 void sort_positions(Context &c, Keyed<Key> *mine, int64_t cnt, int64_t n, int *pos) {
     using Item = Keyed<Key>;
     if (c.nranks == 1 || n <= sort_gather_max()) return sort_gathered(c, mine, cnt, n, pos);
-    const Block nb = c.block(n);
+    const BlockRule nb = c.block(n);
     const int64_t e0 = nb.begin(c.rank);
 
     // Sample sort. Local sort, then buckets by regular samples.
@@ -243,7 +243,7 @@ void rank_unsegmented(const char *name, vec_p d, vec_p s, int len, bool descendi
         c.require_vector<K>(s, len, "source s");
         if (len == 0) return;
         using Key = RankKey<K, false>;
-        const Block b = c.block(len);
+        const BlockRule b = c.block(len);
         const int64_t cnt = b.count(c.rank), e0 = b.begin(c.rank);
         const K *key = c.local<K>(s);
         auto *mine = c.ws.get<Keyed<typename Key::type>>(kTarget, static_cast<std::size_t>(cnt));
@@ -285,7 +285,7 @@ void ind_luz(vec_p d, int init, int stride, int count, vec_p) {
     entry("ind_luz", {{"d", d}, {"init", init}, {"stride", stride}, {"count", count}}, [&](Context &c) {
         require_length(count, "count");
         c.require_vector<int>(d, count, "destination d");
-        const Block b = c.block(count);
+        const BlockRule b = c.block(count);
         const int64_t n = b.count(c.rank), e0 = b.begin(c.rank);
         int *out = c.local<int>(d);
         for (int64_t k = 0; k < n; ++k) out[k] = index_value(init, e0 + k, stride);

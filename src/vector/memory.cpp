@@ -45,7 +45,7 @@ void vector_to_c(const char *name, T *d, vec_p s, int len) {
         if (c.nranks == 1) {
             std::memcpy(out, c.local<T>(s), static_cast<std::size_t>(len) * sizeof(T));
         } else {
-            const Block b = c.block(len);
+            const BlockRule b = c.block(len);
             int64_t *counts = c.ws.get<int64_t>(kMisc, static_cast<std::size_t>(2 * c.nranks));
             int64_t *displs = counts + c.nranks;
             for (int r = 0; r < c.nranks; ++r) {
@@ -68,7 +68,7 @@ void c_to_vector(const char *name, vec_p d, const T *s, int len) {
         c.require_vector<T>(d, len, "destination d");
         if (len == 0) return;
         if (!s) dm::fail(DM_ERR_ARG, "source array s is NULL");
-        const Block b = c.block(len);
+        const BlockRule b = c.block(len);
         std::memcpy(c.local<T>(d), s + b.begin(c.rank), static_cast<std::size_t>(b.count(c.rank)) * sizeof(T));
     });
 }

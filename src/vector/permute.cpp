@@ -126,7 +126,7 @@ void scatter_unsegmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt
                 if (v) c.require_vector<T>(*v, len_dest, "default vector v");
             }))
             fail_in_count_exchange(c, fault);
-        const Block sb = c.block(len_src), db = c.block(len_dest);
+        const BlockRule sb = c.block(len_src), db = c.block(len_dest);
         const int64_t ns = sb.count(c.rank), nd = db.count(c.rank);
         T *dst = c.local<T>(d);
         with_index_targets(c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, len_dest, sb.begin(c.rank), fault,
@@ -153,7 +153,7 @@ void gather_unsegmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, int 
                 if (f) c.require_vector<cvl_b>(*f, len_dest, "flag vector f");
             }))
             fail_in_count_exchange(c, fault);
-        const Block sb = c.block(len_src), db = c.block(len_dest);
+        const BlockRule sb = c.block(len_src), db = c.block(len_dest);
         const int64_t nd = db.count(c.rank);
         with_index_targets(c.local<int>(i), f ? c.local<cvl_b>(*f) : nullptr, len_src, db.begin(c.rank), fault,
                            [&](auto target) {
@@ -177,7 +177,7 @@ void scatter_segmented(const char *name, vec_p d, vec_p s, vec_p i, Opt f, Opt v
         c.require_vector<int>(i, n_s, "index vector i");
         if (f) c.require_vector<cvl_b>(*f, n_s, "flag vector f");
         if (v) c.require_vector<T>(*v, n_d, "default vector v");
-        const Block db = c.block(n_d);
+        const BlockRule db = c.block(n_d);
         T *dst = c.local<T>(d);
         LocalFault fault;
         const auto target =

@@ -80,11 +80,11 @@ constexpr int kWindowBits = 16;
 // The buckets (rank, window) of a vector's block distribution, for global positions.
 class Buckets {
 public:
-    static int64_t windows_of(const Block &block) {
+    static int64_t windows_of(const BlockRule &block) {
         return std::max<int64_t>(1, (block.max_count() + (int64_t(1) << kWindowBits) - 1) >> kWindowBits);
     }
     // `begin`: scratch for p entries.
-    Buckets(const Block &block, int p, int64_t *begin)
+    Buckets(const BlockRule &block, int p, int64_t *begin)
         : block_(block), begin_(begin), windows_(windows_of(block)), count_(p * windows_) {
         for (int r = 0; r < p; ++r) begin[r] = block.begin(r);
     }
@@ -99,7 +99,7 @@ public:
     }
 
 private:
-    Block block_;
+    BlockRule block_;
     const int64_t *begin_;
     int64_t windows_, count_;
 };
@@ -211,7 +211,7 @@ inline dm::node::Location shared_location(const Context &c, const void *block, i
 // invariants in parameters, so that they stay in registers.
 template <class T, class Targets>
 [[gnu::noinline]] void read_in_place(Targets target, int64_t n, T *dst, const std::uintptr_t *origin,
-                                     const Block block, T fill) {
+                                     const BlockRule block, T fill) {
     constexpr int64_t kChunk = 32;
     const T *from[kChunk];
     for (int64_t k0 = 0; k0 < n; k0 += kChunk) {
@@ -231,7 +231,7 @@ template <class T, class Targets>
 // false having moved nothing when some rank's source is not shared or its destination
 // overlaps its source (every rank returns the same), and throws the agreed fault.
 template <class T, class Targets>
-bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *src, const Block &src_block, T fill,
+bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *src, const BlockRule &src_block, T fill,
                      const LocalFault &fault) {
     if (!all_on_node(c)) return false;
     target.check(ndst);  // records the first bad index in `fault`
@@ -257,7 +257,7 @@ bool gather_in_place(Context &c, Targets target, int64_t ndst, T *dst, const T *
 
 // scatter on one rank: nothing moves; values are written directly, in source order.
 template <class T, class Targets, class Prepare>
-void scatter_alone(Context &c, Targets &target, const T *values, int64_t nsrc, T *dst, const Block &dst_block,
+void scatter_alone(Context &c, Targets &target, const T *values, int64_t nsrc, T *dst, const BlockRule &dst_block,
                    const LocalFault &fault, Prepare prepare) {
     for (int64_t k = 0; k < nsrc; ++k) c.scount[0] += target(k) >= 0;
     exchange_counts(c, &fault);
@@ -317,7 +317,7 @@ void write_records(T *dst, const std::byte *segment, int64_t windows) {
 // gather on one rank: read in place, everything first when the destination is (part
 // of) the source.
 template <class T, class Targets, class Prepare>
-void gather_alone(Context &c, Targets &target, int64_t ndst, T *dst, const T *src, const Block &src_block, T fill,
+void gather_alone(Context &c, Targets &target, int64_t ndst, T *dst, const T *src, const BlockRule &src_block, T fill,
                   const LocalFault &fault, Prepare prepare) {
     for (int64_t k = 0; k < ndst; ++k) c.scount[0] += target(k) >= 0;
     exchange_counts(c, &fault);
@@ -368,7 +368,7 @@ void place_answers(Context &c, Targets &target, int64_t ndst, T *dst, T fill, co
 
 // Uses slots kSend, kRecv, kOwner, kMisc and the workspace's node memory.
 template <class T, class Targets, class Prepare>
-void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, const Block &dst_block,
+void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, const BlockRule &dst_block,
              const LocalFault &fault, Prepare prepare) {
     zero(c.scount);
     if (c.nranks == 1) return detail::scatter_alone(c, target, values, nsrc, dst, dst_block, fault, prepare);
@@ -450,7 +450,7 @@ void scatter(Context &c, Targets target, const T *values, int64_t nsrc, T *dst, 
 // Uses slots kSend, kRecv, kReply, kAnswer, kOwner, kMisc. Destination elements with
 // target < 0 get `fill`.
 template <class T, class Targets, class Prepare>
-void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, const Block &src_block, T fill,
+void gather(Context &c, Targets target, int64_t ndst, T *dst, const T *src, const BlockRule &src_block, T fill,
             const LocalFault &fault, Prepare prepare) {
     zero(c.scount);
     if (c.nranks == 1) return detail::gather_alone(c, target, ndst, dst, src, src_block, fill, fault, prepare);

@@ -17,8 +17,8 @@ void scan_unsegmented(const char *name, vec_p d, vec_p s, int len) {
         c.require_vector<T>(d, len, "destination d");
         c.require_vector<T>(s, len, "source s");
         if (len == 0) return;
-        const Block b = c.block(len);
-        const Run run{0, b.count(c.rank), b.begin(c.rank) > 0};
+        const BlockRule b = c.block(len);
+        const ScanRun run{0, b.count(c.rank), b.begin(c.rank) > 0};
         scan_runs<K, T>(c, c.local<T>(s), c.local<T>(d), &run, run.hi > 0 ? 1 : 0);
     });
 }
@@ -32,8 +32,8 @@ void scan_segmented(const char *name, vec_p d, vec_p s, vec_p sd, int n, int m) 
         if (n == 0) return;
         int64_t nrec = 0;
         const SegRecord *recs = desc.records(c, &nrec);
-        Run *runs = c.ws.get<Run>(kMisc, static_cast<std::size_t>(nrec));
-        for (int64_t t = 0; t < nrec; ++t) runs[t] = Run{recs[t].lo, recs[t].hi, recs[t].start < desc.elem_begin()};
+        ScanRun *runs = c.ws.get<ScanRun>(kMisc, static_cast<std::size_t>(nrec));
+        for (int64_t t = 0; t < nrec; ++t) runs[t] = ScanRun{recs[t].lo, recs[t].hi, recs[t].start < desc.elem_begin()};
         scan_runs<K, T>(c, c.local<T>(s), c.local<T>(d), runs, nrec);
     });
 }

@@ -25,7 +25,7 @@ namespace dm::vector {
 
 // A run of local elements scanned with one accumulator: [lo, hi), and whether it
 // continues a segment that began on a lower rank.
-struct Run {
+struct ScanRun {
     int64_t lo, hi;
     bool continues;
 };
@@ -212,7 +212,7 @@ private:
 // Collective. Exclusive scan of s into d (both this rank's block) over `runs`, in order
 // and covering the block.
 template <OpKind K, class T>
-void scan_runs(Context &c, const T *s, T *d, const Run *runs, int64_t nruns) {
+void scan_runs(Context &c, const T *s, T *d, const ScanRun *runs, int64_t nruns) {
     using O = Op<K, T>;
     bool has_start = false;
     for (int64_t t = 0; t < nruns; ++t) has_start |= !runs[t].continues;
@@ -221,7 +221,7 @@ void scan_runs(Context &c, const T *s, T *d, const Run *runs, int64_t nruns) {
         return;
     }
     // The last run's fold goes to the lower ranks' carry; its pieces serve its scan.
-    const Run &last = runs[nruns - 1];
+    const ScanRun &last = runs[nruns - 1];
     const RunScan<K, T> last_scan(s, last.lo, last.hi, true);
     const T carry = carry_in<K, T>(c, last_scan.total(), has_start);
     for (int64_t t = 0; t + 1 < nruns; ++t)
@@ -246,7 +246,7 @@ void reduce_segments(Context &c, const Descriptor &desc, Load load, T *d) {
     if (first_continues) part[0] = O::apply(carry, part[0]);
 
     // Values of the segments that end here go to their segment-side owners.
-    const Block &nb = desc.elements(), &mb = desc.segments();
+    const BlockRule &nb = desc.elements(), &mb = desc.segments();
     const int64_t nsend = nrec - (desc.continues_to_next() ? 1 : 0);
     zero(c.scount);
     for (int64_t t = 0; t < nsend; ++t) ++c.scount[mb.owner(recs[t].j)];

@@ -47,7 +47,7 @@ struct Triple {
 // Every nonempty segment tells each rank holding one of its elements about itself (one
 // count and one variable exchange). Uses slots kSend, kRecv, kMisc.
 std::vector<int32_t> build_elements(Context &c, const int32_t *bound, int64_t n, int64_t m) {
-    const Block nb = c.block(n), mb = c.block(m);
+    const BlockRule nb = c.block(n), mb = c.block(m);
     const int64_t e0 = nb.begin(c.rank), cnt = nb.count(c.rank);
     const int64_t s0 = mb.begin(c.rank), scnt = m > 0 ? mb.count(c.rank) : 0;
     zero(c.scount);
@@ -207,7 +207,7 @@ void make_descriptor(Context &c, Handle sd, Handle lengths, int64_t n, int64_t m
     require_length(m, "m");
     c.memory->require(sd, descriptor_units(c, n, m) * kUnit, descriptor_units(c, n, m) * kUnit, "descriptor sd");
     c.require_vector<int>(lengths, m, "lengths l");
-    const Block mb = c.block(m);
+    const BlockRule mb = c.block(m);
     const int64_t s0 = mb.begin(c.rank), scnt = mb.count(c.rank);
 
     // Lengths, checked; their prefix sums from one row gather of (sum, fault).

@@ -58,8 +58,8 @@ public:
     int64_t n() const { return n_; }
     int64_t m() const { return m_; }
     Handle handle() const { return handle_; }
-    const Block &elements() const { return nb_; }
-    const Block &segments() const { return mb_; }
+    const BlockRule &elements() const { return nb_; }
+    const BlockRule &segments() const { return mb_; }
     int64_t elem_begin() const { return e0_; }
     int64_t elem_count() const { return cnt_; }
     int64_t seg_begin() const { return s0_; }
@@ -82,7 +82,7 @@ private:
     const int32_t *bound_ = nullptr;  // segment side
     uint32_t id_ = 0;
     int64_t n_, m_;
-    Block nb_, mb_;
+    BlockRule nb_, mb_;
     int64_t e0_, cnt_, s0_, scnt_;
     // The element side, loaded by records(): kept by the library, or owned here when it
     // did not fit there.

@@ -8,7 +8,7 @@ namespace dm::vector {
 
 template <class P, class F>
 const P *seg_to_elem(Context &c, const Descriptor &d, const SegRecord *recs, int64_t nrec, F payload) {
-    const Block &nb = d.elements(), &mb = d.segments();
+    const BlockRule &nb = d.elements(), &mb = d.segments();
     const int64_t scnt = d.seg_count();
 
     // Sender: segment t goes to every rank holding one of its elements.

@@ -196,34 +196,34 @@ void Arena::require(Handle h, int64_t units, const char *what) const {
 
 void Table::require(Handle h, int64_t, int64_t local, const char *what) const {
     if (local == 0) return;
-    auto it = blocks_.find(h);
-    if (it == blocks_.end())
+    auto it = allocations_.find(h);
+    if (it == allocations_.end())
         fail(DM_ERR_ARG, what, " (handle ", h, ") is not a live vector of this communicator");
     if (it->second.bytes < local)
         fail(DM_ERR_ARG, what, " (handle ", h, ") holds ", it->second.bytes, " bytes on this rank, not the ", local,
              " its length needs");
 }
 
-const Table::Block &Table::find(Handle h) const {
-    auto it = blocks_.find(h);
-    if (it == blocks_.end()) fail(DM_ERR_ARG, "handle ", h, " is not a live vector of this communicator");
+const Table::Allocation &Table::find(Handle h) const {
+    auto it = allocations_.find(h);
+    if (it == allocations_.end()) fail(DM_ERR_ARG, "handle ", h, " is not a live vector of this communicator");
     return it->second;
 }
 
-Handle Table::add(Block block) {
+Handle Table::add(Allocation allocation) {
     if (next_ == INT_MAX) fail(DM_ERR_MEMORY, "out of vector handles: 2^31 vectors were created on this communicator");
-    blocks_.emplace(next_, std::move(block));
+    allocations_.emplace(next_, std::move(allocation));
     return next_++;
 }
 
 Table::~Table() {
-    for (auto &entry : blocks_)
+    for (auto &entry : allocations_)
         if (entry.second.on_node) dm::node::release(entry.second.data);
 }
 
 Handle Table::allocate(int64_t bytes, bool zero) {
     if (bytes < 0) fail(DM_ERR_ARG, "size ", bytes, " is negative");
-    Block block;
+    Allocation block;
     const auto words = std::max<std::size_t>(static_cast<std::size_t>((bytes + kUnit - 1) / kUnit), 1);
     block.data = node_bytes(static_cast<int64_t>(words) * kUnit);
     block.on_node = block.data != nullptr;
@@ -246,17 +246,17 @@ Handle Table::allocate(int64_t bytes, bool zero) {
 Handle Table::borrow(void *data, int64_t bytes) {
     if (bytes < 0) fail(DM_ERR_ARG, "size ", bytes, " is negative");
     if (!data && bytes > 0) fail(DM_ERR_ARG, "borrowed memory is NULL");
-    Block block;
+    Allocation block;
     block.data = static_cast<std::byte *>(data);
     block.bytes = bytes;
     return add(std::move(block));
 }
 
 void Table::release(Handle h) {
-    auto it = h != 0 ? blocks_.find(h) : blocks_.end();
-    if (it == blocks_.end()) return;
+    auto it = h != 0 ? allocations_.find(h) : allocations_.end();
+    if (it == allocations_.end()) return;
     if (it->second.on_node) dm::node::release(it->second.data);
-    blocks_.erase(it);
+    allocations_.erase(it);
 }
 
 // ---------------------------------------------------------------- Context

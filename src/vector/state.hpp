@@ -21,7 +21,7 @@
 #include "core/error.hpp"
 #include "core/node_memory.hpp"
 #include "core/signature.hpp"
-#include "layout/block.hpp"
+#include "layout/block_rule.hpp"
 
 #include <mpi.h>
 
@@ -40,7 +40,7 @@ namespace dm::vector {
 
 using Handle = int;  // vec_p
 using std::int64_t;
-using dm::layout::Block;
+using dm::layout::BlockRule;
 
 // Bytes per unit of vector memory.
 constexpr int64_t kUnit = 8;
@@ -119,16 +119,16 @@ public:
     void release(Handle h);
 
 private:
-    struct Block {
+    struct Allocation {
         std::byte *data = nullptr;
         int64_t bytes = 0;
         std::unique_ptr<std::uint64_t[]> owned;
         bool on_node = false;  // data is node memory of this table's
     };
-    const Block &find(Handle h) const;
-    Handle add(Block block);
+    const Allocation &find(Handle h) const;
+    Handle add(Allocation allocation);
 
-    std::unordered_map<Handle, Block> blocks_;
+    std::unordered_map<Handle, Allocation> allocations_;
     Handle next_ = 1;
 };
 
@@ -264,7 +264,7 @@ public:
     std::uint64_t rnd_seed = 0, rnd_calls = 0;
     ElementSides element_sides;
 
-    Block block(int64_t n) const { return Block(n, nranks); }
+    BlockRule block(int64_t n) const { return BlockRule(n, nranks); }
     // Units per rank for n elements of T.
     template <class T>
     int64_t units(int64_t n) const {

@@ -33,7 +33,7 @@ T extract(const char *name, vec_p v, int i, int len) {
     return entry(name, T(0), {{"v", v}, {"i", i}, {"len", len}}, [&](Context &c) {
         LocalFault fault;
         int64_t mine = 0;
-        const Block b = c.block(len < 0 ? 0 : len);
+        const BlockRule b = c.block(len < 0 ? 0 : len);
         if (local_checks(c, fault, [&] {
                 require_length(len, "len");
                 c.require_vector<T>(v, len, "vector v");
@@ -52,7 +52,7 @@ void replace(const char *name, vec_p v, int i, T value, int len) {
         require_length(len, "len");
         c.require_vector<T>(v, len, "vector v");
         if (i < 0 || i >= len) dm::fail(DM_ERR_ARG, "index ", i, " is outside [0, ", len, ")");
-        const Block b = c.block(len);
+        const BlockRule b = c.block(len);
         if (b.owner(i) == c.rank) c.local<T>(v)[i - b.begin(c.rank)] = value;
     });
 }

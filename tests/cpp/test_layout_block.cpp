@@ -1,10 +1,10 @@
-// The library's block rule (src/layout/block.hpp): the owner of every position, found
+// The library's block rule (src/layout/block_rule.hpp): the owner of every position, found
 // by a multiply and a shift, agrees with plain division and with begin/count, and with
 // the DM_DIST_BLOCK axis map of a DistArray, for lengths up to INT_MAX and beyond and
 // rank counts that do and do not divide them.
 #include "harness.hpp"
 
-#include "layout/block.hpp"
+#include "layout/block_rule.hpp"
 #include "layout/distribution.hpp"
 
 #include <cstdint>
@@ -18,7 +18,7 @@ DM_TEST(layout_block_owner_matches_division_and_axis_map) {
     bool right = true;
     for (std::int64_t n : lengths)
         for (int p : ranks) {
-            const dm::layout::Block b(n, p);
+            const dm::layout::BlockRule b(n, p);
             const dm::layout::AxisMap axis(dm_dist{DM_DIST_BLOCK, 0, 0}, n, p);
             const std::int64_t q = n / p + (n % p != 0);
             right = right && b.max_count() == q;

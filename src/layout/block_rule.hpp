@@ -14,10 +14,10 @@
 
 namespace dm::layout {
 
-class Block {
+class BlockRule {
 public:
-    Block() = default;
-    Block(std::int64_t n, int nranks)
+    BlockRule() = default;
+    BlockRule(std::int64_t n, int nranks)
         : n_(n), p_(nranks), b_(nranks > 0 ? n / nranks + (n % nranks != 0) : 0), by_b_(b_) {}
 
     std::int64_t length() const { return n_; }
