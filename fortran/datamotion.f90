@@ -35,14 +35,20 @@ module datamotion
 
   ! ---- layout.h -----------------------------------------------------------
   integer(c_int), parameter :: DM_ORDER_SEND = 0, DM_ORDER_NEWS = 1, DM_ORDER_SHUFFLE = 2
-  integer(c_int), parameter :: DM_DIST_BLOCK = 0, DM_DIST_CYCLIC = 1, DM_DIST_BLOCK_CYCLIC = 2
+  integer(c_int), parameter :: DM_DIST_BLOCK = 0, DM_DIST_CYCLIC = 1, DM_DIST_BLOCK_CYCLIC = 2, &
+                               DM_DIST_SIZES = 3
 
   ! An axis distribution: dm_dist(DM_DIST_BLOCK_CYCLIC, block, src); block and
-  ! src are read only for DM_DIST_BLOCK_CYCLIC.
+  ! src are read only for DM_DIST_BLOCK_CYCLIC. Irregular blocks:
+  ! dm_dist(DM_DIST_SIZES, count=n, sizes=c_loc(sizes)) with integer(c_int64_t),
+  ! target :: sizes(n), one per grid coordinate; borrowed until the call that
+  ! takes the distribution returns (arrays copy them).
   type, bind(C) :: dm_dist
     integer(c_int) :: kind = DM_DIST_BLOCK
     integer(c_int64_t) :: block = 0
     integer(c_int) :: src = 0
+    integer(c_int) :: count = 0
+    type(c_ptr) :: sizes = c_null_ptr
   end type dm_dist
 
   ! ---- array.h ------------------------------------------------------------

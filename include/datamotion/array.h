@@ -27,7 +27,8 @@ typedef struct dm_array_s *dm_array;
  * Collective on the grid. Creates a zero-filled array of global `shape`
  * (ndims entries, ndims equal to the grid's). `dists` may be NULL (DM_DIST_BLOCK
  * on every axis); `ghost` may be NULL (no ghost region). All arguments must
- * agree across ranks. The array holds a reference to the grid.
+ * agree across ranks (the sizes of a DM_DIST_SIZES axis included, which the array
+ * copies). The array holds a reference to the grid.
  * Sizes are checked before anything is allocated, with the same error on every
  * rank: DM_ERR_ARG for a global element count past 2^63 - 1 or a local storage
  * axis (owned elements plus 2 x ghost) longer than INT_MAX (the largest extent
@@ -91,7 +92,9 @@ DM_API int dm_array_dtype(dm_array array, dm_dtype *dtype);
 /** Local. The grid (borrowed: valid while the array lives; dm_grid_free refuses
  *  it with DM_ERR_STATE). */
 DM_API int dm_array_grid(dm_array array, dm_grid *grid);
-/** Local. Distribution of each axis, with block sizes resolved (ndims entries). */
+/** Local. Distribution of each axis, with block sizes resolved (ndims entries). The
+ *  `sizes` of a DM_DIST_SIZES axis point to the array's own copy (borrowed: valid
+ *  until the array is freed). */
 DM_API int dm_array_dists(dm_array array, dm_dist dists[]);
 /** Local. Ghost width of each axis (ndims entries). */
 DM_API int dm_array_ghost(dm_array array, int ghost[]);

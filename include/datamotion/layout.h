@@ -23,9 +23,11 @@
  *                        empty (the CM canonical layout);
  *   DM_DIST_CYCLIC       element g on coordinate g mod N;
  *   DM_DIST_BLOCK_CYCLIC blocks of `block` dealt round-robin starting at coordinate
- *                        `src` (ScaLAPACK's layout).
- * All three are block-cyclic distributions; local extents agree with ScaLAPACK's
- * NUMROC.
+ *                        `src` (ScaLAPACK's layout);
+ *   DM_DIST_SIZES        irregular blocks: coordinate c holds `sizes[c]` consecutive
+ *                        elements, in coordinate order (PETSc's ownership ranges).
+ * The first three are block-cyclic distributions, whose local extents agree with
+ * ScaLAPACK's NUMROC.
  */
 #ifndef DATAMOTION_LAYOUT_H
 #define DATAMOTION_LAYOUT_H
@@ -50,14 +52,24 @@ typedef enum dm_grid_order {
 typedef enum dm_dist_kind {
     DM_DIST_BLOCK = 0,
     DM_DIST_CYCLIC = 1,
-    DM_DIST_BLOCK_CYCLIC = 2
+    DM_DIST_BLOCK_CYCLIC = 2,
+    DM_DIST_SIZES = 3
 } dm_dist_kind;
 
-/** An axis distribution. `block` and `src` are read only for DM_DIST_BLOCK_CYCLIC. */
+/** An axis distribution; make one with dm_dist_block(), dm_dist_cyclic(),
+ *  dm_dist_block_cyclic() or dm_dist_sizes(). `block` and `src` are read only for
+ *  DM_DIST_BLOCK_CYCLIC, `count` and `sizes` only for DM_DIST_SIZES (a structure
+ *  of another kind may leave them unset).
+ *
+ *  `sizes` is borrowed: it must stay valid until the call that takes the
+ *  distribution returns. Calls that keep a distribution (an array, and the plans
+ *  made from arrays) copy the sizes, so the caller may free or reuse them after. */
 typedef struct dm_dist {
     dm_dist_kind kind;
-    int64_t block; /**< block size, > 0 */
-    int src;       /**< grid coordinate holding the first block, 0 <= src < N */
+    int64_t block;        /**< block size, > 0 */
+    int src;              /**< grid coordinate holding the first block, 0 <= src < N */
+    int count;            /**< number of entries of `sizes`: the grid extent N of the axis */
+    const int64_t *sizes; /**< elements of coordinates 0 .. N-1, each >= 0, summing to the axis length */
 } dm_dist;
 
 /**
@@ -104,6 +116,12 @@ DM_API dm_dist dm_dist_cyclic(void);
 /** Local. Block-cyclic distribution: blocks of `block` dealt from coordinate `src`.
  *  The arguments are checked where the distribution is used. */
 DM_API dm_dist dm_dist_block_cyclic(int64_t block, int src);
+/** Local. Irregular blocks: coordinate c holds `sizes[c]` consecutive elements,
+ *  c = 0 .. count-1, coordinate 0 the first. `sizes` is borrowed, not copied (see
+ *  dm_dist). Checked where the distribution is used (DM_ERR_ARG): `count` must be
+ *  the grid extent of the axis, every size >= 0, and the sizes must sum to the
+ *  axis length. */
+DM_API dm_dist dm_dist_sizes(const int64_t *sizes, int count);
 
 /** Local. Number of elements of an axis of `n` that grid coordinate `coord` of
  *  `nprocs` owns: ScaLAPACK's NUMROC with 0-based coordinates. Returns 0 for
@@ -111,7 +129,7 @@ DM_API dm_dist dm_dist_block_cyclic(int64_t block, int src);
 DM_API int64_t dm_numroc(int64_t n, int64_t block, int coord, int src, int nprocs);
 
 /** Local. Owner coordinate and local index of global index `g` along an axis of
- *  `n` elements distributed by `dist` over `nprocs` coordinates. */
+ *  `n` elements distributed by `dist` (any kind) over `nprocs` coordinates. */
 DM_API int dm_dist_to_local(dm_dist dist, int64_t n, int nprocs, int64_t g, int *coord,
                      int64_t *local);
 

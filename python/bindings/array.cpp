@@ -25,7 +25,7 @@ namespace {
 
 using InArray = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 using OutArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
-using DistSpec = std::tuple<int, std::int64_t, int>;  // kind, block, src
+using DistSpec = std::tuple<int, std::int64_t, int, std::vector<std::int64_t>>;  // kind, block, src, sizes
 // A problem the Python layer met on this rank while preparing the call: (code, message).
 using Problem = std::optional<std::pair<int, std::string>>;
 
@@ -33,9 +33,11 @@ void raise(const Problem &problem) {
     if (problem) fail(problem->first, problem->second);
 }
 
+// The distributions of `specs`, whose sizes they borrow (the array copies them).
 std::vector<dm_dist> to_dists(const std::vector<DistSpec> &specs) {
     std::vector<dm_dist> dists;
-    for (const auto &[kind, block, src] : specs) dists.push_back(dm_dist{static_cast<dm_dist_kind>(kind), block, src});
+    for (const auto &[kind, block, src, sizes] : specs)
+        dists.push_back(dist_from_spec(kind, block, src, sizes));
     return dists;
 }
 
@@ -143,11 +145,15 @@ void bind_array(nb::module_ &m) {
         .def_prop_ro("dists", [](const DistArray &a) {
             std::vector<DistSpec> out;
             for (int i = 0; i < a.ndims(); ++i) {
-                dm_dist d = a.axis_map(i).resolved();
-                out.emplace_back(d.kind, d.block, d.src);
+                const dm_dist d = a.axis_map(i).resolved();
+                out.emplace_back(d.kind, d.block, d.src, std::vector<std::int64_t>(d.sizes, d.sizes + (d.sizes ? d.count : 0)));
             }
             return out;
         })
+        .def("axis_map", [](const DistArray &a, int axis) {
+            if (axis < 0 || axis >= a.ndims()) fail(DM_ERR_ARG, "axis_map: axis ", axis, " out of range [0, ", a.ndims(), ")");
+            return a.axis_map(axis);
+        }, nb::arg("axis"))
         .def_prop_ro("local", [](nb::handle self) {
             DistArray &a = nb::cast<DistArray &>(self);
             return view(a, a.local_data(), a.local_shape(), self);

@@ -5,6 +5,7 @@
 #include <nanobind/ndarray.h>
 
 #include <datamotion/core.h>
+#include <datamotion/layout.h>
 
 #include "exchange/plan.hpp"
 
@@ -23,6 +24,12 @@ MPI_Comm comm_from_python(nb::handle comm);
 nb::object comm_to_python(MPI_Comm comm);
 
 nb::dlpack::dtype dlpack_dtype(dm_dtype dtype);
+
+// The distribution Python's Distribution._spec() describes (kind, block, src, sizes);
+// it borrows `sizes`. The kind is passed on as any integer, for the library to check.
+inline dm_dist dist_from_spec(int kind, std::int64_t block, int src, const std::vector<std::int64_t> &sizes) {
+    return dm_dist{static_cast<dm_dist_kind>(kind), block, src, static_cast<int>(sizes.size()), sizes.data()};
+}
 
 // A plan's messages as (peer, round, bytes, runs, sending, transport) tuples (peer -1:
 // a local copy).

@@ -6,10 +6,12 @@
 #include "layout/distribution.hpp"
 #include "layout/grid.hpp"
 
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
+#include <optional>
 
 namespace dm::python {
 
@@ -45,16 +47,17 @@ void bind_grid(nb::module_ &m) {
         })
         .def("axis_comm", [](const ProcessGrid &g, int axis) { return comm_to_python(g.axis_comm(axis)); });
 
-    nb::class_<AxisMap>(m, "AxisMap", "A resolved block-cyclic map of one axis.")
+    nb::class_<AxisMap>(m, "AxisMap", "A resolved map of one axis (layout::AxisMap).")
         .def("__init__",
-             [](AxisMap *self, int kind, std::int64_t block, int src, std::int64_t n, int nprocs) {
-                 new (self) AxisMap(dm_dist{static_cast<dm_dist_kind>(kind), block, src}, n, nprocs);
-             },
-             nb::arg("kind"), nb::arg("block"), nb::arg("src"), nb::arg("n"), nb::arg("nprocs"))
+             [](AxisMap *self, int kind, std::int64_t block, int src, std::vector<std::int64_t> sizes, std::int64_t n,
+                int nprocs) { new (self) AxisMap(dist_from_spec(kind, block, src, sizes), n, nprocs); },
+             nb::arg("kind"), nb::arg("block"), nb::arg("src"), nb::arg("sizes"), nb::arg("n"), nb::arg("nprocs"))
         .def_prop_ro("length", &AxisMap::length)
         .def_prop_ro("nprocs", &AxisMap::nprocs)
-        .def_prop_ro("block", &AxisMap::block)
-        .def_prop_ro("src", &AxisMap::src)
+        .def_prop_ro("kind", [](const AxisMap &a) { return static_cast<int>(a.kind()); })
+        // None where the map is not block-cyclic (Sizes).
+        .def_prop_ro("block", [](const AxisMap &a) { return a.block_cyclic() ? std::optional(a.block()) : std::nullopt; })
+        .def_prop_ro("src", [](const AxisMap &a) { return a.block_cyclic() ? std::optional(a.src()) : std::nullopt; })
         .def("owner", [](const AxisMap &a, std::int64_t g) {
             if (g < 0 || g >= a.length()) fail(DM_ERR_ARG, "global index ", g, " out of range [0, ", a.length(), ")");
             return a.owner(g);

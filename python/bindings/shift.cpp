@@ -21,6 +21,27 @@ namespace {
 using Boundary = nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>;
 using SpecTuple = std::tuple<int, int, std::int64_t, int>;  // kind, axis, shift, boundary kind
 
+// The C++ arrays of a list or tuple of n datamotion.DistArray (their `_a`), into
+// `out`, each held in `keep` (the call releases the GIL: another thread may drop
+// the list); false for anything else.
+bool core_arrays(nb::handle list, int n, DistArray **out, nb::object *keep) {
+    PyObject *seq = list.ptr();
+    const bool is_list = PyList_CheckExact(seq), is_tuple = PyTuple_CheckExact(seq);
+    if (!(is_list || is_tuple) || Py_SIZE(seq) != n) return false;
+    static PyObject *const name = PyUnicode_InternFromString("_a");
+    for (int k = 0; k < n; ++k) {
+        PyObject *item = is_list ? PyList_GET_ITEM(seq, k) : PyTuple_GET_ITEM(seq, k);
+        nb::object &core = keep[k];
+        core = nb::steal(PyObject_GetAttr(item, name));
+        if (!core.is_valid()) {
+            PyErr_Clear();
+            return false;
+        }
+        if (!nb::try_cast<DistArray *>(core, out[k]) || !out[k]) return false;
+    }
+    return true;
+}
+
 auto volume_tuple(const shift::Volume &v) {
     return std::make_tuple(v.messages_sent, v.messages_received, v.elements_sent, v.elements_copied);
 }
@@ -64,6 +85,24 @@ void bind_shift(nb::module_ &m) {
                  p.begin(dsts.data(), srcs.data(), pointers.data());
              },
              nb::arg("dsts"), nb::arg("srcs"), nb::arg("boundaries"))
+        .def("execute_direct",
+             [](PShiftPlan &p, nb::handle dsts, nb::handle srcs) {
+                 // PShift.execute's fast path: false (nothing done) unless both are
+                 // lists or tuples of nshifts DistArrays; no boundaries.
+                 constexpr int kSmall = 32;
+                 const int n = p.nshifts();
+                 DistArray *small[2 * kSmall];
+                 nb::object small_keep[2 * kSmall];
+                 std::vector<DistArray *> big(n > kSmall ? static_cast<size_t>(2 * n) : 0);
+                 std::vector<nb::object> big_keep(big.size());
+                 DistArray **d = n > kSmall ? big.data() : small, **s = d + n;
+                 nb::object *keep = n > kSmall ? big_keep.data() : small_keep;
+                 if (!core_arrays(dsts, n, d, keep) || !core_arrays(srcs, n, s, keep + n)) return false;
+                 nb::gil_scoped_release release;
+                 p.execute(d, const_cast<const DistArray *const *>(s), nullptr);
+                 return true;
+             },
+             nb::arg("dsts"), nb::arg("srcs"))
         .def("end",
              [](PShiftPlan &p) {
                  nb::gil_scoped_release release;

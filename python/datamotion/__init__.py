@@ -37,6 +37,7 @@ _EXPORTS = {
     "Cyclic": "layout",
     "Distribution": "layout",
     "ProcessGrid": "layout",
+    "Sizes": "layout",
     "descinit": "layout",
     "numroc": "layout",
     "DistArray": "array",
@@ -64,7 +65,7 @@ if TYPE_CHECKING:  # type checkers see the lazily loaded names' real types (kept
     from ._errors import Error
     from ._exchange import Exchange
     from .array import DistArray
-    from .layout import Block, BlockCyclic, Cyclic, Distribution, ProcessGrid, descinit, numroc
+    from .layout import Block, BlockCyclic, Cyclic, Distribution, ProcessGrid, Sizes, descinit, numroc
     from ._provenance import provenance
     from .redist import RedistPlan, redistribute
     from .shift import CShift, EOShift, Halo, PShift, cshift, eoshift

@@ -44,6 +44,10 @@ class Exchange:
             interior = update(u.local[1:-1, 1:-1])   # while the ghosts travel
     """
 
+    #: The names ``executor=`` takes, from the library's registry of transports:
+    #: ``"auto"``, then each transport or forced way (docs/exchange.md).
+    EXECUTORS = EXECUTORS
+
     __slots__ = ("_end", "_keep", "_test")  # made on every start(): kept small
 
     def __init__(self, end: Callable[[], None], keep: Any, test: Optional[Callable[[], bool]] = None):

@@ -56,7 +56,8 @@ def _dist_specs(dist: DistSpec, ndim: int, problems: LocalProblems) -> list:
         if isinstance(dist, Distribution):
             return [dist._spec()] * ndim
         if not all(isinstance(d, Distribution) for d in dist):
-            raise TypeError(f"expected Block(), Cyclic(), BlockCyclic(r, src) or one per axis, got {dist!r}")
+            raise TypeError(f"expected Block(), Cyclic(), BlockCyclic(r, src), Sizes([...]) or one per axis, "
+                            f"got {dist!r}")
         return [d._spec() for d in dist]
 
     return problems.attempt("distribution", specs, default=[])
@@ -265,8 +266,7 @@ class DistArray:
             raise Error(DM_ERR_ARG, f"axis_map: {exc}") from None
         if not 0 <= axis < self.ndim:
             raise Error(DM_ERR_ARG, f"axis_map: axis {axis} out of range [0, {self.ndim})")
-        kind, block, src = self._a.dists[axis]
-        return _core.AxisMap(kind, block, src, self.shape[axis], self._grid.dims[axis])
+        return self._a.axis_map(axis)
 
     def __repr__(self) -> str:
         return (f"DistArray(shape={self.shape}, dtype={self.dtype}, grid={self._grid.dims}, "

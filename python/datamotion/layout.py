@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from ._checks import LocalProblems
+from ._checks import LocalProblems, int64
 from ._errors import DM_ERR_ARG, Error
 from ._mpi import MPI, _core  # through _mpi: MPI's thread level settled, the same MPI checked
 from ._calls import collective
 
-__all__ = ["ProcessGrid", "Block", "Cyclic", "BlockCyclic", "Distribution", "numroc", "descinit"]
+__all__ = ["ProcessGrid", "Block", "Cyclic", "BlockCyclic", "Sizes", "Distribution", "numroc", "descinit"]
 
 _ORDERS = {"send": 0, "news": 1, "shuffle": 2}
 
@@ -102,7 +103,8 @@ class Distribution:
     kind = -1
 
     def _spec(self) -> tuple:
-        return (self.kind, 0, 0)
+        """(kind, block, src, sizes) as the library takes them."""
+        return (self.kind, 0, 0, [])
 
     def axis_map(self, n: int, nprocs: int) -> "_core.AxisMap":
         """Local. The index map of an axis of ``n`` elements over ``nprocs`` coordinates,
@@ -138,11 +140,41 @@ class BlockCyclic(Distribution):
     kind = 2
 
     def _spec(self) -> tuple:
-        return (self.kind, int(self.r), int(self.src))
+        return (self.kind, int(self.r), int(self.src), [])
+
+
+@dataclass(frozen=True, init=False, repr=False)
+class Sizes(Distribution):
+    """Irregular blocks: coordinate ``c`` holds ``sizes[c]`` consecutive elements, in
+    coordinate order (PETSc's ownership ranges, COSTA's grid2D). One size per grid
+    coordinate of the axis, each >= 0, summing to the axis length: checked,
+    collectively, when an array is created (``axis_map`` checks them locally)."""
+
+    sizes: tuple
+    kind = 3
+
+    def __init__(self, sizes: Sequence[int]):
+        # A value, equal and hashed by its integers (NumPy's become ints); what is not
+        # a sequence of integers is kept as given and reported, on every rank, where used.
+        try:
+            sizes = tuple(operator.index(s) for s in sizes)
+        except TypeError:
+            pass
+        object.__setattr__(self, "sizes", sizes)
+
+    def __repr__(self) -> str:
+        return f"Sizes({list(self.sizes) if isinstance(self.sizes, tuple) else self.sizes!r})"
+
+    def _spec(self) -> tuple:
+        if not isinstance(self.sizes, tuple):
+            raise TypeError(f"Sizes takes a sequence of integers, got {self.sizes!r}")
+        return (self.kind, 0, 0, [int64(s, "size") for s in self.sizes])
 
 
 def _from_spec(spec: tuple) -> Distribution:
-    kind, block, src = spec
+    kind, block, src, sizes = spec
+    if kind == Sizes.kind:
+        return Sizes(sizes)
     return {0: Block, 1: Cyclic}[kind]() if kind != 2 else BlockCyclic(block, src)
 
 

@@ -105,12 +105,9 @@ class RedistPlan:
         comm: an mpi4py communicator containing both grids' ranks, for arrays on
             different groups of ranks.
         executor: how the messages travel: ``"auto"`` (each side of each message
-            priced by a cost model of this MPI; messages between ranks of one node
-            of at least 8 KiB read in place from node memory), ``"pack"``,
-            ``"datatype"``, ``"hybrid"`` (senders pack, receivers take a datatype)
-            ``"onnode"`` (every message within a node read in place) or
-            ``"aggregate"`` (every message between nodes gathered into one
-            message per node pair by the nodes' leaders; see docs/exchange.md);
+            priced by a cost model of this MPI, the transports taking what they
+            pay for), or the name of a transport or a forced way, one of
+            ``datamotion.Exchange.EXECUTORS`` (docs/exchange.md says what each does);
             :meth:`describe` tells what was chosen and why.
     """
 

@@ -104,7 +104,7 @@ class PShift:
     one message; each :meth:`execute` then starts every message at once, does the
     local copies and boundary fills while they travel, and waits once
     (:meth:`start` returns instead, to compute meanwhile). Any axis may be
-    shifted, whatever its distribution. ``executor`` (``"auto"``, ``"pack"``, ``"datatype"``, ``"hybrid"``, ``"onnode"`` or ``"aggregate"``)
+    shifted, whatever its distribution. ``executor`` (``"auto"`` or a name of ``Exchange.EXECUTORS``, docs/exchange.md)
     overrides how messages travel; :meth:`describe` tells what was chosen.
 
     Example, the 5-point stencil::
@@ -179,13 +179,8 @@ class PShift:
         """Collective. Shift k from ``srcs[k]`` into ``dsts[k]``, all at once. A source may
         also be a destination; no array may be the destination of two shifts."""
         plan = self._plan
-        if self._direct and plan is not None:
-            n = len(self._shifts)
-            to, of = _cores(dsts, n), _cores(srcs, n)
-            if to is not None and of is not None:
-                plan.begin(to, of, _NO_BOUNDARIES)
-                plan.end()
-                return
+        if self._direct and plan is not None and plan.execute_direct(dsts, srcs):
+            return
         self.start(dsts, srcs).wait()
 
     def start(self, dsts: Sequence[DistArray], srcs: Sequence[DistArray]) -> Exchange:
@@ -248,22 +243,6 @@ class PShift:
         return self._lines[k]
 
 
-_NO_BOUNDARIES: list = []
-
-
-def _cores(arrays, n: int):
-    """The C++ arrays of a list or tuple of n DistArrays (a good call's), else None.
-    A plain loop: the hot path of a small PShift spends microseconds in Python."""
-    if type(arrays) not in (list, tuple) or len(arrays) != n:
-        return None
-    cores = []
-    for a in arrays:
-        if not isinstance(a, DistArray):
-            return None
-        cores.append(a._a)
-    return cores
-
-
 def _volume(plan) -> dict:
     sent, received, elements, copied = plan.volume()
     return {"messages_sent": sent, "messages_received": received, "elements_sent": elements,
@@ -293,7 +272,7 @@ class Halo:
             inner = update(u.local[1:-1, 1:-1])   # needs no ghost
         edges = update_edges(u.local_with_ghosts)
 
-    ``executor`` (``"auto"``, ``"pack"``, ``"datatype"``, ``"hybrid"``, ``"onnode"`` or ``"aggregate"``) overrides how the
+    ``executor`` (``"auto"`` or a name of ``Exchange.EXECUTORS``, docs/exchange.md) overrides how the
     messages travel; :meth:`describe` tells what was chosen and why.
     """
 

@@ -78,21 +78,6 @@ std::int64_t product(const std::vector<std::int64_t> &v) {
     return p;
 }
 
-// Resolved distributions (kind, block, src per axis) as Python writes them.
-std::string dists_text(const std::vector<std::int64_t> &dists) {
-    std::string out = "(";
-    for (std::size_t i = 0; i + 2 < dists.size(); i += 3) {
-        if (i) out += ", ";
-        switch (dists[i]) {
-            case DM_DIST_BLOCK: out += "Block()"; break;
-            case DM_DIST_CYCLIC: out += "Cyclic()"; break;
-            default:
-                out += "BlockCyclic(r=" + std::to_string(dists[i + 1]) + ", src=" + std::to_string(dists[i + 2]) + ")";
-        }
-    }
-    return out + (dists.size() == 3 ? ",)" : ")");
-}
-
 // One element type code, by name.
 std::string dtype_text(const std::vector<std::int64_t> &code) {
     return code.size() == 1 && dtype_valid(static_cast<int>(code[0])) ? dtype_name(static_cast<dm_dtype>(code[0]))
@@ -118,9 +103,10 @@ std::string DistArray::layout_difference(const LayoutKey &expected, const Layout
     if (expected.dtype != given.dtype) differ("element type", dtype_name(expected.dtype), dtype_name(given.dtype));
     if (expected.shape != given.shape) differ("shape", tuple_text(expected.shape), tuple_text(given.shape));
     // Block's resolved block size follows the shape: only a different kind or block-cyclic block says more.
-    const std::string e_dists = dists_text(expected.dists), g_dists = dists_text(given.dists);
+    const std::string e_dists = layout::dists_text(expected.dists), g_dists = layout::dists_text(given.dists);
     if (e_dists != g_dists) differ("distribution", e_dists, g_dists);
     if (expected.ghost != given.ghost) differ("ghost width", tuple_text(expected.ghost), tuple_text(given.ghost));
+    if (expected.kind != given.kind) differ("memory kind", memory::info(expected.kind).name, memory::info(given.kind).name);
     if (expected.grid != given.grid)
         out += std::string(out.empty() ? "" : "; ") + "process grid: the planned grid object (" +
                grid_text(expected.grid) + ") expected, another (" + grid_text(given.grid) + ") given";
@@ -150,7 +136,7 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
             if (shape_[a] < 0) fail(DM_ERR_ARG, "distributed array: extent of axis ", a, " is negative (", shape_[a], ")");
             if (!(total = checked_mul(*total, shape_[a])))
                 fail(DM_ERR_ARG, "distributed array: global size overflows 64 bits");
-            if (!dists.empty()) layout::validate(dists[a], grid_->dims()[a], "axis " + std::to_string(a));
+            if (!dists.empty()) layout::validate(dists[a], shape_[a], grid_->dims()[a], "axis " + std::to_string(a));
             if (!ghost_.empty() && ghost_[a] < 0)
                 fail(DM_ERR_ARG, "distributed array: ghost width of axis ", a, " is negative (", ghost_[a], ")");
         }
@@ -159,25 +145,21 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
             fail(DM_ERR_MEMORY, "distributed array: ", *total, " elements of ", elsize_, " bytes (", dtype_name(dtype_),
                  ") are more than 2^63 - 1 bytes, too large for any memory");
     });
-    dists.resize(static_cast<size_t>(n), dm_dist{DM_DIST_BLOCK, 0, 0});
+    dists.resize(static_cast<size_t>(n), dm_dist{DM_DIST_BLOCK, 0, 0, 0, nullptr});
     ghost_.resize(static_cast<size_t>(n), 0);
 
     require_same(comm, {dtype_}, "element type", dtype_text);
     require_same(comm, shape_, "global shape", tuple_text<std::int64_t>);
-    std::vector<std::int64_t> dist_args;
-    for (const auto &d : dists) {
-        dist_args.push_back(d.kind);
-        dist_args.push_back(d.kind == DM_DIST_BLOCK_CYCLIC ? d.block : 0);
-        dist_args.push_back(d.kind == DM_DIST_BLOCK_CYCLIC ? d.src : 0);
-    }
-    require_same(comm, dist_args, "distribution", dists_text);
+    std::vector<std::int64_t> dist_args;  // the sizes of DM_DIST_SIZES axes included
+    for (const auto &d : dists) layout::append_words(d, dist_args);
+    require_same(comm, dist_args, "distribution", layout::dists_text);
     require_same(comm, std::vector<std::int64_t>(ghost_.begin(), ghost_.end()), "ghost width", tuple_text<std::int64_t>);
 
     for (int a = 0; a < n; ++a) maps_.emplace_back(dists[a], shape_[a], grid_->dims()[a]);
     // Node memory is decided (collectively, once per communicator) before the checks,
     // and taken (collectively) after them, so that no rank waits in a pool's
     // collective for a rank whose checks failed.
-    const bool node_memory = !storage.adopt && node::available(comm);
+    const bool node_memory = !storage.adopt && node::available(comm) && storage.kind == MemoryKind::Host;
     collective(comm, [&] { allocate_storage(storage, node_memory); });
     if (node_memory) {
         const std::int64_t bytes = product(storage_shape_) * static_cast<std::int64_t>(elsize_);
@@ -189,11 +171,8 @@ DistArray::DistArray(std::shared_ptr<const layout::ProcessGrid> grid, int dtype,
     std::int64_t offset = 0;
     for (int a = 0; a < n; ++a) offset += ghost_[a] * strides[a];
     if (local_size() > 0) interior_offset_ = static_cast<size_t>(offset) * elsize_;
-    key_ = LayoutKey{grid_.get(), dtype_, shape_, {}, ghost_};
-    for (const auto &m : maps_) {
-        dm_dist d = m.resolved();
-        key_.dists.insert(key_.dists.end(), {d.kind, d.block, d.src});
-    }
+    key_ = LayoutKey{grid_.get(), dtype_, shape_, {}, ghost_, storage.kind};
+    for (const auto &m : maps_) m.append_words(key_.dists);
 }
 
 void DistArray::free_storage(void *p) noexcept {
@@ -233,6 +212,17 @@ void DistArray::allocate_storage(const Storage &storage, bool node_memory) {
         return;
     }
     if (node_memory) return;  // taken after every rank's checks passed (constructor)
+    if (storage.kind != MemoryKind::Host) {  // the kind's allocator, zero-filled
+        const MemoryKindInfo &kind = memory::info(storage.kind);
+        if (!kind.allocate)
+            fail(DM_ERR_ARG, "distributed array: memory of kind '", kind.name, "' has no allocator: adopt it");
+        owned_ = {static_cast<std::byte *>(kind.allocate(std::max<std::size_t>(1, static_cast<std::size_t>(*bytes)))),
+                  kind.release};
+        if (!owned_)
+            fail(DM_ERR_MEMORY, "distributed array: cannot allocate ", *bytes, " bytes of ", kind.name, " memory on rank ", me);
+        data_ = owned_.get();
+        return;
+    }
     // calloc takes fresh zero pages from the system for large sizes, as NumPy's zeros
     // does; uninitialised storage is scratch memory (huge pages where they help).
     owned_.reset(storage.fill == Storage::Zero
@@ -287,6 +277,9 @@ void DistArray::check_call(const void *global, int root, const char *what, const
     require_same(grid_->comm(), {root}, "root", root_text);
     collective(grid_->comm(), [&] {
         if (caller_check) caller_check();
+        if (memory_kind() != MemoryKind::Host)  // its bytes are the kind's kernels' to touch
+            fail(DM_ERR_ARG, what, ": the array's storage is ", memory::info(memory_kind()).name,
+                 " memory; scatter and gather move host memory only");
         if (root != DM_ALL_RANKS && (root < 0 || root >= grid_->size()))
             fail(DM_ERR_ARG, "root ", root, " out of range [0, ", grid_->size(), ") (or DM_ALL_RANKS)");
         if ((root == DM_ALL_RANKS || root == me) && !global && global_size() > 0)

@@ -3,6 +3,7 @@
 
 #include <datamotion/array.h>
 
+#include "core/memory_kind.hpp"
 #include "layout/distribution.hpp"
 #include "layout/grid.hpp"
 
@@ -25,6 +26,10 @@ struct Storage {
     bool adopt = false;
     void *memory = nullptr;
     std::int64_t bytes = 0;
+    // The memory kind of the storage (core/memory_kind.hpp): adopted memory of that
+    // kind, or allocated by the kind's allocator (a kind without one must adopt).
+    // Only the kind's kernels touch it: scatter and gather refuse another than host.
+    MemoryKind kind = MemoryKind::Host;
 };
 
 // A scatter or gather root as messages show it: a rank, or DM_ALL_RANKS (None in Python).
@@ -60,6 +65,7 @@ public:
     std::byte *local_data() { return data_ + interior_offset_; }  // first owned element
     const std::byte *local_data() const { return data_ + interior_offset_; }
     bool adopted() const { return data_ && !owned_; }  // the storage is the caller's memory
+    MemoryKind memory_kind() const { return key_.kind; }  // of the storage (Storage::kind)
     // Byte strides of the storage per axis.
     std::vector<std::int64_t> byte_strides() const;
 
@@ -68,10 +74,12 @@ public:
     struct LayoutKey {
         const layout::ProcessGrid *grid;
         dm_dtype dtype;
-        std::vector<std::int64_t> shape, dists;  // dists: kind, block, src per axis
+        std::vector<std::int64_t> shape, dists;  // dists: layout::append_words of every axis
         std::vector<int> ghost;
+        MemoryKind kind = MemoryKind::Host;  // of the storage: a plan made for one kind refuses another
         bool operator==(const LayoutKey &o) const {
-            return grid == o.grid && dtype == o.dtype && shape == o.shape && dists == o.dists && ghost == o.ghost;
+            return grid == o.grid && dtype == o.dtype && shape == o.shape && dists == o.dists && ghost == o.ghost &&
+                   kind == o.kind;
         }
     };
     const LayoutKey &layout_key() const { return key_; }

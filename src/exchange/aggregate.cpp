@@ -52,7 +52,8 @@ std::unique_ptr<Transport> make_aggregate(const TransportSetup &setup) { return 
 
 Aggregate::Aggregate(const TransportSetup &setup)
     : comm_(setup.comm), tag_(setup.node_tag), chosen_(setup.chosen),
-      automatic_(setup.automatic), topology_(node::topology(setup.comm)) {
+      automatic_(setup.automatic), kinds_(setup.kinds ? setup.kinds : &SlotKinds::all_host()),
+      topology_(node::topology(setup.comm)) {
     MPI_Comm_rank(comm_, &me_);
     // A node of several ranks gathers in node memory: every rank must have it.
     const int *world = node::world_ranks(comm_);
@@ -250,7 +251,7 @@ void Aggregate::start(const void *const *slots, bool staged) {
             continue;
         }
         std::byte *out = s.at;
-        for (const Block &b : s.blocks) out = pack(out, static_cast<const std::byte *>(slots[b.slot]), b);
+        for (const Block &b : s.blocks) out = kinds_->pack(out, static_cast<const std::byte *>(slots[b.slot]), b);
     }
     fence();
     phase_ = 0, done_ = false;
@@ -291,7 +292,8 @@ bool Aggregate::progress(const void *const *slots, bool wait) {
     }
     for (const Own &r : recvs_) {
         const std::byte *in = r.at;
-        for (const Block &b : r.blocks) in = unpack(const_cast<std::byte *>(static_cast<const std::byte *>(slots[b.slot])), b, in);
+        for (const Block &b : r.blocks)
+            in = kinds_->unpack(const_cast<std::byte *>(static_cast<const std::byte *>(slots[b.slot])), b, in);
     }
     done_ = true;
     return true;

@@ -95,6 +95,7 @@ private:
     MPI_Comm comm_;
     int tag_, me_ = 0;
     bool chosen_, automatic_, capable_ = true;
+    const SlotKinds *kinds_;  // packs into and unpacks from the (host) area by each slot's kind
     const node::Topology &topology_;
     int leader_ = 0;
     std::vector<int> members_;  // leader: the other ranks of its node that take part

@@ -48,7 +48,8 @@ std::unique_ptr<Transport> make_on_node(const TransportSetup &setup) { return st
 
 OnNode::OnNode(const TransportSetup &setup)
     : comm_(setup.comm), slots_(setup.slots), control_tag_(setup.control_tag), done_tag_(setup.done_tag),
-      chosen_(setup.chosen), automatic_(setup.automatic), fallback_(setup.fallback),
+      chosen_(setup.chosen), automatic_(setup.automatic), host_only_(!setup.kinds || setup.kinds->host_only()),
+      fallback_(setup.fallback),
       remote_(static_cast<std::size_t>(setup.slots)) {}
 
 bool OnNode::sparse(const Message &m) const {
@@ -66,6 +67,7 @@ bool OnNode::takes(const Message &m, const Peer &peer, const char *&why) const {
     if (!peer.same_node) return false;
     if (!chosen_ && !automatic_) why = "; same node, by message (the executor is forced)";
     else if (!node::enabled()) why = "; same node, by message (node memory is off: DATAMOTION_NODE_MEMORY=0)";
+    else if (!host_only_) why = "; same node, by message (the plan has memory other than host, never read in place)";
     else if (peer.messages > 1) why = "; same node, by message (one of several messages between the pair)";
     else if (automatic_ && m.bytes < kOnNodeMinBytes)
         why = "; same node, but small: by message (control and answer would cost more)";
@@ -215,7 +217,7 @@ bool OnNode::progress(const void *const *slots, bool wait) {
                 remote_[static_cast<std::size_t>(slot)] =
                     node::address(r.control[1 + 2 * static_cast<std::size_t>(slot)], r.world,
                                   r.control[2 + 2 * static_cast<std::size_t>(slot)]);
-            for (const Copy &c : r.copies) {
+            for (const Copy &c : r.copies) {  // host memory both sides: takes() declines plans with other kinds
                 const std::byte *from = remote_[static_cast<std::size_t>(c.from.slot)];
                 if (!from) fail(DM_ERR_ARG, "exchange: internal error: rank ", r.peer, "'s node memory is not mapped here");
                 copy(const_cast<std::byte *>(static_cast<const std::byte *>(slots[c.to.slot])), c.to, from, c.from);

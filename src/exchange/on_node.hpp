@@ -47,8 +47,9 @@ public:
 
     const char *name() const override { return "onnode"; }
     // Both ends on this node, the only message between the pair (so that its
-    // fallback message cannot be confused with another), and the executor (or, for
-    // auto, the price: its size) asks for it.
+    // fallback message cannot be confused with another), every slot of the plan host
+    // memory (a peer reads it in place; the kinds are the same on every rank, so both
+    // ends decide alike), and the executor (or, for auto, the price: its size) asks for it.
     bool takes(const Message &m, const Peer &peer, const char *&why) const override;
     // Whether the sender's blocks are too sparse for reading in place (auto only).
     bool sparse(const Message &m) const;
@@ -103,6 +104,7 @@ private:
     MPI_Comm comm_;
     int slots_, control_tag_, done_tag_;
     bool chosen_, automatic_;
+    bool host_only_;  // every slot of the plan is host memory, on every rank
     Fallback *fallback_;
     std::vector<Send> sends_;
     std::vector<Recv> recvs_;

@@ -145,7 +145,8 @@ void Plan::make_transports() {
     // Point to point is the executor's (a way it forces) or else the model's; the
     // others hand messages back to it through this plan.
     const std::string executor = options_.executor.name();
-    TransportSetup setup{comm_, slots_, control_tag_, done_tag_, node_tag_, model_, false, executor == "auto", this};
+    TransportSetup setup{comm_, slots_, control_tag_, done_tag_, node_tag_, model_, false, executor == "auto",
+                         this, &kinds_};
     for (const Registration &r : transports()) {
         setup.chosen = executor == r.name;
         std::unique_ptr<Transport> t = r.make(setup);
@@ -165,6 +166,12 @@ void Plan::finish(const Options &options) {
     options_ = options;
     if (options_.executor == Executor::Auto) options_.executor = executor_from_environment(Executor::Auto);
     model_ = &cost_model();
+    kinds_ = SlotKinds(options_.kinds, slots_, name_.c_str());
+    if (checked_mode()) {  // both ends of a message decide its transport from the kinds alike
+        std::vector<std::int64_t> kinds;
+        for (int slot = 0; slot < slots_; ++slot) kinds.push_back(static_cast<std::int64_t>(kinds_.kind(slot)));
+        require_same(comm_, kinds, name_ + ": memory kinds of the slots");
+    }
     tag_ = next_plan_tag(comm_), control_tag_ = next_plan_tag(comm_), done_tag_ = next_plan_tag(comm_);
     node_tag_ = next_plan_tag(comm_);
     group(send_pieces_, sends_);
@@ -181,6 +188,8 @@ void Plan::finish(const Options &options) {
     if (numbers.empty()) numbers.push_back(0);
     if (collective_ && numbers.size() > 1)
         fail(DM_ERR_ARG, name_, ": the alltoallw executor runs one round");
+    if (collective_ && !kinds_.host_only())  // datatypes over the slots' addresses
+        fail(DM_ERR_ARG, name_, ": the alltoallw executor moves host memory only");
     std::size_t s = 0, r = 0;
     for (int number : numbers) {
         Round round{s, s, r, r};
@@ -213,6 +222,7 @@ void Plan::finish(const Options &options) {
     if (options_.read_before_write && collective_)
         fail(DM_ERR_ARG, name_, ": the alltoallw executor cannot stage aliased buffers");
     if (options_.read_before_write) stage_bytes_ = staged;
+    if (const std::int64_t bounce = kinds_.bounce_bytes(copies_)) bounce_.reset(new std::byte[static_cast<std::size_t>(bounce)]);
     finished_ = true;
 }
 
@@ -292,17 +302,17 @@ void Plan::begin(const void *const *slots) {
     std::byte *stage = stage_buffer_.get();
     if (staged_) {  // read everything before anything is written
         for (const Message &m : sends_)
-            for (const Block &b : m.blocks) stage = pack(stage, from(b), b);
-        for (const Copy &c : copies_) stage = pack(stage, from(c.from), c.from);
+            for (const Block &b : m.blocks) stage = kinds_.pack(stage, from(b), b);
+        for (const Copy &c : copies_) stage = kinds_.pack(stage, from(c.from), c.from);
     }
     round_ = 0;
     if (point_to_point_) point_to_point_->start_round(0, slot_values_.data(), staged_);
     if (staged_) {
         const std::byte *in = stage_buffer_.get();
         for (const Message &m : sends_) in += m.bytes;
-        for (const Copy &c : copies_) in = unpack(to(c.to), c.to, in);
+        for (const Copy &c : copies_) in = kinds_.unpack(to(c.to), c.to, in);
     } else {
-        for (const Copy &c : copies_) exchange::copy(to(c.to), c.to, from(c.from), c.from);
+        for (const Copy &c : copies_) kinds_.copy(to(c.to), c.to, from(c.from), c.from, bounce_.get());
     }
     for (const auto &t : transports_) t->start(slots, staged_);
     in_flight_ = true;
@@ -361,6 +371,17 @@ Volume Plan::volume() const {
 
 namespace {
 const char *const kWayNames[3] = {"direct", "packed", "datatype"};
+
+// describe(): the slots' memory kinds, where one is not host memory.
+std::string memory_line(const SlotKinds &kinds, int slots) {
+    if (kinds.host_only()) return "";
+    Text s;
+    s << "  memory:";
+    for (int slot = 0; slot < slots; ++slot)
+        s << (slot ? ", slot " : " slot ") << slot << " " << memory::info(kinds.kind(slot)).name;
+    s << "; a side in memory other than host goes packed through host memory, never read in place\n";
+    return s.out;
+}
 }  // namespace
 
 const Side &Plan::carried(std::size_t k, bool sending) const {
@@ -420,6 +441,7 @@ std::string Plan::describe() const {
     side("send", sends_);
     side("receive", recvs_);
     s << "  local: " << copies_.size() << " copies, " << human_bytes(v.bytes_copied) << " (no MPI)\n";
+    s << memory_line(kinds_, slots_);
     // Each message, and why it travels as it does (the first few of each side).
     constexpr std::size_t kShown = 8;
     auto each = [&](const char *to, const std::vector<Message> &list) {
@@ -438,6 +460,7 @@ std::string Plan::describe() const {
             switch (w.why) {
                 case Why::Contiguous: s << " (contiguous: pointer and count)"; break;
                 case Why::Limits: s << " (too large for an MPI datatype's int counts)"; break;
+                case Why::Memory: s << " (memory other than host: its kind's kernels move it through host memory)"; break;
                 case Why::Option: s << " (executor " << executor_name(options_.executor) << " by option or DM_EXCHANGE)"; break;
                 case Why::Model:
                     s << " (model" << (m.where == Locality::AcrossNodes ? " across nodes" : "") << ": packed "

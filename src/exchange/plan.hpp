@@ -7,6 +7,7 @@
 
 #include "exchange/block.hpp"
 #include "exchange/cost.hpp"
+#include "exchange/memory_kind.hpp"
 #include "exchange/transport.hpp"
 
 #include <mpi.h>
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dm::exchange {
@@ -25,9 +27,8 @@ struct Side;  // point to point's state of one side of a message (point_to_point
 // message into pieces (pipelined packing, or datatypes of at most IOV_MAX runs);
 // it tells the receiver where at finish(). The executor is "auto" (per side of each
 // message, from locality and the cost model of this MPI, cost.hpp) or a name of the
-// registry (transports.cpp): "pack", "datatype", "hybrid" (point to point with that
-// way forced), "alltoallw" (every message in one collective) or "onnode" (every
-// message between ranks of one node read in place; others as auto).
+// registry (transports.cpp): a transport, or one of point to point's forced ways
+// (docs/exchange.md#executors lists them).
 class Executor {
 public:
     static const Executor Auto, Alltoallw;
@@ -68,11 +69,19 @@ ExecutorWays executor_ways(Executor e);
 Locality locality_of(MPI_Comm comm, int peer);
 
 struct Options {
+    // {executor, read_before_write} as callers write it, kinds optional.
+    Options(Executor e = Executor::Auto, bool stage = false, std::vector<MemoryKind> slot_kinds = {})
+        : executor(e), read_before_write(stage), kinds(std::move(slot_kinds)) {}
     Executor executor = Executor::Auto;
     // Read every byte before writing any when a buffer read by the plan is also one
     // it writes (as different slots): PSHIFT's a = cshift(a) or shifts that swap
     // arrays. Costs a copy of what stays local, and of sends that would not pack.
     bool read_before_write = false;
+    // The memory kind of each slot (empty: every slot host memory), the same on
+    // every rank. Every pack, unpack and copy of the plan goes through the kernels
+    // of its slot's kind; a message with a slot of another kind than host on one
+    // side goes point to point, packed on that side (exchange/memory_kind.hpp).
+    std::vector<MemoryKind> kinds;
 };
 
 // What one execution moves on this rank.
@@ -170,6 +179,8 @@ private:
     std::vector<Copy> copies_;
     std::vector<Round> rounds_;
     std::vector<bool> read_slot_, written_slot_;
+    SlotKinds kinds_;  // of options_.kinds
+    std::unique_ptr<std::byte[]> bounce_;  // host memory for local copies between two kinds
 
     // Sends and copies staged at begin (read_before_write, when buffers alias).
     std::unique_ptr<std::byte[]> stage_buffer_;

@@ -116,7 +116,8 @@ MPI_Datatype blocks_type(const Block *blocks, std::size_t n, const void *const *
 }
 
 PointToPoint::PointToPoint(const TransportSetup &setup, Force force)
-    : comm_(setup.comm), model_(setup.model), force_(force) {}
+    : comm_(setup.comm), model_(setup.model), force_(force),
+      kinds_(setup.kinds ? setup.kinds : &SlotKinds::all_host()) {}
 
 PointToPoint::~PointToPoint() {
     int finalized = 0;
@@ -156,6 +157,8 @@ void PointToPoint::choose(const Message &m, Side &s, bool sending) const {
     // where the message allows that way.
     const CostModel &model = *model_;
     const bool contiguous = m.blocks.size() == 1 && m.blocks[0].levels == 0;
+    bool host = true;  // MPI may read or write this side's memory itself
+    for (const Block &b : m.blocks) host = host && kinds_->host(b.slot);
     bool describable = m.blocks.size() <= INT_MAX;
     for (const Block &b : m.blocks) describable = describable && fits_int(b);
     // The one price list (cost.cpp), also behind redistribution's method choice
@@ -165,7 +168,8 @@ void PointToPoint::choose(const Message &m, Side &s, bool sending) const {
     s.cost[1] = price.packed, s.cost[2] = price.datatype;
     s.cut_datatype = sending && price.cut;  // cut into pieces of <= split_runs runs (cut_pieces)
     const Force e = force_;
-    if (contiguous) s.way = Way::Direct, s.why = Why::Contiguous;
+    if (!host) s.way = Way::Packed, s.why = Why::Memory;
+    else if (contiguous) s.way = Way::Direct, s.why = Why::Contiguous;
     else if (!describable) s.way = Way::Packed, s.why = Why::Limits;
     else if (e == Force::Pack || (e == Force::Hybrid && sending)) s.way = Way::Packed, s.why = Why::Option;
     else if (e == Force::Datatype || e == Force::Hybrid) s.way = Way::Datatype, s.why = Why::Option;
@@ -273,7 +277,8 @@ void PointToPoint::prepare(std::vector<Message> &sends, std::vector<Message> &re
             }
             s.in_place.assign(s.count(), 0);
             for (std::size_t i = 0; i < s.count(); ++i)
-                s.in_place[i] = s.first[i + 1] - s.first[i] == 1 && s.pieces[s.first[i]].levels == 0;
+                s.in_place[i] = s.first[i + 1] - s.first[i] == 1 && s.pieces[s.first[i]].levels == 0 &&
+                                kinds_->host(s.pieces[s.first[i]].slot);
             s.request = request, request += s.count();
             if (s.way != Way::Datatype) continue;
             s.absolute = false;
@@ -396,7 +401,7 @@ void PointToPoint::start_send(std::size_t r, std::size_t send) {
             continue;
         }
         for (std::size_t b = s.first[i]; b < s.first[i + 1]; ++b)
-            out = pack(out, static_cast<const std::byte *>(slots_[s.pieces[b].slot]), s.pieces[b]);
+            out = kinds_->pack(out, static_cast<const std::byte *>(slots_[s.pieces[b].slot]), s.pieces[b]);
         check_mpi(MPI_Start(&send_requests_[s.request + i]), "MPI_Start");
         if (s.count() > 1) receive(r, false);
     }
@@ -427,8 +432,8 @@ bool PointToPoint::receive(std::size_t r, bool wait) {
         if (s.way != Way::Packed || s.whole(i)) continue;
         const std::byte *in = recv_buffer_.get() + s.at + s.cuts[i];
         for (std::size_t b = s.first[i]; b < s.first[i + 1]; ++b)
-            in = unpack(const_cast<std::byte *>(static_cast<const std::byte *>(slots_[s.pieces[b].slot])), s.pieces[b],
-                        in);
+            in = kinds_->unpack(const_cast<std::byte *>(static_cast<const std::byte *>(slots_[s.pieces[b].slot])),
+                                s.pieces[b], in);
     }
     return false;
 }

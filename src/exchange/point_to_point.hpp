@@ -26,7 +26,9 @@ enum class Force { None, Pack, Datatype, Hybrid };
 
 // How one side of one message travels point to point, and what chose that way.
 enum class Way { Direct, Packed, Datatype };
-enum class Why { Contiguous, Option, Model, Limits };
+// Memory: a slot of the side is memory of another kind than host, which only the
+// kind's kernels touch: packed through host memory (exchange/memory_kind.hpp).
+enum class Why { Contiguous, Option, Model, Limits, Memory };
 
 // Point to point's state of one side of one message (the plan's Message holds what
 // every transport shares): its way, its pieces and the MPI objects that carry them.
@@ -110,6 +112,7 @@ private:
     int tag_ = 0;
     const CostModel *model_;
     Force force_;
+    const SlotKinds *kinds_;
     std::vector<Message> *sends_ = nullptr, *recvs_ = nullptr;  // the plan's, every one
     std::vector<Side> sends_side_, recvs_side_;  // how each travels here
     const std::vector<Round> *rounds_ = nullptr;

@@ -104,9 +104,10 @@ int dm_grid_axis_comm(dm_grid grid, int axis, MPI_Comm *comm) {
     return c_boundary(__func__, [&] { dm::require_pointer(comm, "comm"); *comm = grid_of(grid).axis_comm(axis); });
 }
 
-dm_dist dm_dist_block(void) { return dm_dist{DM_DIST_BLOCK, 0, 0}; }
-dm_dist dm_dist_cyclic(void) { return dm_dist{DM_DIST_CYCLIC, 1, 0}; }
-dm_dist dm_dist_block_cyclic(int64_t block, int src) { return dm_dist{DM_DIST_BLOCK_CYCLIC, block, src}; }
+dm_dist dm_dist_block(void) { return dm_dist{DM_DIST_BLOCK, 0, 0, 0, nullptr}; }
+dm_dist dm_dist_cyclic(void) { return dm_dist{DM_DIST_CYCLIC, 1, 0, 0, nullptr}; }
+dm_dist dm_dist_block_cyclic(int64_t block, int src) { return dm_dist{DM_DIST_BLOCK_CYCLIC, block, src, 0, nullptr}; }
+dm_dist dm_dist_sizes(const int64_t *sizes, int count) { return dm_dist{DM_DIST_SIZES, 0, 0, count, sizes}; }
 
 int64_t dm_numroc(int64_t n, int64_t block, int coord, int src, int nprocs) {
     if (n < 0 || block < 1 || nprocs < 1 || coord < 0 || coord >= nprocs || src < 0 || src >= nprocs) return 0;

@@ -15,7 +15,7 @@ std::vector<OverlapRun> overlaps(const layout::AxisMap &mine, int coord, std::in
         // Cut where the other side's block, or the schedule's block, ends.
         for (std::int64_t done = 0; done < r.length;) {
             const std::int64_t s = r.global + done - offset, o = other_offset + s;
-            std::int64_t stop = s + (o / other.block() + 1) * other.block() - o;
+            std::int64_t stop = s + (other.block_end(o) - o);
             if (split > 0) stop = std::min(stop, (s / split + 1) * split);
             const std::int64_t length = std::min(stop - s, r.length - done);
             runs.push_back({s, length, r.local + done, other.owner(o), phase_of ? phase_of(s) : 0});

@@ -31,19 +31,16 @@ constexpr double kMaxInflightBytes = 64.0 * (1 << 20); // beyond this AUTO keeps
 // many bytes of global rows (see band_of).
 constexpr std::int64_t kBandBytes = 256 * 1024;
 
-bool same_map(const layout::AxisMap &a, const layout::AxisMap &b) {
-    return a.block() == b.block() && a.nprocs() == b.nprocs() && a.src() == b.src();
-}
-
 // The axis whose block size changes by an integer factor K >= 2, both on the
-// same coordinates from 0 with every other axis unchanged, or -1.
+// same coordinates from 0 with every other axis unchanged, or -1 (then the
+// general schedule: also for axes that are not block-cyclic).
 int factor_axis(const Side &src, const Side &dst) {
     int axis = -1;
     for (std::size_t a = 0; a < src.maps.size(); ++a) {
         const auto &s = src.maps[a], &d = dst.maps[a];
         if (src.offset[a] != 0 || dst.offset[a] != 0) return -1;
-        if (same_map(s, d)) continue;
-        if (axis >= 0) return -1;
+        if (s.same_owners(d)) continue;
+        if (axis >= 0 || !s.block_cyclic() || !d.block_cyclic()) return -1;
         const std::int64_t small = std::min(s.block(), d.block()), large = std::max(s.block(), d.block());
         if (s.nprocs() != d.nprocs() || s.src() != 0 || d.src() != 0 || large % small != 0) return -1;
         if (large / small > kMaxBlockFactor) return -1;  // the schedule's P x K table would not pay
@@ -152,14 +149,16 @@ std::vector<std::int64_t> share_description(MPI_Comm comm, const std::vector<std
 namespace {
 
 // What every rank of a plan between groups must know of an array: its type,
-// shape, resolved distributions, grid extents and the ranks (in comm) of its cells.
+// shape, resolved distributions (the sizes of DM_DIST_SIZES axes included), grid
+// extents and the ranks (in comm) of its cells.
 std::vector<std::int64_t> description(const array::DistArray *a, MPI_Comm comm) {
     if (!a) return {};
     const Side side = Side::of(*a);
     std::vector<std::int64_t> d = {a->dtype(), a->ndims()};
     for (int axis = 0; axis < a->ndims(); ++axis) {
         const auto &map = a->axis_map(axis);
-        d.insert(d.end(), {map.length(), map.block(), map.src(), map.nprocs()});
+        d.insert(d.end(), {map.length(), map.nprocs()});
+        map.append_words(d);
     }
     MPI_Group from, to;
     check_mpi(MPI_Comm_group(a->grid().comm(), &from), "MPI_Comm_group");
@@ -182,13 +181,16 @@ std::vector<std::int64_t> description(const array::DistArray *a, MPI_Comm comm) 
 Side side_from(const std::vector<std::int64_t> &d, const array::DistArray *a) {
     Side s;
     const int n = static_cast<int>(d[1]);
+    std::size_t at = 2;
     for (int axis = 0; axis < n; ++axis) {
-        const std::int64_t *m = &d[2 + 4 * static_cast<std::size_t>(axis)];
-        s.maps.emplace_back(dm_dist_block_cyclic(m[1], static_cast<int>(m[2])), m[0], static_cast<int>(m[3]));
-        s.dims.push_back(static_cast<int>(m[3]));
+        const std::int64_t length = d[at];
+        const int nprocs = static_cast<int>(d[at + 1]);
+        at += 2;
+        s.maps.emplace_back(layout::dist_from_words(d, at), length, nprocs);
+        s.dims.push_back(nprocs);
     }
     s.offset.assign(static_cast<std::size_t>(n), 0);
-    for (std::size_t i = 2 + 4 * static_cast<std::size_t>(n); i < d.size(); ++i) s.ranks.push_back(static_cast<int>(d[i]));
+    for (; at < d.size(); ++at) s.ranks.push_back(static_cast<int>(d[at]));
     if (a) {
         s.coords = a->grid().coords();
         s.byte_strides = a->byte_strides();
@@ -211,20 +213,20 @@ RedistPlan::RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::
     });
     const auto ds = share_description(comm_, mine_src, "the source array");
     const auto dd = share_description(comm_, mine_dst, "the destination array");
-    std::vector<std::int64_t> shape;
+    const Side src_side = side_from(ds, src), dst_side = side_from(dd, dst);
+    auto shape_of = [](const Side &side) {
+        std::vector<std::int64_t> extents;
+        for (const auto &map : side.maps) extents.push_back(map.length());
+        return extents;
+    };
+    const std::vector<std::int64_t> shape = shape_of(src_side);
     collective(comm_, [&] {
         if (ds[0] != dd[0])
             fail(DM_ERR_TYPE, "redist: source is ", dtype_name(static_cast<dm_dtype>(ds[0])), " but destination is ",
                  dtype_name(static_cast<dm_dtype>(dd[0])));
-        auto shape_of = [](const std::vector<std::int64_t> &d) {
-            std::vector<std::int64_t> extents;
-            for (std::int64_t axis = 0; axis < d[1]; ++axis) extents.push_back(d[2 + 4 * axis]);
-            return extents;
-        };
-        shape = shape_of(ds);
-        if (shape != shape_of(dd)) shapes_differ(shape, shape_of(dd));
+        if (shape != shape_of(dst_side)) shapes_differ(shape, shape_of(dst_side));
     });
-    plan(side_from(ds, src), side_from(dd, dst), shape, static_cast<dm_dtype>(ds[0]), method, executor);
+    plan(src_side, dst_side, shape, static_cast<dm_dtype>(ds[0]), method, executor);
 }
 
 int Side::rank_of(const std::vector<int> &cell) const {
@@ -285,7 +287,7 @@ void RedistPlan::plan_per_axis(const array::DistArray &src, const array::DistArr
     method_ = DM_REDIST_PER_AXIS;
     std::vector<int> changed;
     for (int a = 0; a < src.ndims(); ++a)
-        if (!same_map(src.axis_map(a), dst.axis_map(a))) changed.push_back(a);
+        if (!src.axis_map(a).same_owners(dst.axis_map(a))) changed.push_back(a);
     if (changed.empty()) changed.push_back(0);  // one stage still copies the data
     const array::DistArray *from = &src;
     std::vector<dm_dist> dists(static_cast<std::size_t>(src.ndims()));

@@ -95,8 +95,8 @@ HaloPlan::HaloPlan(const array::DistArray &prototype, bool corners, exchange::Ex
     require_same(comm, {corners ? 1 : 0, static_cast<int>(executor)}, "halo: corners and executor");
     collective(comm, [&] {
         for (int a = 0; a < n; ++a)
-            if (maps[a].resolved().kind != DM_DIST_BLOCK && grid_->dims()[a] > 1 && ghost[a] > 0)
-                fail(DM_ERR_UNSUPPORTED, "halo: axis ", a, " has ghosts but is not Block-distributed");
+            if (!maps[a].contiguous() && grid_->dims()[a] > 1 && ghost[a] > 0)
+                fail(DM_ERR_UNSUPPORTED, "halo: axis ", a, " has ghosts but is not Block-distributed or Sizes-distributed");
         // A piece's box in the storage: local indices shifted past the low ghosts.
         std::int64_t src[array::kMaxAxes], dst[array::kMaxAxes];
         auto storage_start = [&](const std::vector<std::int64_t> &local, std::int64_t *out) {

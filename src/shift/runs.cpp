@@ -15,9 +15,7 @@ std::vector<SourceRun> source_runs(const layout::AxisMap &map, std::int64_t star
     // up to the end of the distribution block holding g, and returns its length (at
     // most n - g).
     auto owned_run = [&](std::int64_t pos, std::int64_t g) {
-        const std::int64_t block_start = g - g % map.block();
-        const std::int64_t block_end = block_start + std::min(map.block(), n - block_start);
-        const std::int64_t length = std::min(count - pos, block_end - g);
+        const std::int64_t length = std::min(count - pos, map.block_end(g) - g);
         runs.push_back({pos, length, map.owner(g), map.local_index(g)});
         return length;
     };

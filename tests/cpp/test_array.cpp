@@ -312,7 +312,7 @@ DM_TEST(out_of_range_enums_fail_everywhere) {
     for (int dtype : {DM_NUM_DTYPES, 8, -1, INT_MAX, INT_MIN})
         expect_create_fails(dmtest_array_create(grid, dtype, 1, &n, DM_DIST_BLOCK, &array), DM_ERR_TYPE,
                             "unsupported element type", array);
-    for (int kind : {3, 4, 7, -1, INT_MAX})
+    for (int kind : {DM_DIST_SIZES + 1, 7, -1, INT_MAX})
         expect_create_fails(dmtest_array_create(grid, DM_FLOAT64, 1, &n, kind, &array), DM_ERR_ARG,
                             "unknown distribution kind", array);
     // A kind that differs across ranks (valid on rank 0 only) fails everywhere too.

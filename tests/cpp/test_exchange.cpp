@@ -5,6 +5,7 @@
 #include "harness.hpp"
 
 #include "exchange/block.hpp"
+#include "exchange/plan.hpp"
 
 #include <datamotion/datamotion.h>
 
@@ -138,7 +139,16 @@ struct ForcedExecutor {
     ~ForcedExecutor() { unsetenv("DM_EXCHANGE"); }
 };
 
-const char *const kExecutors[] = {"", "pack", "datatype", "onnode"};
+// Every executor DM_EXCHANGE may name, from the registry ("" for auto).
+const std::vector<const char *> &executors() {
+    static const std::vector<std::string> names = dm::exchange::executor_names(true);
+    static const std::vector<const char *> out = [] {
+        std::vector<const char *> list;
+        for (const std::string &name : names) list.push_back(name == "auto" ? "" : name.c_str());
+        return list;
+    }();
+    return out;
+}
 
 bool says_executor(const std::string &text, const char *executor) {
     return !*executor || text.find(std::string("executor ") + executor) != std::string::npos;
@@ -245,7 +255,7 @@ DM_TEST(block_lines_estimate_the_cache_lines_a_reader_fetches) {
 DM_TEST(halo_begin_end_with_every_executor_matches_the_oracle) {
     const std::vector<HaloCase> cases = {{{9, 7}, {1, 2}, 1}, {{9, 7}, {2, 1}, 0}, {{5, 6, 4}, {1, 1, 2}, 1},
                                          {{5, 6, 4}, {2, 1, 1}, 0}, {{11}, {3}, 0}, {{3, 2}, {4, 5}, 1}};
-    for (const char *executor : kExecutors)
+    for (const char *executor : executors())
         for (const HaloCase &c : cases) {
             ForcedExecutor forced(executor);
             const int n = static_cast<int>(c.shape.size());
@@ -297,7 +307,7 @@ DM_TEST(pshift_begin_end_with_every_executor_equals_execute) {
     const dm_shift_spec specs[3] = {{DM_CSHIFT, 0, 2, DM_BOUNDARY_ZERO},
                                     {DM_EOSHIFT, 1, -2, DM_BOUNDARY_ONE},
                                     {DM_CSHIFT, 1, 1, DM_BOUNDARY_ZERO}};
-    for (const char *executor : kExecutors) {
+    for (const char *executor : executors()) {
         ForcedExecutor forced(executor);
         dm_grid grid = nullptr;
         CHECK_EQ(dm_grid_create(MPI_COMM_WORLD, 2, nullptr, nullptr, DM_ORDER_NEWS, &grid), DM_OK);
@@ -348,7 +358,7 @@ DM_TEST(redist_begin_end_with_every_executor_matches_the_global_array) {
     std::vector<double> x(130);
     for (int i = 0; i < 130; ++i) x[i] = 0.5 * i - 3;
     const dm_redist_method methods[] = {DM_REDIST_AUTO, DM_REDIST_NONBLOCKING, DM_REDIST_SENDRECV};
-    for (const char *executor : kExecutors)
+    for (const char *executor : executors())
         for (dm_redist_method method : methods) {
             ForcedExecutor forced(executor);
             dm_grid grid = nullptr;

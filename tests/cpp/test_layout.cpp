@@ -111,7 +111,7 @@ DM_TEST(axes_of_int64_max_elements_map_every_index) {
 DM_TEST(unknown_distribution_kinds_are_reported) {
     int coord = 0;
     std::int64_t local = 0;
-    for (int kind : {3, 8, -1, 1 << 30}) {  // out of the enum's range, as a C caller may pass
+    for (int kind : {DM_DIST_SIZES + 1, 8, -1, 1 << 30}) {  // out of the enum's range, as a C caller may pass
         CHECK_EQ(dmtest_dist_to_local(kind, 10, 2, 3, &coord, &local), DM_ERR_ARG);
         CHECK(std::string(dm_last_error_message()).find("unknown distribution kind " + std::to_string(kind)) !=
               std::string::npos);

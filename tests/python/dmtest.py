@@ -177,14 +177,21 @@ def resolved_block(dist, n: int, nprocs: int) -> tuple[int, int]:
 
 
 class AxisOracle:
-    """Block-cyclic map of one axis, computed element by element with NumPy."""
+    """The map of one axis, computed element by element with NumPy: block-cyclic, or
+    ``Sizes`` (coordinate c holds sizes[c] consecutive elements; block and src None)."""
 
     def __init__(self, dist, n: int, nprocs: int):
         self.n, self.nprocs = n, nprocs
-        self.block, self.src = resolved_block(dist, n, nprocs)
         g = np.arange(n, dtype=np.int64)
-        self.owner = (g // self.block + self.src) % nprocs
-        self.local = (g // (self.block * nprocs)) * self.block + g % self.block
+        if isinstance(dist, dm.Sizes):
+            assert len(dist.sizes) == nprocs and sum(dist.sizes) == n, (dist, n, nprocs)
+            self.block = self.src = None
+            self.owner = np.repeat(np.arange(nprocs, dtype=np.int64), dist.sizes)
+            self.local = g - np.concatenate([[0], np.cumsum(dist.sizes)])[self.owner]
+        else:
+            self.block, self.src = resolved_block(dist, n, nprocs)
+            self.owner = (g // self.block + self.src) % nprocs
+            self.local = (g // (self.block * nprocs)) * self.block + g % self.block
         self.extents = np.bincount(self.owner, minlength=nprocs) if n else np.zeros(nprocs, np.int64)
 
     def owned(self, coord: int) -> np.ndarray:
@@ -346,6 +353,14 @@ def dist_for(draw, extent: int, max_block: int = 4):
     if kind == "cyclic":
         return dm.Cyclic()
     return dm.BlockCyclic(draw(st.integers(1, max_block)), draw(st.integers(0, extent - 1)))
+
+
+def uneven_sizes(n: int, nprocs: int, seed: int = 0) -> "dm.Sizes":
+    """``Sizes`` of n elements over nprocs coordinates, drawn at random (the same on
+    every rank for the same seed), with coordinate 0 owning nothing when nprocs > 1."""
+    rng = np.random.default_rng(seed)
+    owners = rng.integers(1 if nprocs > 1 else 0, nprocs, size=n)
+    return dm.Sizes(np.bincount(owners, minlength=nprocs).tolist())
 
 
 def factorizations(n: int, k: int) -> list[tuple[int, ...]]:

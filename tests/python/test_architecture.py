@@ -204,3 +204,30 @@ def test_the_map_is_linked_and_the_only_one_cited():
         if p.is_file() and p.suffix not in (".pyc", ".so", ".png") and p != Path(__file__).resolve()]
     citing = [str(p.relative_to(ROOT)) for p in files if cited in p.read_text(errors="replace")]
     assert not citing, f"files that cite {cited} where the map is docs/architecture.md:\n" + "\n".join(citing)
+
+
+# What may read an axis's block size and source, or name a distribution kind, outside
+# src/layout: the Walker-Otto schedules (block-cyclic axes only, asked first) and the
+# binding that shows them. DM_DIST_BLOCK, the default kind, may be named anywhere.
+BLOCK_READERS = {"src/redist/plan.cpp", "python/bindings/grid.cpp"}
+
+
+def without_cpp_comments(text):
+    return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_capabilities_ask_the_axis_map_not_the_kind():
+    sources = [p for folder in ("src", "python/bindings") for p in (ROOT / folder).rglob("*.[ch]pp")
+               if "src/layout/" not in p.as_posix()]
+    readers, namers = set(), set()
+    for path in sources:
+        code = without_cpp_comments(path.read_text())
+        name = str(path.relative_to(ROOT))
+        if re.search(r"\.(block|src)\(\)", code):
+            readers.add(name)
+        if re.search(r"\bDM_DIST_(?!BLOCK\b)\w+", code):
+            namers.add(name)
+    assert readers <= BLOCK_READERS, f"read an AxisMap's block() or src(): {sorted(readers - BLOCK_READERS)}"
+    assert not namers, f"name a distribution kind instead of asking the AxisMap: {sorted(namers)}"
+    assert "block_cyclic()" in (ROOT / "src/redist/plan.cpp").read_text(), "the schedules no longer ask first"

@@ -8,7 +8,7 @@ import datamotion as dm
 from dmtest import (
     DTYPE_IDS, DTYPES, MAIN, WITH_8, WORLD, Unavailable, check_all, check_same_array, expected_local,
     raises_everywhere,
-    local_from_axis_maps, safely, same_array, sample,
+    local_from_axis_maps, safely, same_array, sample, uneven_sizes,
 )
 
 
@@ -114,6 +114,37 @@ def test_roundtrip_uneven_sizes_one_axis(dist):
         dist = dm.BlockCyclic(dist.r, grid.size - 1)
     for n in [0, 1, 2, 3, 5, 7, 8, 11, 31, 64]:
         check_roundtrip(grid, sample((n,), np.int64, seed=n), dist=dist)
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_roundtrip_sizes_every_dtype(dtype):
+    # One irregular axis of a 2-d array (coordinate 0 owning nothing), the other of every kind.
+    grid = dm.ProcessGrid(dims=2)
+    rows, cols = grid.dims
+    for seed, (n, m) in enumerate([(0, 3), (1, 4), (7, 5), (13, 2), (4, 0)]):
+        x = sample((n, m), dtype, seed=seed)
+        for other in (dm.Block(), dm.Cyclic(), dm.BlockCyclic(2, cols - 1), uneven_sizes(m, cols, seed)):
+            a = check_roundtrip(grid, x, dist=[uneven_sizes(n, rows, seed), other])
+            check_all(WORLD, a.dist == (uneven_sizes(n, rows, seed), other), f"dist {a.dist}")
+        check_roundtrip(grid, x, dist=[dm.Cyclic(), uneven_sizes(m, cols, seed + 1)], root=0, out_root=grid.size - 1)
+        check_roundtrip(grid, x, dist=[uneven_sizes(n, rows, seed + 2), dm.Block()], ghost=[2, 1], root=grid.size - 1)
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_sizes_place_each_coordinates_elements_in_order():
+    grid = dm.ProcessGrid()
+    sizes = [0] * grid.size
+    sizes[-1] = 6  # the last coordinate holds everything: the others own nothing
+    for dist in (dm.Sizes(sizes), dm.Sizes([6] + [0] * (grid.size - 1)), uneven_sizes(6, grid.size, 7)):
+        a = check_roundtrip(grid, np.arange(6.0), dist=dist)
+        start = sum(dist.sizes[:grid.coords[0]])
+        check_all(WORLD, a.local.tolist() == list(range(start, start + dist.sizes[grid.coords[0]])), f"{dist}")
+        m = a.axis_map(0)
+        check_all(WORLD, (m.block, m.src, m.kind) == (None, None, dm.Sizes.kind), "no block size")
+        for make in (dm.DistArray.zeros, dm.DistArray.empty):
+            b = make(grid, (6,), np.int32, dist=dist)
+            check_all(WORLD, b.local_shape == a.local_shape and b.dist == (dist,), f"{make.__name__}: {b!r}")
 
 
 @pytest.mark.parallel(nprocs=MAIN)
@@ -266,6 +297,7 @@ def test_dist_reports_resolved_distributions():
         (dm.Cyclic(), (dm.Cyclic(), dm.Cyclic())),
         (dm.BlockCyclic(3), (dm.BlockCyclic(3, 0), dm.BlockCyclic(3, 0))),
         ([dm.BlockCyclic(2, grid.dims[0] - 1), dm.Cyclic()], (dm.BlockCyclic(2, grid.dims[0] - 1), dm.Cyclic())),
+        ([uneven_sizes(10, grid.dims[0], 1), dm.Sizes([3])], (uneven_sizes(10, grid.dims[0], 1), dm.Sizes([3]))),
     ]
     for dist, expected in cases:
         a = dm.DistArray.from_global(grid, x, dist=dist)

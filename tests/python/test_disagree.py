@@ -281,10 +281,10 @@ print("NOT ENDED", flush=True)
 
 @pytest.mark.parallel(nprocs=[1])
 def test_a_collective_call_made_on_one_rank_ends_at_its_deadline(tmp_path):
-    done = run_job(_ONE_RANK_IN_A_COLLECTIVE, 2, tmp_path, DATAMOTION_CHECK="1", DATAMOTION_TIMEOUT="10")
+    done = run_job(_ONE_RANK_IN_A_COLLECTIVE, 2, tmp_path, DATAMOTION_CHECK="1", DATAMOTION_TIMEOUT="5")
     assert done.returncode != 0, done.stdout
     assert "NOT ENDED" not in done.stdout, done.stdout
-    line = ("datamotion: error on rank 1 of 2: DistArray.zeros: waited 10 s for the other ranks to reach "
+    line = ("datamotion: error on rank 1 of 2: DistArray.zeros: waited 5 s for the other ranks to reach "
             "this collective call (DATAMOTION_TIMEOUT): some rank is in another call, still computing or "
             "stopped [DM_ERR_STATE]; ending the job")
     _one_line(done.stdout, line)

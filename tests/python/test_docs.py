@@ -154,3 +154,15 @@ def test_every_c_name_the_docs_mention_exists():
                for name in sorted(set(re.findall(r"(?<![\w:/.])(?:dm|DM)_\w*[A-Za-z0-9]\b", page.read_text())))
                if name not in code]
     assert not missing, "names in the docs that no code has:\n" + "\n".join(missing)
+
+
+@pytest.mark.parallel(nprocs=[1])
+def test_the_executors_table_is_the_registry():
+    """docs/exchange.md's table of executors names every name ``executor=`` takes, in the
+    registry's order, and no other: the one list of them in the documentation."""
+    from datamotion import Exchange
+
+    text = (ROOT / "docs" / "exchange.md").read_text()
+    section = text.split("\n## Executors\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \|", section, re.M)
+    assert rows == list(Exchange.EXECUTORS), f"docs/exchange.md#executors lists {rows}"

@@ -14,7 +14,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import datamotion as dm
-from datamotion import _core
+from datamotion import _core, _exchange
 from datamotion.measure.hosts import job_layout
 from dmtest import (
     ALL, DTYPES, DTYPE_IDS, LARGE, MAIN, ORDERS, WITH_8, WORLD, bcast_case, check_all, check_same_array, dist_for,
@@ -24,7 +24,8 @@ from dmtest import (
 SIZE = WORLD.size
 PHASES = [Phase.explicit, Phase.generate] + ([Phase.shrink] if SIZE == 1 else [])
 EXAMPLES = 40 if SIZE <= 4 else 20 if SIZE <= 8 else 4
-EXECUTORS = ["auto", "pack", "datatype", "onnode", "aggregate"]
+# Every executor the registry lets executor= name: a new transport is tested here unasked.
+EXECUTORS = list(_exchange.EXECUTORS)
 # Executors that send every byte by MPI, so that a source written in flight is not
 # read again (the on-node transport reads it in place at wait()).
 MESSAGE_EXECUTORS = ["pack", "datatype"]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import datamotion as dm
 from dmtest import (
     DTYPES, DTYPE_IDS, LARGE, MAIN, WITH_8, WORLD, bcast_case, check_all, check_same_array, factorizations,
-    raises_everywhere, sample,
+    raises_everywhere, sample, uneven_sizes,
 )
 
 SIZE = WORLD.size
@@ -46,10 +46,10 @@ def expected_storage(a, x, periods, corners):
     return out
 
 
-def exchanged(grid, x, ghost, periods, corners):
-    a = dm.DistArray.from_global(grid, x, ghost=ghost)
+def exchanged(grid, x, ghost, periods, corners, dist=None):
+    a = dm.DistArray.from_global(grid, x, ghost=ghost, dist=dist)
     a.local_with_ghosts[...] = UNTOUCHED
-    a.local = dm.DistArray.from_global(grid, x, ghost=ghost).local
+    a.local = dm.DistArray.from_global(grid, x, ghost=ghost, dist=dist).local
     dm.Halo(a, corners=corners).exchange(a)
     return a
 
@@ -80,6 +80,22 @@ def test_repeated_exchanges_and_volume():
     shell = WORLD.allreduce(int(np.prod(a.local_with_ghosts.shape) - np.prod(a.local_shape))
                             if min(a.local_shape) > 0 else 0)
     check_all(WORLD, filled == shell, f"{filled} ghost elements filled of {shell}")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_halos_of_sizes_axes(dtype):
+    """Ghosts on irregular axes: a ghost region wider than a neighbour's elements
+    reads on from the coordinates past it, past those that own nothing too."""
+    periods = [True, False]
+    grid = dm.ProcessGrid(dims=2, periods=periods)
+    for seed, shape in enumerate([(9, 7), (3, 5), (12, 2)]):
+        x = sample(shape, dtype, seed=seed)
+        dist = [uneven_sizes(shape[0], grid.dims[0], seed), uneven_sizes(shape[1], grid.dims[1], seed + 1)]
+        for corners in (False, True):
+            a = exchanged(grid, x, [2, 1], periods, corners, dist=dist)
+            check_same_array(WORLD, a.local_with_ghosts, expected_storage(a, x, periods, corners),
+                             f"{shape} {dist} corners={corners}")
 
 
 @st.composite

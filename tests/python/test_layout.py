@@ -12,7 +12,7 @@ import datamotion as dm
 from datamotion import _core
 from dmtest import (
     MAIN, ORDER_CODES, ORDERS, WITH_8, WORLD, AxisOracle, bits, cells, check_all, check_grid, factorizations, gray,
-    interleaved, is_power_of_two, numroc, safely,
+    interleaved, is_power_of_two, numroc, raises_everywhere, safely,
 )
 
 # ---------------------------------------------------------------------------
@@ -405,6 +405,79 @@ def test_numroc_rejects_invalid_arguments():
         with pytest.raises(dm.Error) as info:
             dm.numroc(*args)
         assert info.value.status == "DM_ERR_ARG", args
+
+
+# ---------------------------------------------------------------------------
+# Sizes: irregular blocks, one size per coordinate
+# ---------------------------------------------------------------------------
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(sizes=st.lists(st.one_of(st.just(0), st.integers(0, 3), st.integers(0, 40)), min_size=1, max_size=12))
+def test_sizes_axis_map_matches_the_oracle(sizes):
+    n, nprocs = sum(sizes), len(sizes)
+    dist = dm.Sizes(sizes)
+    m = dist.axis_map(n, nprocs)
+    oracle = AxisOracle(dist, n, nprocs)
+    assert (m.length, m.nprocs, m.kind, m.block, m.src) == (n, nprocs, dm.Sizes.kind, None, None)
+    assert [m.extent(c) for c in range(nprocs)] == sizes == oracle.extents.tolist()
+    assert [dist.local_extent(n, nprocs, c) for c in range(nprocs)] == sizes
+    for g in range(n):
+        c, l = m.owner(g), m.local_index(g)
+        assert (c, l) == (oracle.owner[g], oracle.local[g])
+        assert m.global_index(c, l) == g
+    for c in range(nprocs):
+        assert [m.global_index(c, l) for l in range(sizes[c])] == oracle.owned(c).tolist()
+
+
+def test_sizes_are_values():
+    s = dm.Sizes([3, 0, np.int64(2)])
+    assert s.sizes == (3, 0, 2) and all(type(v) is int for v in s.sizes)
+    assert s == dm.Sizes((3, 0, 2)) == dm.Sizes(np.array([3, 0, 2])) != dm.Sizes([3, 2, 0])
+    assert dm.Sizes([5]) != dm.Block() and isinstance(s, dm.Distribution)
+    assert len({s, dm.Sizes([3, 0, 2]), dm.Sizes([1])}) == 2
+    assert repr(s) == "Sizes([3, 0, 2])" and repr(dm.Sizes([])) == "Sizes([])"
+    assert eval(repr(s), {"Sizes": dm.Sizes}) == s
+    assert "Sizes" in dm.__all__ and dm.layout.Sizes is dm.Sizes
+    with pytest.raises(Exception):
+        s.sizes = (1, 2)  # frozen
+
+
+def test_invalid_sizes_are_refused_by_axis_map():
+    for dist, n, p, match in [(dm.Sizes([3, -1, 2]), 4, 3, r"size of coordinate 1 is negative \(-1\)"),
+                              (dm.Sizes([3, 1]), 5, 2, "the sizes sum to 4, not to the axis length 5"),
+                              (dm.Sizes([3, 2]), 5, 3, "2 sizes for 3 grid coordinates"),
+                              (dm.Sizes([5]), 5, 2, "1 sizes for 2 grid coordinates"),
+                              (dm.Sizes([2**62, 2**62, 2**62]), 5, 3, r"sum past 2\^63 - 1")]:
+        with pytest.raises(dm.Error, match=match) as info:
+            dist.axis_map(n, p)
+        assert info.value.status == "DM_ERR_ARG", (dist, n, p)
+    for bad in (dm.Sizes([1.5, 2]), dm.Sizes("ab"), dm.Sizes(3), dm.Sizes([2**63])):
+        with pytest.raises((TypeError, ValueError)):
+            bad.axis_map(2, 2)
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_bad_sizes_fail_on_every_rank():
+    grid = dm.ProcessGrid(dims=[0, 1])
+    p, n = grid.dims[0], 3 * grid.dims[0] + 1
+    good = [3] * (p - 1) + [4]
+    cases = [([-1] + good[1:], "DM_ERR_ARG", r"axis 0: size of coordinate 0 is negative \(-1\)"),
+             ([v + 1 for v in good], "DM_ERR_ARG", f"axis 0: the sizes sum to {n + p}, not to the axis length {n}"),
+             (good + [0], "DM_ERR_ARG", f"axis 0: {p + 1} sizes for {p} grid coordinates"),
+             ([1.5] * p, "DM_ERR_ARG", "Sizes takes a sequence of integers|must be an integer")]
+    for sizes, status, match in cases:
+        for make in (lambda: dm.DistArray.zeros(grid, (n, 2), dist=[dm.Sizes(sizes), dm.Block()]),
+                     lambda: dm.DistArray.from_global(grid, np.zeros((n, 2)), dist=[dm.Sizes(sizes), dm.Block()])):
+            raises_everywhere(WORLD, make, status, match)
+    # Bad on the last rank only, or valid everywhere but different: the same error on every rank.
+    last = WORLD.rank == WORLD.size - 1
+    raises_everywhere(WORLD, lambda: dm.DistArray.zeros(grid, (n, 2), dist=[dm.Sizes([9] * p if last else good),
+                                                                              dm.Block()]), "DM_ERR_ARG", "sum to")
+    if p > 1:
+        moved = [good[0] + 1, good[1] - 1] + good[2:]
+        raises_everywhere(WORLD, lambda: dm.DistArray.zeros(grid, (n, 2), dist=[dm.Sizes(moved if last else good),
+                                                                                  dm.Block()]),
+                          "DM_ERR_MISMATCH", r"distribution differs across ranks: \(Sizes\(\[")
 
 
 # ---------------------------------------------------------------------------

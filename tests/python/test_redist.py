@@ -17,6 +17,7 @@ from datamotion import _core, redist
 from datamotion._exchange import EXECUTORS
 from dmtest import (
     ALL, DTYPES, LARGE, MAIN, ORDERS, WORLD, bcast_case, check_all, dist_for, factorizations, raises_everywhere, sample,
+    uneven_sizes,
 )
 
 SIZE = WORLD.size
@@ -250,6 +251,56 @@ def test_bad_redistributions_fail_everywhere():
                       r"expected, \(BlockCyclic\(r=3, src=0\),\) given$")
     raises_everywhere(WORLD, lambda: plan.execute(a, a), "DM_ERR_ARG", "different arrays")
     raises_everywhere(WORLD, lambda: redist.redistribute(a, dist=dm.BlockCyclic(0)), "DM_ERR_ARG", "block")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+@pytest.mark.parametrize("dtype", DTYPES, ids=[np.dtype(t).name for t in DTYPES])
+def test_sizes_to_and_from_every_distribution(dtype):
+    """Sizes (coordinate 0 owning nothing) to block-cyclic, to other sizes and back, on
+    one irregular axis of a 2-d array, by every method that applies and across grids
+    (float64; the other types by auto at one length: the methods do not look at it)."""
+    tall, square = dm.ProcessGrid(dims=[SIZE, 1]), dm.ProcessGrid(dims=2)
+    every = np.dtype(dtype) == np.float64
+    methods = ["auto", "alltoallw", "nonblocking", "sendrecv"] if every else ["auto"]
+    for n in (0, 1, 9, 26) if every else (26,):
+        x = sample((n, 3), dtype, seed=n)
+        a = dm.DistArray.from_global(tall, x, dist=[uneven_sizes(n, SIZE, n), dm.Block()])
+        targets = [(tall, [dm.BlockCyclic(2), dm.Block()]), (tall, [uneven_sizes(n, SIZE, n + 1), dm.Cyclic()]),
+                   (square, [uneven_sizes(n, square.dims[0], n + 2), dm.BlockCyclic(2, square.dims[1] - 1)]),
+                   (square, [dm.Cyclic(), uneven_sizes(3, square.dims[1], n)]), (tall, [dm.Sizes([n] + [0] * (SIZE - 1)),
+                                                                                       dm.Block()])]
+        for grid, dist in targets:
+            for method in methods + (["per-axis"] if grid is tall and every else []):
+                b = redist.redistribute(a, dist=dist, grid=grid, method=method)
+                back = redist.redistribute(b, dist=list(a.dist), grid=tall, method=method)
+                check_all(WORLD, np.array_equal(b.to_global(), x) and np.array_equal(back.to_global(), x)
+                          and b.dist == tuple(dist), f"n {n} {dist} on {grid.dims} by {method}")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_sizes_between_process_groups_and_bad_sizes():
+    x = sample((11,), np.float64, seed=2)
+    low = WORLD.Split(0 if WORLD.rank < max(1, SIZE - 1) else MPI.UNDEFINED, WORLD.rank)
+    a = b = None
+    if low != MPI.COMM_NULL:
+        a = dm.DistArray.from_global(dm.ProcessGrid(low), x, dist=uneven_sizes(11, low.size, 3))
+    high = WORLD.Split(0 if WORLD.rank >= SIZE // 2 else MPI.UNDEFINED, WORLD.rank)
+    if high != MPI.COMM_NULL:
+        b = dm.DistArray.zeros(dm.ProcessGrid(high), (11,), dist=uneven_sizes(11, high.size, 4))
+    redist.RedistPlan(a, b, comm=WORLD).execute(a, b)
+    check_all(WORLD, b is None or np.array_equal(b.to_global(), x), "between groups")
+    # The Walker-Otto schedules need block-cyclic axes: a clear error; the others plan.
+    grid = dm.ProcessGrid()
+    s = dm.DistArray.from_global(grid, x, dist=uneven_sizes(11, SIZE, 5))
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(s, dm.DistArray.zeros(grid, (11,), dist=dm.BlockCyclic(2)),
+                                                       "simple"), "DM_ERR_ARG", "integer factor")
+    raises_everywhere(WORLD, lambda: redist.redistribute(s, dist=dm.Sizes([12] + [0] * (SIZE - 1))), "DM_ERR_ARG",
+                      "sum to 12, not to the axis length 11")
+    plan = redist.RedistPlan(s, dm.DistArray.zeros(grid, (11,), dist=dm.Block()))
+    other = dm.DistArray.zeros(grid, (11,), dist=dm.Sizes([11] + [0] * (SIZE - 1)))  # not s's: coordinate 0 owns all
+    if SIZE > 1:
+        raises_everywhere(WORLD, lambda: plan.execute(other, dm.DistArray.zeros(grid, (11,))), "DM_ERR_ARG",
+                          r"source's layout is not the planned one: distribution \(Sizes\(\[")
 
 
 @st.composite

@@ -15,7 +15,7 @@ import datamotion as dm
 from datamotion._plans import CAPACITY
 from dmtest import (
     DTYPES, DTYPE_IDS, LARGE, MAIN, WITH_8, WORLD, bcast_case, check_all, check_same_array, factorizations,
-    raises_everywhere, run_job, safely, same_array, sample,
+    raises_everywhere, run_job, safely, same_array, sample, uneven_sizes,
 )
 
 SIZE = WORLD.size
@@ -266,6 +266,11 @@ def test_bad_plans_and_executions():
     b = dm.DistArray.zeros(grid, (4, 6))
     raises_everywhere(WORLD, lambda: plan.execute([b], [a]), "DM_ERR_ARG", r"the plan has 2 shifts")
     raises_everywhere(WORLD, lambda: plan.execute([b, b], [a, a]), "DM_ERR_ARG", r"same destination")
+    # A source repeated from the shift before is checked once; one after it still is.
+    three = dm.PShift(a, [dm.CShift(1, axis=0), dm.CShift(-1, axis=0), dm.CShift(1, axis=1)])
+    outs = [dm.DistArray.zeros(grid, (4, 6)) for _ in range(3)]
+    raises_everywhere(WORLD, lambda: three.execute(outs, [a, a, other_shape]), "DM_ERR_ARG",
+                      r"shift 2: source differs from the prototype")
     wrong_lines = dm.PShift(a, [dm.EOShift(1, axis=1, boundary=np.arange(5.0))])
     raises_everywhere(WORLD, lambda: wrong_lines.execute([b], [a]), "DM_ERR_ARG", r"boundary")
 
@@ -328,6 +333,31 @@ def test_shifts_of_a_2d_block_cyclic_array_with_ghosts():
         check_same_array(WORLD, r.to_global(), e, f"shift {k} ({shifts[k]})")
     dm.PShift(a, [shifts[0]]).execute([a], [a])  # in place
     check_same_array(WORLD, a.to_global(), expected[0], "in place")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+def test_shifts_of_sizes_axes(dtype):
+    # One irregular axis (coordinate 0 owning nothing, others one element) of a 2-d
+    # array with ghosts: distances within a coordinate's run, past several, past the
+    # axis, both signs, along it and along the other axis.
+    grid = dm.ProcessGrid(dims=[0, 1])
+    for n in (1, 6, 13):
+        x = sample((n, 4), dtype, seed=n)
+        sizes = uneven_sizes(n, grid.dims[0], n)
+        a = dm.DistArray.from_global(grid, x, dist=[sizes, dm.Block()], ghost=[1, 0])
+        boundary = boundary_value(dtype, 2)
+        lines = sample((4,), dtype, seed=n + 1)
+        distances = [0, 1, -2, 5, n + 1, -(2 * n + 3)]
+        shifts = ([dm.CShift(d, axis=0) for d in distances] + [dm.EOShift(d, axis=0, boundary=boundary) for d in distances]
+                  + [dm.EOShift(-3, axis=0, boundary=lines), dm.CShift(3, axis=1), dm.EOShift(-1, axis=1)])
+        expected = ([expected_shift(x, d, 0) for d in distances]
+                    + [expected_shift(x, d, 0, "eo", boundary) for d in distances]
+                    + [expected_shift(x, -3, 0, "eo", lines), expected_shift(x, 3, 1), expected_shift(x, -1, 1, "eo", 0)])
+        for k, (r, e) in enumerate(zip(dm.PShift(a, shifts)([a] * len(shifts)), expected)):
+            check_same_array(WORLD, r.to_global(), e, f"n {n} {sizes} shift {k} ({shifts[k]})")
+            check_all(WORLD, r.dist == (sizes, dm.Block()), f"result dist {r.dist}")
+        check_same_array(WORLD, dm.cshift(a, 2, 0).to_global(), expected_shift(x, 2, 0), f"cshift(a, 2, 0) of {sizes}")
 
 
 @pytest.mark.parallel(nprocs=[2, 3, 4])

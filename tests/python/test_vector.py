@@ -406,6 +406,13 @@ def test_from_distarray_refuses_other_layouts():
     if SIZE > 1:
         refused(lambda: dm.DistArray.zeros(grid, (n,), dist=dm.Cyclic()), "DM_ERR_ARG", r"Cyclic\(\).*needs Block")
         refused(lambda: dm.DistArray.zeros(grid, (n,), dist=dm.BlockCyclic(1, 1)), "DM_ERR_ARG", "BlockCyclic")
+        refused(lambda: dm.DistArray.zeros(grid, (n,), dist=dm.Sizes([n] + [0] * (SIZE - 1))), "DM_ERR_ARG",
+                r"Sizes\(\[.*needs Block")
+    # Sizes that are the block rule's place every element where a vector does.
+    rule = dm._core.BlockRule(n, SIZE)
+    same = dm.DistArray.from_global(grid, np.arange(n, dtype=np.int32),
+                                    dist=dm.Sizes([rule.count(c) for c in range(SIZE)]))
+    check_same_array(WORLD, cv.Vector.from_distarray(same).to_numpy(), np.arange(n, dtype=np.int32), "Sizes")
     raises_everywhere(WORLD, lambda: cv.Vector.from_distarray(np.zeros(n)), status="DM_ERR_TYPE",
                       match="DistArray")
 

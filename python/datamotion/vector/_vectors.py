@@ -200,7 +200,9 @@ class Vector:
         rule = _core.BlockRule(n, p)  # the library's block rule, which the vector's ranks follow
         for c in range(p):
             begin, count = rule.begin(c), rule.count(c)
-            ok = axis.extent(c) == count and (count == 0 or (axis.global_index(c, 0) == begin and count <= axis.block))
+            # Local indices keep global order: first and last in place, all between are.
+            ok = axis.extent(c) == count and (count == 0 or (axis.global_index(c, 0) == begin
+                                                             and axis.global_index(c, count - 1) == begin + count - 1))
             if not ok:
                 first = f" from index {axis.global_index(c, 0)}" if axis.extent(c) else ""
                 raise Error(ERR_ARG, f"from_distarray: the array's axis is distributed {array.dist[0]!r}, "
