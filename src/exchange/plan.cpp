@@ -222,16 +222,17 @@ void Plan::finish(const Options &options) {
     if (options_.read_before_write && collective_)
         fail(DM_ERR_ARG, name_, ": the alltoallw executor cannot stage aliased buffers");
     if (options_.read_before_write) stage_bytes_ = staged;
+    for (int i = 0; options_.read_before_write && i < slots_; ++i)  // what aliased() compares at each begin
+        for (int j = 0; j < slots_; ++j)
+            if (i != j && read_slot_[static_cast<std::size_t>(i)] && written_slot_[static_cast<std::size_t>(j)])
+                alias_pairs_.push_back({i, j});
     if (const std::int64_t bounce = kinds_.bounce_bytes(copies_)) bounce_.reset(new std::byte[static_cast<std::size_t>(bounce)]);
     finished_ = true;
 }
 
 bool Plan::aliased(const void *const *slots) const {
-    for (int i = 0; i < slots_; ++i)
-        for (int j = 0; j < slots_; ++j)
-            if (i != j && read_slot_[static_cast<std::size_t>(i)] && written_slot_[static_cast<std::size_t>(j)] &&
-                slots[i] == slots[j])
-                return true;
+    for (const auto &[read, written] : alias_pairs_)
+        if (slots[read] == slots[written]) return true;
     return false;
 }
 

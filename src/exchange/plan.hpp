@@ -179,6 +179,9 @@ private:
     std::vector<Copy> copies_;
     std::vector<Round> rounds_;
     std::vector<bool> read_slot_, written_slot_;
+    // With read_before_write: the (read, written) pairs of different slots, which
+    // alias when an execution gives both the same buffer.
+    std::vector<std::pair<int, int>> alias_pairs_;
     SlotKinds kinds_;  // of options_.kinds
     std::unique_ptr<std::byte[]> bounce_;  // host memory for local copies between two kinds
 

@@ -149,12 +149,13 @@ std::vector<std::int64_t> share_description(MPI_Comm comm, const std::vector<std
 namespace {
 
 // What every rank of a plan between groups must know of an array: its type,
+// memory kind (both ends of a message choose its transport from the kinds),
 // shape, resolved distributions (the sizes of DM_DIST_SIZES axes included), grid
 // extents and the ranks (in comm) of its cells.
 std::vector<std::int64_t> description(const array::DistArray *a, MPI_Comm comm) {
     if (!a) return {};
     const Side side = Side::of(*a);
-    std::vector<std::int64_t> d = {a->dtype(), a->ndims()};
+    std::vector<std::int64_t> d = {a->dtype(), a->ndims(), static_cast<std::int64_t>(a->memory_kind())};
     for (int axis = 0; axis < a->ndims(); ++axis) {
         const auto &map = a->axis_map(axis);
         d.insert(d.end(), {map.length(), map.nprocs()});
@@ -181,7 +182,8 @@ std::vector<std::int64_t> description(const array::DistArray *a, MPI_Comm comm) 
 Side side_from(const std::vector<std::int64_t> &d, const array::DistArray *a) {
     Side s;
     const int n = static_cast<int>(d[1]);
-    std::size_t at = 2;
+    s.kind = static_cast<MemoryKind>(d[2]);
+    std::size_t at = 3;
     for (int axis = 0; axis < n; ++axis) {
         const std::int64_t length = d[at];
         const int nprocs = static_cast<int>(d[at + 1]);
@@ -255,6 +257,7 @@ Side Side::of(const array::DistArray &a) {
     s.coords = grid.coords();
     s.byte_strides = a.byte_strides();
     s.origin = a.local_data() - a.storage();
+    s.kind = a.memory_kind();
     return s;
 }
 
@@ -345,6 +348,8 @@ void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::i
         // the cheapest.
         const exchange::ExecutorWays ways = exchange::executor_ways(executor_);
         const bool forced = ways.forced;
+        // MPI_Alltoallw reads and writes the storages itself: host memory only.
+        const bool host = src.kind == MemoryKind::Host && dst.kind == MemoryKind::Host;
         const double mine[3] = {priced(ways.send, ways.recv),
                                 priced(W::Datatype, W::Datatype) + exchange::alltoallw_overhead_us(model, size),
                                 static_cast<double>(elements_sent() * static_cast<std::int64_t>(dtype_size(dtype)))};
@@ -354,7 +359,7 @@ void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::i
         // past a bound the phases, one message at a time, are the safe choice. A
         // forced executor is kept: MPI_Alltoallw would override it.
         method = most[2] > kMaxInflightBytes      ? DM_REDIST_SENDRECV
-                 : !forced && most[1] < most[0] ? DM_REDIST_ALLTOALLW
+                 : !forced && host && most[1] < most[0] ? DM_REDIST_ALLTOALLW
                                                  : DM_REDIST_NONBLOCKING;
         if (method == DM_REDIST_NONBLOCKING) {  // the plan just built is the one to keep
             method_ = method;
@@ -521,7 +526,8 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
             m.where = exchange::locality_of(comm_, key.first);
             sizes[k].push_back(m);
         }
-    exchange_->finish({method_ == DM_REDIST_ALLTOALLW ? exchange::Executor::Alltoallw : executor_, false});
+    exchange_->finish({method_ == DM_REDIST_ALLTOALLW ? exchange::Executor::Alltoallw : executor_, false,
+                       {src.kind, dst.kind}});  // slots 0 and 1
 }
 
 void RedistPlan::begin(const array::DistArray *src, array::DistArray *dst) const {

@@ -28,6 +28,7 @@ struct Side {
     std::vector<int> coords;            // this rank's cell, empty when it is not on the grid
     std::vector<std::int64_t> byte_strides;  // of this rank's storage, per axis
     std::int64_t origin = 0;            // byte offset of local index (0, ..., 0) in the storage
+    MemoryKind kind = MemoryKind::Host; // of the storage (array::Storage::kind)
 
     int rank_of(const std::vector<int> &cell) const;
     static Side of(const array::DistArray &a);

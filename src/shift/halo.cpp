@@ -122,7 +122,7 @@ HaloPlan::HaloPlan(const array::DistArray &prototype, bool corners, exchange::Ex
                     plan_.send(p, exchange::box_block(0, n, src, piece.size.data(), strides.data(), 0, elsize));
             });
         }
-        plan_.finish({executor, false});
+        plan_.finish({executor, false, {key_.kind}});  // slot 0: the array, in its memory kind
     });
 }
 

@@ -52,7 +52,9 @@ PShiftPlan::PShiftPlan(const array::DistArray &prototype, std::vector<dm_shift_s
             shifts_[k].spec = specs[k];
             plan(static_cast<int>(k));
         }
-        plan_.finish({executor, true});  // a source may also be a destination
+        // A source may also be a destination; every slot is an array of the
+        // prototype's layout, so of its memory kind.
+        plan_.finish({executor, true, std::vector<MemoryKind>(slots_.size(), key_.kind)});
     });
 }
 

@@ -15,6 +15,8 @@
 #include "exchange/memory_kind.hpp"
 #include "exchange/plan.hpp"
 #include "layout/grid.hpp"
+#include "redist/plan.hpp"
+#include "shift/halo.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -313,4 +315,76 @@ DM_TEST(arrays_carry_their_memory_kind) {
         CHECK(std::string(e.what()).find("scrambled memory") != std::string::npos);
     }
     CHECK_EQ(code, DM_ERR_ARG);
+}
+
+// Element k of int32 storage in memory of `kind` (scrambled or host), written and read
+// as the kind stores it.
+void put_int(std::byte *storage, MemoryKind kind, std::int64_t k, std::int32_t v) {
+    std::byte *at = storage + k * static_cast<std::int64_t>(sizeof v);
+    for (std::size_t i = 0; i < sizeof v; ++i) {
+        const std::byte b = reinterpret_cast<const std::byte *>(&v)[i];
+        if (kind == MemoryKind::Host) at[i] = b;
+        else write(at + i, b);
+    }
+}
+std::int32_t get_int(const std::byte *storage, MemoryKind kind, std::int64_t k) {
+    const std::byte *at = storage + k * static_cast<std::int64_t>(sizeof(std::int32_t));
+    std::int32_t v = 0;
+    for (std::size_t i = 0; i < sizeof v; ++i)
+        reinterpret_cast<std::byte *>(&v)[i] = kind == MemoryKind::Host ? at[i] : read(at + i);
+    return v;
+}
+
+// A capability hands its arrays' kind to its plan: a halo exchange over a scrambled
+// array fills the ghosts through the kind's kernels, under every executor.
+DM_TEST(a_halo_over_an_array_of_the_kind) {
+    const MemoryKind s = scrambled();
+    const int p = dmtest::world_size(), r = dmtest::world_rank();
+    auto grid = std::make_shared<const dm::layout::ProcessGrid>(MPI_COMM_WORLD, std::vector<int>{0},
+                                                                std::vector<int>{1}, DM_ORDER_SEND);
+    dm::array::Storage storage;
+    storage.kind = s;
+    dm::array::DistArray a(grid, DM_INT32, {4 * std::int64_t{p}}, {}, {1}, storage);
+    auto put = [&](int k, std::int32_t v) { put_int(a.storage(), s, k, v); };
+    auto get = [&](int k) { return get_int(a.storage(), s, k); };
+    for (const std::string &name : dm::exchange::executor_names(true)) {
+        for (int i = 0; i < 4; ++i) put(1 + i, 4 * r + i);  // storage: ghost, 4 owned, ghost
+        put(0, -1), put(5, -1);
+        dm::shift::HaloPlan halo(a, false, dm::exchange::executor_named(name));
+        halo.exchange(a);
+        CHECK_EQ(get(0), 4 * ((r + p - 1) % p) + 3);
+        CHECK_EQ(get(5), 4 * ((r + 1) % p));
+        for (int i = 0; i < 4; ++i) CHECK_EQ(get(1 + i), 4 * r + i);
+    }
+}
+
+// Redistribution too, between arrays of the kind and of host memory, by every
+// method that runs on point to point and under every executor.
+DM_TEST(a_redistribution_between_arrays_of_the_kind) {
+    const MemoryKind s = scrambled();
+    const int p = dmtest::world_size();
+    auto grid = std::make_shared<const dm::layout::ProcessGrid>(MPI_COMM_WORLD, std::vector<int>{0},
+                                                                std::vector<int>{0}, DM_ORDER_SEND);
+    const std::int64_t n = 5 * std::int64_t{p} + 3;
+    dm::array::Storage scrambled_storage;
+    scrambled_storage.kind = s;
+    const std::pair<MemoryKind, MemoryKind> pairs[] = {{s, s}, {MemoryKind::Host, s}, {s, MemoryKind::Host}};
+    for (const auto &[from_kind, to_kind] : pairs)
+        for (const int method : {DM_REDIST_AUTO, DM_REDIST_NONBLOCKING, DM_REDIST_SENDRECV})
+            for (const std::string &name : dm::exchange::executor_names(true)) {
+                dm::array::Storage from_storage, to_storage;
+                from_storage.kind = from_kind, to_storage.kind = to_kind;
+                dm::array::DistArray a(grid, DM_INT32, {n}, {}, {}, from_storage);
+                dm::array::DistArray b(grid, DM_INT32, {n}, {dm_dist_cyclic()}, {}, to_storage);
+                const int coord = grid->coords()[0];
+                const dm::layout::AxisMap &am = a.axis_map(0), &bm = b.axis_map(0);
+                for (std::int64_t l = 0; l < am.extent(coord); ++l)
+                    put_int(a.local_data(), from_kind, l, static_cast<std::int32_t>(am.global_index(coord, l)));
+                dm::redist::RedistPlan plan(a, b, method, dm::exchange::executor_named(name));
+                plan.execute(&a, &b);
+                bool right = true;
+                for (std::int64_t l = 0; l < bm.extent(coord); ++l)
+                    right = right && get_int(b.local_data(), to_kind, l) == bm.global_index(coord, l);
+                CHECK(right);
+            }
 }
