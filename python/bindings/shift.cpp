@@ -37,7 +37,8 @@ bool core_arrays(nb::handle list, int n, DistArray **out, nb::object *keep) {
             PyErr_Clear();
             return false;
         }
-        if (!nb::try_cast<DistArray *>(core, out[k]) || !out[k]) return false;
+        if (!nb::isinstance<DistArray>(core) || !nb::inst_ready(core)) return false;
+        out[k] = nb::inst_ptr<DistArray>(core);  // exactly the bound class: no conversion to try
     }
     return true;
 }

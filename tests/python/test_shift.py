@@ -118,6 +118,24 @@ def test_sources_that_are_destinations():
 
 
 @pytest.mark.parallel(nprocs=MAIN)
+def test_the_unchecked_fast_path():
+    """PShift.execute's one-call path (taken outside checked mode): the shifts of a list
+    or a tuple, sources that are destinations included; anything else is declined
+    (False, nothing done) for the general path to check and report."""
+    grid = dm.ProcessGrid(dims=2)
+    x = sample((6, 7), np.float64, seed=3)
+    a = dm.DistArray.from_global(grid, x)
+    b = dm.DistArray.zeros(grid, x.shape)
+    plan = dm.PShift(a, [dm.CShift(1, axis=0), dm.CShift(-2, axis=1)])._plan
+    assert plan.execute_direct((b, a), [a, a])
+    check_same_array(WORLD, b.to_global(), expected_shift(x, 1, 0), "b")
+    check_same_array(WORLD, a.to_global(), expected_shift(x, -2, 1), "a")
+    for dsts, srcs in [([b], [a]), ([b, "a"], [a, a]), (iter([b, a]), [a, a]), ([b, a], [a, None])]:
+        assert not plan.execute_direct(dsts, srcs)
+    check_same_array(WORLD, a.to_global(), expected_shift(x, -2, 1), "a untouched")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
 def test_boundary_as_a_distributed_array():
     grid = dm.ProcessGrid(dims=2)
     x = sample((5, 6), np.float32, seed=2)
