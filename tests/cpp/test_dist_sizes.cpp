@@ -137,25 +137,34 @@ dm_array sizes_array(dm_grid grid, std::int64_t n, std::uint32_t seed, dm_dist c
     return array;
 }
 
-// Whether every owned element of `array` (n x 5) holds its global index.
-bool holds_global_indices(dm_array array, dm_grid grid, std::int64_t n) {
+// This rank's part of a 2-d float64 array on `grid`: its grid place, distributions
+// and owned elements (ghosts at negative or past-the-extent indices).
+struct Local2d {
     int dims[2], coords[2];
-    dm_grid_dims(grid, dims);
-    dm_grid_coords(grid, coords);
     dm_dist dists[2];
     void *data = nullptr;
     std::int64_t extents[2], strides[2];
-    dm_array_dists(array, dists);
-    dm_array_local(array, &data, extents, strides);
+    Local2d(dm_array array, dm_grid grid) {
+        dm_grid_dims(grid, dims);
+        dm_grid_coords(grid, coords);
+        dm_array_dists(array, dists);
+        dm_array_local(array, &data, extents, strides);
+    }
+    double at(std::int64_t i, std::int64_t j) const {
+        return *reinterpret_cast<const double *>(static_cast<const char *>(data) + i * strides[0] + j * strides[1]);
+    }
+};
+
+// Whether every owned element of `array` (n x 5) holds its global index.
+bool holds_global_indices(dm_array array, dm_grid grid, std::int64_t n) {
+    const Local2d mine(array, grid);
     bool ok = true;
-    for (std::int64_t i = 0; i < extents[0]; ++i)
-        for (std::int64_t j = 0; j < extents[1]; ++j) {
+    for (std::int64_t i = 0; i < mine.extents[0]; ++i)
+        for (std::int64_t j = 0; j < mine.extents[1]; ++j) {
             std::int64_t gi = -1, gj = -1;
-            ok = ok && dm_dist_to_global(dists[0], n, dims[0], coords[0], i, &gi) == DM_OK;
-            ok = ok && dm_dist_to_global(dists[1], 5, dims[1], coords[1], j, &gj) == DM_OK;
-            const double value = *reinterpret_cast<const double *>(static_cast<const char *>(data) + i * strides[0] +
-                                                                   j * strides[1]);
-            ok = ok && value == static_cast<double>(gi * 5 + gj);
+            ok = ok && dm_dist_to_global(mine.dists[0], n, mine.dims[0], mine.coords[0], i, &gi) == DM_OK;
+            ok = ok && dm_dist_to_global(mine.dists[1], 5, mine.dims[1], mine.coords[1], j, &gj) == DM_OK;
+            ok = ok && mine.at(i, j) == static_cast<double>(gi * 5 + gj);
         }
     return ok;
 }
@@ -208,25 +217,16 @@ DM_TEST(halos_on_sizes_axes_read_past_ranks_that_own_nothing) {
     CHECK_EQ(dm_halo_setup(a, 0, &halo), DM_OK);
     CHECK_EQ(dm_halo_exchange(halo, a), DM_OK);
     // The two rows below and above this rank's rows, wrapping around axis 0.
-    int dims[2], coords[2];
-    dm_grid_dims(grid, dims);
-    dm_grid_coords(grid, coords);
-    dm_dist dists[2];
-    void *data = nullptr;
-    std::int64_t extents[2], strides[2];
-    dm_array_dists(a, dists);
-    dm_array_local(a, &data, extents, strides);
+    const Local2d mine(a, grid);
     std::int64_t first = 0;
-    if (extents[0] > 0) {
-        CHECK_EQ(dm_dist_to_global(dists[0], n, dims[0], coords[0], 0, &first), DM_OK);
-        for (std::int64_t i = -2; i < extents[0] + 2; ++i)
-            for (std::int64_t j = 0; j < extents[1]; ++j) {
+    if (mine.extents[0] > 0) {
+        CHECK_EQ(dm_dist_to_global(mine.dists[0], n, mine.dims[0], mine.coords[0], 0, &first), DM_OK);
+        for (std::int64_t i = -2; i < mine.extents[0] + 2; ++i)
+            for (std::int64_t j = 0; j < mine.extents[1]; ++j) {
                 std::int64_t gj = -1;
-                dm_dist_to_global(dists[1], 5, dims[1], coords[1], j, &gj);
+                dm_dist_to_global(mine.dists[1], 5, mine.dims[1], mine.coords[1], j, &gj);
                 const std::int64_t gi = ((first + i) % n + n) % n;
-                const double value = *reinterpret_cast<const double *>(static_cast<const char *>(data) +
-                                                                       i * strides[0] + j * strides[1]);
-                CHECK(value == static_cast<double>(gi * 5 + gj));
+                CHECK(mine.at(i, j) == static_cast<double>(gi * 5 + gj));
             }
     }
     dm_halo_free(&halo);
