@@ -52,7 +52,7 @@ std::unique_ptr<Transport> make_aggregate(const TransportSetup &setup) { return 
 
 Aggregate::Aggregate(const TransportSetup &setup)
     : comm_(setup.comm), tag_(setup.node_tag), chosen_(setup.chosen),
-      automatic_(setup.automatic), kinds_(setup.kinds ? setup.kinds : &SlotKinds::all_host()),
+      automatic_(setup.automatic), kinds_(setup.kinds),
       topology_(node::topology(setup.comm)) {
     MPI_Comm_rank(comm_, &me_);
     // A node of several ranks gathers in node memory: every rank must have it.

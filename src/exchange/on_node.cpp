@@ -48,7 +48,7 @@ std::unique_ptr<Transport> make_on_node(const TransportSetup &setup) { return st
 
 OnNode::OnNode(const TransportSetup &setup)
     : comm_(setup.comm), slots_(setup.slots), control_tag_(setup.control_tag), done_tag_(setup.done_tag),
-      chosen_(setup.chosen), automatic_(setup.automatic), host_only_(!setup.kinds || setup.kinds->host_only()),
+      chosen_(setup.chosen), automatic_(setup.automatic), host_only_(setup.kinds->host_only()),
       fallback_(setup.fallback),
       remote_(static_cast<std::size_t>(setup.slots)) {}
 

@@ -117,7 +117,7 @@ MPI_Datatype blocks_type(const Block *blocks, std::size_t n, const void *const *
 
 PointToPoint::PointToPoint(const TransportSetup &setup, Force force)
     : comm_(setup.comm), model_(setup.model), force_(force),
-      kinds_(setup.kinds ? setup.kinds : &SlotKinds::all_host()) {}
+      kinds_(setup.kinds) {}
 
 PointToPoint::~PointToPoint() {
     int finalized = 0;

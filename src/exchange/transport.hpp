@@ -79,10 +79,10 @@ struct TransportSetup {
     bool chosen = false;     // the executor names this transport
     bool automatic = false;  // the executor is auto
     Fallback *fallback = nullptr;
-    // The memory kind of each slot, the same on every rank (the plan's; nullptr: all
-    // host). Every pack and unpack goes through it; memory_kind.hpp says which
+    // The memory kind of each slot, the same on every rank (the plan's; by default
+    // all host). Every pack and unpack goes through it; memory_kind.hpp says which
     // transports carry other kinds than host.
-    const SlotKinds *kinds = nullptr;
+    const SlotKinds *kinds = &SlotKinds::all_host();
 };
 
 class Transport {
