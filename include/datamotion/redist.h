@@ -140,6 +140,27 @@ DM_API int dm_redist_context_coords(int ctxt, int rank, int *nprow, int *npcol, 
 DM_API int dm_redist_gemr2d(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const int desca[9], void *b,
                             int ib, int jb, const int descb[9], MPI_Comm comm);
 
+/** Where the calling rank sits on the process grid of one matrix, as BLACS's
+ *  Cblacs_gridinfo tells it: the grid's extents (nprow x npcol) and the rank's
+ *  row and column on it; a rank off the grid has myrow = mycol = -1 (the
+ *  extents are then not read). The ranks of a grid are numbered in row-major
+ *  order of the grid nowhere: each rank says only where it sits. */
+typedef struct dm_grid_place {
+    int nprow, npcol, myrow, mycol;
+} dm_grid_place;
+
+/** Collective on comm. dm_redist_gemr2d with each matrix's grid given by where
+ *  each rank sits on it (for grids that another library, such as BLACS, keeps):
+ *  the descriptors' CTXT entries are not read, and one allgather over comm
+ *  finds which rank holds each grid position (each position exactly one rank of
+ *  comm). A rank off a grid passes that place with myrow -1; its descriptor and
+ *  data of that matrix are not read (NULL is allowed). DTYPE is not read either,
+ *  as ScaLAPACK's p?gemr2d does not read it; LLD may be 0 where a rank holds no
+ *  rows. This is the entry behind the ScaLAPACK drop-in (libdatamotion_scalapack). */
+DM_API int dm_redist_gemr2d_placed(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const int desca[9],
+                                   dm_grid_place a_place, void *b, int ib, int jb, const int descb[9],
+                                   dm_grid_place b_place, MPI_Comm comm);
+
 /** Collective on comm. dm_redist_gemr2d for double (ScaLAPACK's pdgemr2d). */
 DM_API int dm_redist_pgemr2d(int m, int n, const double *a, int ia, int ja, const int desca[9], double *b, int ib,
                              int jb, const int descb[9], MPI_Comm comm);

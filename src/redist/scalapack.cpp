@@ -90,21 +90,58 @@ PlanCache &cache_of(MPI_Comm comm) {
 
 enum Field { kDtype, kCtxt, kM, kN, kMb, kNb, kRsrc, kCsrc, kLld };
 
+bool on_grid(const dm_grid_place &p) { return p.myrow >= 0 && p.mycol >= 0; }
+
 // What every rank must know of one matrix, whether or not it is on its grid:
-// M, N, MB, NB, RSRC, CSRC, the grid extents and its ranks.
-std::vector<std::int64_t> description(const int *desc, bool member) {
-    if (!member) return {};
-    const Context c = context_of(desc[kCtxt]);
-    std::vector<std::int64_t> d = {desc[kM], desc[kN], desc[kMb], desc[kNb], desc[kRsrc], desc[kCsrc], c.nprow,
-                                   c.npcol};
-    d.insert(d.end(), c.ranks.begin(), c.ranks.end());
-    return d;
+// M, N, MB, NB, RSRC, CSRC and the grid extents (a rank off the grid knows none).
+std::vector<std::int64_t> description(const int *desc, const dm_grid_place &place) {
+    if (!on_grid(place)) return {};
+    if (place.nprow < 1 || place.npcol < 1 || place.myrow >= place.nprow || place.mycol >= place.npcol)
+        fail(DM_ERR_ARG, "gemr2d: row ", place.myrow, ", column ", place.mycol, " is not on a ", place.nprow, " x ",
+             place.npcol, " grid");
+    return {desc[kM], desc[kN], desc[kMb], desc[kNb], desc[kRsrc], desc[kCsrc], place.nprow, place.npcol};
+}
+
+// The ranks of comm at each position of the two grids, row-major, from every
+// rank's place on them (one allgather): every position held by exactly one rank.
+std::pair<std::vector<int>, std::vector<int>> grid_ranks(MPI_Comm comm, const dm_grid_place &pa, const dm_grid_place &pb,
+                                                         const std::vector<std::int64_t> &da,
+                                                         const std::vector<std::int64_t> &db) {
+    int size = 0;
+    check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+    const int mine[4] = {on_grid(pa) ? pa.myrow : -1, on_grid(pa) ? pa.mycol : -1, on_grid(pb) ? pb.myrow : -1,
+                         on_grid(pb) ? pb.mycol : -1};
+    std::vector<int> places(static_cast<std::size_t>(size) * 4);
+    check_mpi(MPI_Allgather(mine, 4, MPI_INT, places.data(), 4, MPI_INT, comm), "MPI_Allgather");
+    std::pair<std::vector<int>, std::vector<int>> ranks;
+    collective(comm, [&] {
+        for (int g = 0; g < 2; ++g) {
+            const std::vector<std::int64_t> &d = g ? db : da;
+            const char *which = g ? "B" : "A";
+            std::vector<int> &at = g ? ranks.second : ranks.first;
+            at.assign(static_cast<std::size_t>(d[6] * d[7]), -1);
+            for (int r = 0; r < size; ++r) {
+                const int row = places[4 * r + 2 * g], col = places[4 * r + 2 * g + 1];
+                if (row < 0) continue;
+                int &slot = at[static_cast<std::size_t>(row * d[7] + col)];
+                if (slot >= 0)
+                    fail(DM_ERR_ARG, "gemr2d: ranks ", slot, " and ", r, " both sit at row ", row, ", column ", col,
+                         " of the grid of ", which);
+                slot = r;
+            }
+            for (std::size_t i = 0; i < at.size(); ++i)
+                if (at[i] < 0)
+                    fail(DM_ERR_ARG, "gemr2d: no rank of the communicator sits at row ", i / d[7], ", column ",
+                         i % d[7], " of the ", d[6], " x ", d[7], " grid of ", which);
+        }
+    });
+    return ranks;
 }
 
 // One matrix as a redistribution side; axes (column, row) so that both sides
 // enumerate elements in column-major order, the order of their storage.
-Side side_of(const std::vector<std::int64_t> &d, const int *desc, int first_row, int first_col, int me,
-             std::size_t elsize) {
+Side side_of(const std::vector<std::int64_t> &d, const std::vector<int> &grid, const int *desc, int first_row,
+             int first_col, int me, std::size_t elsize) {
     const int nprow = static_cast<int>(d[6]), npcol = static_cast<int>(d[7]);
     Side s;
     s.maps = {layout::AxisMap(dm_dist_block_cyclic(d[3], static_cast<int>(d[5])), d[1], npcol),
@@ -114,7 +151,7 @@ Side side_of(const std::vector<std::int64_t> &d, const int *desc, int first_row,
     s.ranks.resize(static_cast<std::size_t>(nprow) * npcol);
     for (int row = 0; row < nprow; ++row)
         for (int col = 0; col < npcol; ++col) {
-            const int rank = static_cast<int>(d[8 + static_cast<std::size_t>(row) * npcol + col]);
+            const int rank = grid[static_cast<std::size_t>(row) * npcol + col];
             s.ranks[static_cast<std::size_t>(col) * nprow + row] = rank;
             if (rank == me) s.coords = {col, row};
         }
@@ -131,6 +168,8 @@ void check_description(const std::vector<std::int64_t> &d, const char *which) {
              ", NB ", NB, ", RSRC ", RSRC, ", CSRC ", CSRC, " on a ", nprow, " x ", npcol, " grid)");
 }
 
+// DTYPE is not read: ScaLAPACK's p?gemr2d does not read it either (its own tester
+// leaves it unset on one rank). An LLD of 0 is enough where a rank holds no rows.
 void check_matrix(const std::vector<std::int64_t> &d, const int *desc, bool member, int rows, int cols, int first_row,
                   int first_col, const Side &side, const void *data, const char *which) {
     const std::int64_t M = d[0], N = d[1];
@@ -139,59 +178,57 @@ void check_matrix(const std::vector<std::int64_t> &d, const int *desc, bool memb
         fail(DM_ERR_ARG, "gemr2d: the ", rows, " x ", cols, " submatrix at (", first_row, ", ", first_col,
              ") does not fit in ", which, " (", M, " x ", N, ")");
     if (!member) return;
-    if (desc[kDtype] != 1) fail(DM_ERR_ARG, "gemr2d: ", which, " is not a dense matrix (DTYPE ", desc[kDtype], ")");
     const std::int64_t local_rows = side.maps[1].extent(side.coords[1]), local_cols = side.maps[0].extent(side.coords[0]);
-    if (desc[kLld] < std::max<std::int64_t>(1, local_rows))
+    if (desc[kLld] < local_rows || desc[kLld] < 0)
         fail(DM_ERR_ARG, "gemr2d: LLD ", desc[kLld], " of ", which, " is less than its local rows (", local_rows, ")");
     if (!data && local_rows > 0 && local_cols > 0) fail(DM_ERR_ARG, "gemr2d: ", which, " is NULL");
 }
 
 // dtype_code: a dm_dtype value, taken as an integer so that any value is checked.
-void gemr2d(int dtype_code, int m, int n, const void *a, int ia, int ja, const int *desca, void *b, int ib, int jb,
-            const int *descb, MPI_Comm comm) {
+void gemr2d(int dtype_code, int m, int n, const void *a, int ia, int ja, const int *desca, dm_grid_place pa, void *b,
+            int ib, int jb, const int *descb, dm_grid_place pb, MPI_Comm comm) {
     require_mpi_initialized();
     int me = 0;
     check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
-    std::vector<std::int64_t> da, db;
+    const bool in_a = on_grid(pa), in_b = on_grid(pb);
     std::size_t elsize = 0;
     dm_dtype dtype = DM_FLOAT64;
+    std::vector<std::int64_t> mine_a, mine_b;
     collective(comm, [&] {
-        require_pointer(desca, "gemr2d: desca");
-        require_pointer(descb, "gemr2d: descb");
+        if (in_a) require_pointer(desca, "gemr2d: desca");
+        if (in_b) require_pointer(descb, "gemr2d: descb");
         dtype = checked_dtype(dtype_code);
         elsize = dtype_size(dtype);
         if (m < 0 || n < 0) fail(DM_ERR_ARG, "gemr2d: m and n must be non-negative (", m, ", ", n, ")");
+        mine_a = description(desca, pa);
+        mine_b = description(descb, pb);
     });
     require_same(comm, {dtype, m, n, ia, ja, ib, jb}, "gemr2d: dtype, m, n, ia, ja, ib, jb");
-    const bool in_a = desca[kCtxt] >= 0, in_b = descb[kCtxt] >= 0;
-    std::vector<std::int64_t> mine_a, mine_b;
-    collective(comm, [&] {
-        mine_a = description(desca, in_a);
-        mine_b = description(descb, in_b);
-    });
-    da = share_description(comm, mine_a, "A");
-    db = share_description(comm, mine_b, "B");
-    Side sa, sb;
+    const std::vector<std::int64_t> da = share_description(comm, mine_a, "A"), db = share_description(comm, mine_b, "B");
     collective(comm, [&] {
         check_description(da, "A");
         check_description(db, "B");
-        sa = side_of(da, desca, ia, ja, me, elsize);
-        sb = side_of(db, descb, ib, jb, me, elsize);
-        for (auto [member, side, which] : {std::tuple(in_a, &sa, "A"), std::tuple(in_b, &sb, "B")})
-            if (member == side->coords.empty())
-                fail(DM_ERR_ARG, "gemr2d: rank ", me, member ? " is not on the grid of " : " is on the grid of ", which,
-                     member ? " but passes its context" : " but passes CTXT -1");
+    });
+    const auto [grid_a, grid_b] = grid_ranks(comm, pa, pb, da, db);
+    Side sa, sb;
+    collective(comm, [&] {
+        sa = side_of(da, grid_a, desca, ia, ja, me, elsize);
+        sb = side_of(db, grid_b, descb, ib, jb, me, elsize);
         check_matrix(da, desca, in_a, m, n, ia, ja, sa, a, "A");
         check_matrix(db, descb, in_b, m, n, ib, jb, sb, b, "B");
     });
     if (m == 0 || n == 0) return;
-    // A plan depends on the shared descriptions, the arguments and this rank's
-    // leading dimensions; programs repeat the same copy, so plans are cached on
-    // the communicator. Every rank must agree to reuse (one allreduce).
+    // A plan depends on the shared descriptions, the grids, the arguments and this
+    // rank's leading dimensions; programs repeat the same copy, so plans are cached
+    // on the communicator. Every rank must agree to reuse (one allreduce).
     std::vector<std::int64_t> key = {dtype, m, n, ia, ja, ib, jb, in_a ? desca[kLld] : -1, in_b ? descb[kLld] : -1};
-    key.insert(key.end(), da.begin(), da.end());
-    key.push_back(-2);  // separates the two descriptions
-    key.insert(key.end(), db.begin(), db.end());
+    for (const auto *part : {&da, &db}) {
+        key.insert(key.end(), part->begin(), part->end());
+        key.push_back(-2);  // separates the parts
+    }
+    key.insert(key.end(), grid_a.begin(), grid_a.end());
+    key.push_back(-2);
+    key.insert(key.end(), grid_b.begin(), grid_b.end());
     PlanCache &cache = cache_of(comm);
     std::shared_ptr<const RedistPlan> plan = cache.find(key);
     int hit = plan != nullptr, all_hit = 0;
@@ -201,6 +238,20 @@ void gemr2d(int dtype_code, int m, int n, const void *a, int ia, int ja, const i
         cache.insert(std::move(key), plan);
     }
     plan->execute(a, b);
+}
+
+// Where this rank of comm sits on the grid a dm_redist_context describes: off it
+// where the descriptor's CTXT is -1 (a rank of the grid that says so leaves its
+// position empty, which grid_ranks reports).
+dm_grid_place place_on(const int *desc, int me, const char *which) {
+    dm_grid_place p{-1, -1, -1, -1};
+    if (!desc || desc[kCtxt] < 0) return p;
+    const Context c = context_of(desc[kCtxt]);
+    p.nprow = c.nprow, p.npcol = c.npcol;
+    for (std::size_t i = 0; i < c.ranks.size(); ++i)
+        if (c.ranks[i] == me) p.myrow = static_cast<int>(i) / c.npcol, p.mycol = static_cast<int>(i) % c.npcol;
+    if (p.myrow < 0) fail(DM_ERR_ARG, "gemr2d: rank ", me, " is not on the grid of ", which, " but passes its context");
+    return p;
 }
 
 }  // namespace
@@ -240,10 +291,27 @@ int dm_redist_context_coords(int ctxt, int rank, int *nprow, int *npcol, int *my
     });
 }
 
+int dm_redist_gemr2d_placed(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const int desca[9],
+                            dm_grid_place a_place, void *b, int ib, int jb, const int descb[9], dm_grid_place b_place,
+                            MPI_Comm comm) {
+    return dm::c_boundary(__func__, [&] {
+        dm::redist::gemr2d(dm::enum_value(dtype), m, n, a, ia, ja, desca, a_place, b, ib, jb, descb, b_place, comm);
+    });
+}
+
 int dm_redist_gemr2d(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const int desca[9], void *b, int ib,
                      int jb, const int descb[9], MPI_Comm comm) {
-    return dm::c_boundary(
-        __func__, [&] { dm::redist::gemr2d(dm::enum_value(dtype), m, n, a, ia, ja, desca, b, ib, jb, descb, comm); });
+    return dm::c_boundary(__func__, [&] {
+        dm::require_mpi_initialized();
+        int me = 0;
+        dm::check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
+        dm_grid_place pa{}, pb{};
+        dm::collective(comm, [&] {
+            pa = dm::redist::place_on(desca, me, "A");
+            pb = dm::redist::place_on(descb, me, "B");
+        });
+        dm::redist::gemr2d(dm::enum_value(dtype), m, n, a, ia, ja, desca, pa, b, ib, jb, descb, pb, comm);
+    });
 }
 
 int dm_redist_pgemr2d(int m, int n, const double *a, int ia, int ja, const int desca[9], double *b, int ib, int jb,
