@@ -1,9 +1,12 @@
 /*
- * redist_vs_scalapack.c — datamotion's dm_redist_pgemr2d against ScaLAPACK's
- * pdgemr2d, side by side in one run, with an MPI_Alltoallv of exactly the same
- * bytes per rank pair as the lower-bound reference.
+ * redist_vs_scalapack.c — ScaLAPACK's pdgemr2d against datamotion's ScaLAPACK
+ * drop-in (the same Fortran entry, pdgemr2d_, from libdatamotion_scalapack),
+ * COSTA's drop-in (libcosta_scalapack) where given, datamotion's own
+ * dm_redist_pgemr2d, and an MPI_Alltoallv of exactly the same bytes per rank
+ * pair as the lower-bound reference, side by side in one run.
  *
- *   mpirun -n 4 redist_vs_scalapack [--reps R] [--reps-large R] [N ...]
+ *   mpirun -n 4 redist_vs_scalapack [--reps R] [--reps-large R]
+ *                                   [--drop-in LIB] [--costa LIB] [N ...]
  *
  * For every matrix order N (default 1000 2000 4000 8000) and every case, an
  * N x N matrix of doubles is block-cyclic on BLACS grids and on datamotion
@@ -13,23 +16,25 @@
  *   grid-a  grid D -> P x 1, D from MPI_Dims_create (2x2 -> 4x1 at 4 ranks;
  *           at 2 ranks D is 2x1, so 2x1 -> 1x2), blocks 64x64;
  *   grid-b  grid 1 x P -> D (1x4 -> 2x2 at 4 ranks, 1x2 -> 2x1 at 2), blocks 64x64.
- * Each repetition times, one after the other (interleaved), ScaLAPACK's
- * Cpdgemr2d, dm_redist_pgemr2d (which builds its plan inside the call, or takes
- * it from its cache), and an MPI_Alltoallv whose count for every rank pair (a
- * rank and itself included) is the number of elements the redistribution moves
- * between them, from and to contiguous buffers. A warm-up round precedes the timed ones; a time is the slowest
- * rank's, after a barrier; the table shows medians (and, below it, min..max).
- * Every rank checks, element by element, that datamotion's result equals
- * ScaLAPACK's and that both hold A's values; any difference aborts the run.
+ * Each library's pdgemr2d_ is its own definition, looked up in that library
+ * (dlopen, dlsym), so one process times them all on the same matrices; the
+ * output names the library each came from. Each repetition times them one
+ * after the other (interleaved), with the drop-ins and dm_redist_pgemr2d
+ * building their plans inside the call or taking them from their caches. A
+ * warm-up round precedes the timed ones; a time is the slowest rank's, after a
+ * barrier; the table shows medians (and, below it, min..max). Every rank
+ * checks, element by element, that every result equals ScaLAPACK's and that
+ * ScaLAPACK's holds A's values; any difference aborts the run.
  *
  * --reps R        timed repetitions for N <= 4000 (default 5)
  * --reps-large R  timed repetitions for N > 4000 (default 3)
+ * --drop-in LIB   datamotion's drop-in library (libdatamotion_scalapack.so)
+ * --costa LIB     COSTA's drop-in library (libcosta_scalapack.so)
  *
- * Debian ships no header for ScaLAPACK's C interface (BLACS's Cblacs_* and the
- * redistribution's Cpdgemr2d, both in libscalapack-openmpi): the prototypes
- * are declared below. Their integers are C int (Debian's build is LP64).
+ * Debian ships no header for ScaLAPACK's C interface (BLACS's Cblacs_*): the
+ * prototypes are declared below. Their integers are C int (Debian's build is LP64).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* dladdr */
 
 #include <datamotion/core.h>
 #include <datamotion/layout.h>
@@ -37,6 +42,7 @@
 
 #include <mpi.h>
 
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,8 +56,6 @@ void Cblacs_gridinit(int *icontxt, char *order, int nprow, int npcol);
 void Cblacs_gridinfo(int icontxt, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int icontxt);
 void Cblacs_exit(int notdone);
-void Cpdgemr2d(int m, int n, double *a, int ia, int ja, int *desca, double *b, int ib, int jb, int *descb,
-               int gcontext);
 
 #define MAX_SIZES 32
 #define SENTINEL (-1.0)
@@ -205,9 +209,12 @@ static void matrix_set(Matrix *a, double v) {
     for (int64_t k = 0; k < a->lld * a->cols; ++k) a->data[k] = v;
 }
 
-/* Element by element on every rank: datamotion's B equals ScaLAPACK's, and
- * ScaLAPACK's holds A's values. Aborts the run on any difference. */
-static void verify(const Matrix *dm, const Matrix *sl, const Grid *g, int n, int block, const char *label) {
+/* Element by element on every rank: `who`'s B equals ScaLAPACK's, and
+ * ScaLAPACK's holds A's values. Aborts the run on any difference, unless
+ * `tolerated` (a peer's wrong result is reported, not fatal): then returns the
+ * number of wrong elements. */
+static long long verify(const Matrix *dm, const Matrix *sl, const Grid *g, int n, int block, const char *label,
+                   const char *who, int tolerated) {
     long long bad_dm = 0, bad_sl = 0;
     int64_t first_i = -1, first_j = -1;
     double got = 0, want = 0;
@@ -227,21 +234,23 @@ static void verify(const Matrix *dm, const Matrix *sl, const Grid *g, int n, int
     MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (bad_dm)
         fprintf(stderr,
-                "MISMATCH %s: rank %d: %lld elements of datamotion's result differ from pdgemr2d's; "
+                "MISMATCH %s: rank %d: %lld elements of %s's result differ from pdgemr2d's; "
                 "first B(%lld, %lld) = %.17g, pdgemr2d has %.17g\n",
-                label, world_rank, bad_dm, (long long)first_i, (long long)first_j, got, want);
+                label, world_rank, bad_dm, who, (long long)first_i, (long long)first_j, got, want);
     if (bad_sl)
         fprintf(stderr, "MISMATCH %s: rank %d: %lld elements of pdgemr2d's result are not A's\n", label, world_rank,
                 bad_sl);
     fflush(stderr);
     MPI_Barrier(MPI_COMM_WORLD);
+    if (tolerated && !all[1]) return all[0];
     if (all[0] || all[1]) {
         if (world_rank == 0)
-            fprintf(stderr, "FAILED %s: %lld wrong elements in datamotion's result, %lld in pdgemr2d's\n", label,
-                    all[0], all[1]);
+            fprintf(stderr, "FAILED %s: %lld wrong elements in %s's result, %lld in pdgemr2d's\n", label, all[0],
+                    who, all[1]);
         fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    return 0;
 }
 
 /* The string value of "key" in a flat JSON text, or `out` left as it is. */
@@ -309,15 +318,44 @@ static void describe(const Case *c, char *out, size_t size) {
         snprintf(out, size, "grid %dx%d -> %dx%d, block %d", c->pr_a, c->pc_a, c->pr_b, c->pc_b, c->block_a);
 }
 
+/* What is timed: ScaLAPACK's pdgemr2d, the same Fortran entry from datamotion's
+ * drop-in (libdatamotion_scalapack) and from COSTA's (libcosta_scalapack) where
+ * given, datamotion's own C call, and the Alltoallv of the same bytes. */
+enum { SCALAPACK, DROP_IN, COSTA, DATAMOTION, ALLTOALLV, CONTENDERS };
+static const char *const contender_names[CONTENDERS] = {"ScaLAPACK pdgemr2d", "drop-in pdgemr2d", "COSTA pdgemr2d",
+                                                        "dm_redist_pgemr2d", "alltoallv"};
+
+typedef void Gemr2d(int *m, int *n, double *a, int *ia, int *ja, int *desca, double *b, int *ib, int *jb, int *descb,
+                    int *ictxt);
+
+/* `symbol` of the shared library at `path` (loaded already, or now), or NULL. */
+static void *symbol_in(const char *path, const char *symbol) {
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (!library) library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        if (world_rank == 0) fprintf(stderr, "redist_vs_scalapack: cannot load %s: %s\n", path, dlerror());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return dlsym(library, symbol);
+}
+
+/* The library that holds `function`, as the dynamic linker found it. */
+static const char *library_of(void *function) {
+    Dl_info info;
+    return function && dladdr(function, &info) && info.dli_fname ? info.dli_fname : "?";
+}
+
 typedef struct {
     int n;
     char label[64];
-    Stats sl, dm, a2a;
+    Stats t[CONTENDERS];
+    int wrong[CONTENDERS]; /* a peer's result that differs from ScaLAPACK's */
 } Row;
 
 static void usage(void) {
     if (world_rank == 0)
-        fprintf(stderr, "usage: redist_vs_scalapack [--reps R] [--reps-large R] [N ...]  (N: matrix orders)\n");
+        fprintf(stderr, "usage: redist_vs_scalapack [--reps R] [--reps-large R] [--drop-in LIB] [--costa LIB] "
+                        "[N ...]  (N: matrix orders)\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
@@ -327,8 +365,13 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &world_size);
 
     int sizes[MAX_SIZES], nsizes = 0, reps = 5, reps_large = 3;
+    const char *drop_in_path = NULL, *costa_path = NULL;
     for (int i = 1; i < argc; ++i) {
-        if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+        if (!strcmp(argv[i], "--drop-in") && i + 1 < argc)
+            drop_in_path = argv[++i];
+        else if (!strcmp(argv[i], "--costa") && i + 1 < argc)
+            costa_path = argv[++i];
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps-large") && i + 1 < argc)
             reps_large = atoi(argv[++i]);
@@ -350,6 +393,17 @@ int main(int argc, char **argv) {
     Cblacs_pinfo(&blacs_rank, &blacs_size);
     if (blacs_rank != world_rank || blacs_size != world_size) die("BLACS does not number the ranks as MPI_COMM_WORLD");
 
+    /* ScaLAPACK's own pdgemr2d_ from its library (found through a BLACS function,
+     * which only ScaLAPACK defines), the drop-ins' from theirs: one process, one
+     * matrix, each library's own definition, side by side. */
+    Gemr2d *entry[CONTENDERS] = {NULL};
+    entry[SCALAPACK] = (Gemr2d *)symbol_in(library_of((void *)Cblacs_pinfo), "pdgemr2d_");
+    if (drop_in_path) entry[DROP_IN] = (Gemr2d *)symbol_in(drop_in_path, "pdgemr2d_");
+    if (costa_path) entry[COSTA] = (Gemr2d *)symbol_in(costa_path, "pdgemr2d_");
+    if (!entry[SCALAPACK] || (drop_in_path && !entry[DROP_IN]) || (costa_path && !entry[COSTA]))
+        die("a library given has no pdgemr2d_");
+    int timed[CONTENDERS] = {1, drop_in_path != NULL, costa_path != NULL, 1, 1};
+
     /* Machine facts. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     char library[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -365,7 +419,8 @@ int main(int argc, char **argv) {
     json_string_field(provenance, "git_revision", revision, sizeof revision);
     json_string_field(provenance, "build_type", build_type, sizeof build_type);
     if (world_rank == 0) {
-        printf("# datamotion dm_redist_pgemr2d vs ScaLAPACK pdgemr2d (and MPI_Alltoallv of the same bytes per rank pair)\n\n");
+        printf("# ScaLAPACK's pdgemr2d against datamotion's drop-in, COSTA's drop-in, datamotion's own call and\n"
+               "# MPI_Alltoallv of the same bytes per rank pair\n\n");
         printf("- ranks: %d; cores online (sysconf): %ld; host: %s\n", world_size, cores, host);
         if (world_size > cores)
             printf("- OVERSUBSCRIBED: %d ranks share %ld cores; the MPI shared-memory transport then waits on\n"
@@ -387,6 +442,8 @@ int main(int argc, char **argv) {
                provided == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : "above MPI_THREAD_SINGLE",
                executor && *executor ? executor : "auto (DM_EXCHANGE unset)");
         printf("- datamotion %s (revision %s, %s build)\n", dm_version(), revision, build_type);
+        for (int k = SCALAPACK; k <= COSTA; ++k)
+            if (timed[k]) printf("- %s: pdgemr2d_ of %s\n", contender_names[k], library_of((void *)entry[k]));
         printf("- repetitions: %d (N <= 4000), %d (N > 4000), after one warm-up; times are the slowest rank's,\n"
                "  medians in milliseconds; every result checked element by element against pdgemr2d's\n\n",
                reps, reps_large);
@@ -407,77 +464,103 @@ int main(int argc, char **argv) {
         for (int c = 0; c < ncases; ++c) {
             const Case *cs = &cases[c];
             Grid ga = grid_make(cs->pr_a, cs->pc_a), gb = grid_make(cs->pr_b, cs->pc_b);
-            Matrix a = matrix_make(&ga, n, cs->block_a);
-            Matrix b_sl = matrix_make(&gb, n, cs->block_b), b_dm = matrix_make(&gb, n, cs->block_b);
+            Matrix a = matrix_make(&ga, n, cs->block_a), b[CONTENDERS];
+            for (int k = 0; k < ALLTOALLV; ++k) b[k] = matrix_make(&gb, n, cs->block_b);
             if (a.data) matrix_fill(&a, &ga, n, cs->block_a);
             Exchange x = exchange_make(n, cs->pr_a, cs->pc_a, cs->block_a, cs->pr_b, cs->pc_b, cs->block_b);
 
             Row *row = &rows[nrows++];
+            memset(row, 0, sizeof *row);
             row->n = n;
             describe(cs, row->label, sizeof row->label);
             char label[128];
             snprintf(label, sizeof label, "N = %d, %s", n, row->label);
 
-            double t_sl[64], t_dm[64], t_a2a[64];
+            double t[CONTENDERS][64];
             if (r > 64) die("at most 64 repetitions");
             for (int rep = -1; rep < r; ++rep) { /* rep -1: the warm-up */
-                if (b_sl.data) matrix_set(&b_sl, SENTINEL), matrix_set(&b_dm, SENTINEL);
-                double t0;
-
-                MPI_Barrier(MPI_COMM_WORLD);
-                t0 = MPI_Wtime();
-                Cpdgemr2d(n, n, a.data, 1, 1, a.desc_blacs, b_sl.data, 1, 1, b_sl.desc_blacs, all.blacs);
-                const double sl = slowest(MPI_Wtime() - t0);
-
-                MPI_Barrier(MPI_COMM_WORLD);
-                t0 = MPI_Wtime();
-                const int status =
-                    dm_redist_pgemr2d(n, n, a.data, 1, 1, a.desc_dm, b_dm.data, 1, 1, b_dm.desc_dm, MPI_COMM_WORLD);
-                const double dm = slowest(MPI_Wtime() - t0);
-                check_dm(status, "dm_redist_pgemr2d");
-
-                MPI_Barrier(MPI_COMM_WORLD);
-                t0 = MPI_Wtime();
-                MPI_Alltoallv(x.send, x.send_counts, x.send_displs, MPI_DOUBLE, x.recv, x.recv_counts, x.recv_displs,
-                              MPI_DOUBLE, MPI_COMM_WORLD);
-                const double a2a = slowest(MPI_Wtime() - t0);
-
-                if (rep == -1 || rep == r - 1) verify(&b_dm, &b_sl, &gb, n, cs->block_b, label);
-                if (rep >= 0) t_sl[rep] = 1e3 * sl, t_dm[rep] = 1e3 * dm, t_a2a[rep] = 1e3 * a2a;
+                for (int k = 0; k < CONTENDERS; ++k) {
+                    if (!timed[k]) continue;
+                    if (k < ALLTOALLV && b[k].data) matrix_set(&b[k], SENTINEL);
+                    int one = 1, order = n;
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    const double t0 = MPI_Wtime();
+                    if (k == ALLTOALLV)
+                        MPI_Alltoallv(x.send, x.send_counts, x.send_displs, MPI_DOUBLE, x.recv, x.recv_counts,
+                                      x.recv_displs, MPI_DOUBLE, MPI_COMM_WORLD);
+                    else if (k == DATAMOTION)
+                        check_dm(dm_redist_pgemr2d(n, n, a.data, 1, 1, a.desc_dm, b[k].data, 1, 1, b[k].desc_dm,
+                                                   MPI_COMM_WORLD),
+                                 "dm_redist_pgemr2d");
+                    else
+                        entry[k](&order, &order, a.data, &one, &one, a.desc_blacs, b[k].data, &one, &one,
+                                 b[k].desc_blacs, &all.blacs);
+                    const double seconds = slowest(MPI_Wtime() - t0);
+                    if (rep >= 0) t[k][rep] = 1e3 * seconds;
+                }
+                if (rep == -1 || rep == r - 1)
+                    for (int k = DROP_IN; k < ALLTOALLV; ++k)
+                        if (timed[k] && verify(&b[k], &b[SCALAPACK], &gb, n, cs->block_b, label, contender_names[k],
+                                               k == COSTA))
+                            row->wrong[k] = 1;
             }
-            row->sl = stats_of(t_sl, r), row->dm = stats_of(t_dm, r), row->a2a = stats_of(t_a2a, r);
+            for (int k = 0; k < CONTENDERS; ++k)
+                if (timed[k]) row->t[k] = stats_of(t[k], r);
             if (world_rank == 0) {
-                fprintf(stderr, "  done: %s (pdgemr2d %.1f ms, datamotion %.1f ms, alltoallv %.1f ms)\n", label,
-                        row->sl.median, row->dm.median, row->a2a.median);
+                fprintf(stderr, "  done: %s (ScaLAPACK %.1f ms, drop-in %.1f ms)\n", label, row->t[SCALAPACK].median,
+                        timed[DROP_IN] ? row->t[DROP_IN].median : 0.0);
                 fflush(stderr);
             }
-            matrix_free(&a), matrix_free(&b_sl), matrix_free(&b_dm);
+            matrix_free(&a);
+            for (int k = 0; k < ALLTOALLV; ++k) matrix_free(&b[k]);
             exchange_free(&x);
             grid_free(&ga), grid_free(&gb);
         }
     }
 
     if (world_rank == 0) {
-        printf("| n | case | pdgemr2d ms | datamotion ms | alltoallv ms | pdgemr2d/datamotion | datamotion/alltoallv "
-               "| targets (n >= 4000: >= 5x, <= 1.25x) |\n");
-        printf("|---:|---|---:|---:|---:|---:|---:|---|\n");
+        printf("Medians in ms; ratios of medians (ScaLAPACK / drop-in: how many times faster the drop-in is).\n\n");
+        printf("| n | case |");
+        for (int k = 0; k < CONTENDERS; ++k)
+            if (timed[k]) printf(" %s |", contender_names[k]);
+        printf(" ScaLAPACK / drop-in | COSTA / drop-in | drop-in / dm_redist_pgemr2d | dm_redist_pgemr2d / alltoallv |\n");
+        printf("|---:|---|");
+        for (int k = 0; k < CONTENDERS; ++k)
+            if (timed[k]) printf("---:|");
+        printf("---:|---:|---:|---:|\n");
         for (int i = 0; i < nrows; ++i) {
             const Row *w = &rows[i];
-            const double speedup = w->sl.median / w->dm.median, ratio = w->dm.median / w->a2a.median;
-            const char *verdict = w->n < 4000                       ? "-"
-                                  : speedup >= 5.0 && ratio <= 1.25 ? "met"
-                                  : speedup >= 5.0                  ? "speedup met, alltoallv ratio missed"
-                                  : ratio <= 1.25                   ? "alltoallv ratio met, speedup missed"
-                                                                   : "both missed";
-            printf("| %d | %s | %.1f | %.1f | %.1f | %.2fx | %.2fx | %s |\n", w->n, w->label, w->sl.median,
-                   w->dm.median, w->a2a.median, speedup, ratio, verdict);
+            printf("| %d | %s |", w->n, w->label);
+            for (int k = 0; k < CONTENDERS; ++k)
+                if (timed[k]) printf(" %.1f |", w->t[k].median);
+            const double drop_in = w->t[DROP_IN].median;
+            if (timed[DROP_IN])
+                printf(" %.2fx |", w->t[SCALAPACK].median / drop_in);
+            else
+                printf(" - |");
+            if (timed[DROP_IN] && timed[COSTA])
+                printf(" %.2fx%s |", w->t[COSTA].median / drop_in, w->wrong[COSTA] ? " (COSTA's result wrong)" : "");
+            else
+                printf(" - |");
+            if (timed[DROP_IN])
+                printf(" %.2fx |", drop_in / w->t[DATAMOTION].median);
+            else
+                printf(" - |");
+            printf(" %.2fx |\n", w->t[DATAMOTION].median / w->t[ALLTOALLV].median);
         }
-        printf("\nSpread (min .. max ms over the timed repetitions):\n\n");
-        printf("| n | case | pdgemr2d | datamotion | alltoallv |\n|---:|---|---|---|---|\n");
+        printf("\nSpread (min .. max ms over the timed repetitions):\n\n| n | case |");
+        for (int k = 0; k < CONTENDERS; ++k)
+            if (timed[k]) printf(" %s |", contender_names[k]);
+        printf("\n|---:|---|");
+        for (int k = 0; k < CONTENDERS; ++k)
+            if (timed[k]) printf("---|");
+        printf("\n");
         for (int i = 0; i < nrows; ++i) {
             const Row *w = &rows[i];
-            printf("| %d | %s | %.1f .. %.1f | %.1f .. %.1f | %.1f .. %.1f |\n", w->n, w->label, w->sl.min, w->sl.max,
-                   w->dm.min, w->dm.max, w->a2a.min, w->a2a.max);
+            printf("| %d | %s |", w->n, w->label);
+            for (int k = 0; k < CONTENDERS; ++k)
+                if (timed[k]) printf(" %.1f .. %.1f |", w->t[k].min, w->t[k].max);
+            printf("\n");
         }
         fflush(stdout);
     }

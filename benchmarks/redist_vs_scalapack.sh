@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# datamotion's dm_redist_pgemr2d against ScaLAPACK's pdgemr2d, side by side in
-# one run, on Debian's ScaLAPACK and Open MPI (see docs/redist-benchmarks.md).
+# ScaLAPACK's pdgemr2d against datamotion's ScaLAPACK drop-in (libdatamotion_scalapack),
+# COSTA's drop-in where its sources are given, and datamotion's own dm_redist_pgemr2d,
+# side by side in one run, on Debian's ScaLAPACK and Open MPI (see
+# docs/redist-benchmarks.md and docs/scalapack.md).
 #
 #   benchmarks/redist_vs_scalapack.sh [--np P] [--reps R] [--reps-large R] [N ...]
 #
@@ -14,7 +16,10 @@
 # and the compilers, CMake and Ninja), builds and installs datamotion's C
 # library against /usr/bin/mpicc (Open MPI) into build/openmpi/install, builds
 # the benchmark against that installed package and ScaLAPACK, and runs it with
-# Open MPI's mpirun. Environment: DM_MPIRUN_FLAGS adds flags to mpirun.
+# Open MPI's mpirun. Environment: DM_MPIRUN_FLAGS adds flags to mpirun;
+# COSTA_SOURCE names a folder of COSTA's sources (git clone
+# https://github.com/eth-cscs/COSTA), built here with Open MPI and Debian's ScaLAPACK
+# (COSTA_SCALAPACK=CUSTOM) into build/openmpi/costa for its column; nothing is fetched.
 set -euo pipefail
 
 np=4
@@ -80,7 +85,7 @@ find_package(datamotion REQUIRED)
 add_executable(redist_vs_scalapack "$root/benchmarks/redist_vs_scalapack.c")
 set_target_properties(redist_vs_scalapack PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON
                       BUILD_RPATH "$prefix/lib")
-target_link_libraries(redist_vs_scalapack PRIVATE datamotion::datamotion "$scalapack_lib")
+target_link_libraries(redist_vs_scalapack PRIVATE datamotion::datamotion "$scalapack_lib" \${CMAKE_DL_LIBS})
 EOF
 cmake -S "$bench_src" -B "$bench_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DMPI_C_COMPILER="$mpicc" -Ddatamotion_DIR="$prefix/lib/cmake/datamotion" > "$logs/bench-configure.log" 2>&1 \
@@ -94,6 +99,19 @@ if ldd "$bench_build/redist_vs_scalapack" | grep -Ei 'libmpi' | grep -vq 'libmpi
   exit 1
 fi
 
+# ---- COSTA's drop-in, where its sources are given ----
+drop_ins=(--drop-in "$prefix/lib/libdatamotion_scalapack.so")
+if [[ -n "${COSTA_SOURCE:-}" ]]; then
+  echo "== building COSTA from $COSTA_SOURCE against Open MPI and $scalapack_lib"
+  cmake -S "$COSTA_SOURCE" -B "$build/costa" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
+    -DCOSTA_SCALAPACK=CUSTOM -DCOSTA_SCALAPACK_LINK_LIBRARIES="$scalapack_lib" \
+    -DMPI_C_COMPILER="$mpicc" -DMPI_CXX_COMPILER="$mpicxx" > "$logs/costa.log" 2>&1 \
+    && cmake --build "$build/costa" >> "$logs/costa.log" 2>&1 || { tail -30 "$logs/costa.log" >&2; exit 1; }
+  drop_ins+=(--costa "$(find "$build/costa" -name libcosta_scalapack.so | head -n1)")
+else
+  echo "== no COSTA column: set COSTA_SOURCE to COSTA's sources (git clone https://github.com/eth-cscs/COSTA)"
+fi
+
 # ---- run ----
 if command -v git > /dev/null && git -C "$root" rev-parse --git-dir > /dev/null 2>&1; then
   echo "== datamotion checkout: $(git -C "$root" describe --always --dirty 2>/dev/null)"
@@ -105,6 +123,6 @@ flags=(--oversubscribe -n "$np")
 [[ "$np" -gt "$cores" ]] && flags+=(--bind-to none)
 # shellcheck disable=SC2206
 [[ -n "${DM_MPIRUN_FLAGS:-}" ]] && flags+=(${DM_MPIRUN_FLAGS})
-echo "== $mpirun ${flags[*]} redist_vs_scalapack ${args[*]:-}"
+echo "== $mpirun ${flags[*]} redist_vs_scalapack ${drop_ins[*]} ${args[*]:-}"
 [[ "$np" -gt "$cores" ]] && echo "== note: $np ranks on $cores cores is oversubscribed"
-exec "$mpirun" "${flags[@]}" "$bench_build/redist_vs_scalapack" "${args[@]}"
+exec "$mpirun" "${flags[@]}" "$bench_build/redist_vs_scalapack" "${drop_ins[@]}" "${args[@]}"

@@ -109,7 +109,9 @@ void gemr2d(const char *name, dm_dtype dtype, int m, int n, const void *a, int i
 }  // namespace
 
 // Each element type's four entries: C with a context, C without one, and the
-// Fortran twins of both.
+// Fortran twins of both. Each calls gemr2d itself, never another exported entry:
+// a call between exported names would go wherever the process binds that name
+// (ScaLAPACK's own, where this library is loaded after it).
 #define DM_GEMR2D_ENTRIES(letter, NAME, type, dtype)                                                               \
     DM_SCALAPACK_API void Cp##letter##gemr2d(int m, int n, type *a, int ia, int ja, int *desca, type *b, int ib,   \
                                              int jb, int *descb, int ictxt) {                                      \
@@ -121,11 +123,11 @@ void gemr2d(const char *name, dm_dtype dtype, int m, int n, const void *a, int i
     }                                                                                                              \
     DM_SCALAPACK_API void p##letter##gemr2d_(int *m, int *n, type *a, int *ia, int *ja, int *desca, type *b,       \
                                              int *ib, int *jb, int *descb, int *ictxt) {                           \
-        Cp##letter##gemr2d(*m, *n, a, *ia, *ja, desca, b, *ib, *jb, descb, *ictxt);                                \
+        gemr2d(NAME, dtype, *m, *n, a, *ia, *ja, desca, b, *ib, *jb, descb, *ictxt, communicator_of(*ictxt));      \
     }                                                                                                              \
     DM_SCALAPACK_API void p##letter##gemr2do_(int *m, int *n, type *a, int *ia, int *ja, int *desca, type *b,      \
                                               int *ib, int *jb, int *descb) {                                      \
-        Cp##letter##gemr2do(*m, *n, a, *ia, *ja, desca, b, *ib, *jb, descb);                                       \
+        gemr2d(NAME, dtype, *m, *n, a, *ia, *ja, desca, b, *ib, *jb, descb, 0, every_process());                   \
     }
 
 DM_GEMR2D_ENTRIES(s, "PSGEMR2D", float, DM_FLOAT32)
