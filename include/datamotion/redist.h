@@ -161,6 +161,32 @@ DM_API int dm_redist_gemr2d_placed(dm_dtype dtype, int m, int n, const void *a, 
                                    dm_grid_place a_place, void *b, int ib, int jb, const int descb[9],
                                    dm_grid_place b_place, MPI_Comm comm);
 
+/** How dm_redist_transform reads its source: as it is, transposed, or
+ *  transposed and conjugated (complex types; the same as transposed for others). */
+typedef enum dm_redist_op {
+    DM_REDIST_NO_TRANSPOSE = 0,
+    DM_REDIST_TRANSPOSE = 1,
+    DM_REDIST_CONJUGATE_TRANSPOSE = 2
+} dm_redist_op;
+
+/** Collective on comm. B(ib:ib+m-1, jb:jb+n-1) = alpha op(A) + beta B, where A
+ *  is the m x n submatrix at (ia, ja) (op DM_REDIST_NO_TRANSPOSE) or the n x m
+ *  one (transposed), redistributed on the way as dm_redist_gemr2d does
+ *  (ScaLAPACK's p?tran, p?tranu, p?tranc with grids that may differ). `alpha`
+ *  and `beta` each point to one value of `dtype` (NULL: 1 and 0). With beta 0
+ *  B's old values are not read; otherwise the moved values land in scratch
+ *  memory of B's local size first. No transform of bool values. */
+DM_API int dm_redist_transform(dm_dtype dtype, dm_redist_op op, int m, int n, const void *alpha, const void *a, int ia,
+                               int ja, const int desca[9], const void *beta, void *b, int ib, int jb,
+                               const int descb[9], MPI_Comm comm);
+
+/** Collective on comm. dm_redist_transform with grids given by place, as
+ *  dm_redist_gemr2d_placed takes them. */
+DM_API int dm_redist_transform_placed(dm_dtype dtype, dm_redist_op op, int m, int n, const void *alpha, const void *a,
+                                      int ia, int ja, const int desca[9], dm_grid_place a_place, const void *beta,
+                                      void *b, int ib, int jb, const int descb[9], dm_grid_place b_place,
+                                      MPI_Comm comm);
+
 /** Collective on comm. dm_redist_gemr2d for double (ScaLAPACK's pdgemr2d). */
 DM_API int dm_redist_pgemr2d(int m, int n, const double *a, int ia, int ja, const int desca[9], double *b, int ib,
                              int jb, const int descb[9], MPI_Comm comm);

@@ -237,6 +237,27 @@ int Side::rank_of(const std::vector<int> &cell) const {
     return ranks[index];
 }
 
+Side Side::transposed() const {
+    Side t = *this;
+    std::reverse(t.maps.begin(), t.maps.end());
+    std::reverse(t.offset.begin(), t.offset.end());
+    std::reverse(t.dims.begin(), t.dims.end());
+    std::reverse(t.coords.begin(), t.coords.end());
+    std::reverse(t.byte_strides.begin(), t.byte_strides.end());
+    // Cells stay row-major over the reversed axes: the cell (c_n-1, ..., c_0) of
+    // the transpose is the cell (c_0, ..., c_n-1) of this side.
+    std::vector<int> cell(dims.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        std::size_t rest = i;
+        for (std::size_t a = t.dims.size(); a-- > 0;) {
+            cell[t.dims.size() - 1 - a] = static_cast<int>(rest % static_cast<std::size_t>(t.dims[a]));
+            rest /= static_cast<std::size_t>(t.dims[a]);
+        }
+        t.ranks[i] = rank_of(cell);
+    }
+    return t;
+}
+
 Side Side::of(const array::DistArray &a) {
     Side s;
     const auto &grid = a.grid();
@@ -316,6 +337,7 @@ RedistPlan::RedistPlan(MPI_Comm comm, const Side &src, const Side &dst, std::vec
 
 void RedistPlan::plan(const Side &src, const Side &dst, const std::vector<std::int64_t> &counts, dm_dtype dtype,
                       int method_code, exchange::Executor executor) {
+    window_ = window_of(dst.maps, dst.coords, dst.offset, counts, dst.byte_strides, dst.origin, dtype);
     axis_ = factor_axis(src, dst);
     executor_ = executor;
     collective(comm_, [&] {
@@ -581,6 +603,20 @@ void RedistPlan::execute(const void *from, void *to) const {
     const void *slots[2] = {from, to};
     exchange_->begin(slots);
     exchange_->end();
+}
+
+void RedistPlan::execute(const void *from, void *to, const Scale &scale) const {
+    if (scale.none()) return execute(from, to);
+    if (!exchange_) fail(DM_ERR_ARG, "redist: values are scaled only by single-stage plans, not 'per-axis' ones");
+    if (scale.beta == std::complex<double>(0.0)) {
+        execute(from, to);
+        if (to) apply(window_, scale, to, to);
+        return;
+    }
+    if (to && scratch_.size() < static_cast<std::size_t>(window_.storage_bytes))
+        scratch_.resize(static_cast<std::size_t>(window_.storage_bytes));
+    execute(from, to ? scratch_.data() : nullptr);
+    if (to) apply(window_, scale, scratch_.data(), to);
 }
 
 void RedistPlan::plan_self(const Side &src, const Side &dst, const std::vector<std::vector<OverlapRun>> &out_runs,

@@ -8,6 +8,7 @@
 #include "exchange/plan.hpp"
 #include "layout/distribution.hpp"
 #include "redist/overlap.hpp"
+#include "redist/scale.hpp"
 
 #include <mpi.h>
 
@@ -32,6 +33,9 @@ struct Side {
 
     int rank_of(const std::vector<int> &cell) const;
     static Side of(const array::DistArray &a);
+    // The same storage with its axes in reverse order (NumPy's a.T): a plan from
+    // a side's transpose to another side moves the transpose of the data.
+    Side transposed() const;
 };
 
 // Collective on comm: the description that the ranks holding one side pass
@@ -73,6 +77,12 @@ public:
     bool in_flight() const;
     // Collective. Moves from the storage `from` to the storage `to` (the sides' buffers).
     void execute(const void *from, void *to) const;
+    // Collective. The same with the values transformed on the way (scale.hpp):
+    // to = alpha op(from) + beta to over the destination's window. With beta 0
+    // the values land in `to` and are scaled there; otherwise they land in a
+    // scratch copy of the destination's storage (allocated at the first such call)
+    // and are combined into `to` in one pass.
+    void execute(const void *from, void *to, const Scale &scale) const;
     // Local: the executors of this rank's messages, and why.
     std::string describe() const;
     // Local: this rank's messages and local copies, stage after stage (rounds
@@ -109,6 +119,8 @@ private:
     dm_redist_method method_ = DM_REDIST_AUTO;
     std::unique_ptr<exchange::Plan> exchange_;
     std::size_t elsize_ = 8;
+    Window window_;                                 // the destination window on this rank (scale.hpp)
+    mutable std::vector<unsigned char> scratch_;    // execute(..., scale) with beta != 0
     mutable const array::DistArray *active_[2] = {nullptr, nullptr};  // the arrays of the execution in flight
     exchange::Executor executor_ = exchange::Executor::Auto;  // slots: 0 the source storage, 1 the destination's
     // Schedules: the axis whose block size changes by an integer factor (or -1),

@@ -184,9 +184,12 @@ void check_matrix(const std::vector<std::int64_t> &d, const int *desc, bool memb
     if (!data && local_rows > 0 && local_cols > 0) fail(DM_ERR_ARG, "gemr2d: ", which, " is NULL");
 }
 
-// dtype_code: a dm_dtype value, taken as an integer so that any value is checked.
-void gemr2d(int dtype_code, int m, int n, const void *a, int ia, int ja, const int *desca, dm_grid_place pa, void *b,
-            int ib, int jb, const int *descb, dm_grid_place pb, MPI_Comm comm) {
+// B(ib.., jb..) (m x n) = alpha op(A(ia.., ja..)) + beta B, A m x n (op none) or
+// n x m. dtype_code, op_code: dm_dtype and dm_redist_op values, taken as integers
+// so that any value is checked.
+void transform(int dtype_code, int op_code, const Scale &scale, int m, int n, const void *a, int ia, int ja,
+               const int *desca, dm_grid_place pa, void *b, int ib, int jb, const int *descb, dm_grid_place pb,
+               MPI_Comm comm) {
     require_mpi_initialized();
     int me = 0;
     check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
@@ -200,10 +203,15 @@ void gemr2d(int dtype_code, int m, int n, const void *a, int ia, int ja, const i
         dtype = checked_dtype(dtype_code);
         elsize = dtype_size(dtype);
         if (m < 0 || n < 0) fail(DM_ERR_ARG, "gemr2d: m and n must be non-negative (", m, ", ", n, ")");
+        if (op_code < DM_REDIST_NO_TRANSPOSE || op_code > DM_REDIST_CONJUGATE_TRANSPOSE)
+            fail(DM_ERR_ARG, "gemr2d: unknown transposition ", op_code);
+        if (dtype == DM_BOOL && !scale.none()) fail(DM_ERR_TYPE, "gemr2d: bool values cannot be scaled");
         mine_a = description(desca, pa);
         mine_b = description(descb, pb);
     });
-    require_same(comm, {dtype, m, n, ia, ja, ib, jb}, "gemr2d: dtype, m, n, ia, ja, ib, jb");
+    require_same(comm, {dtype, op_code, m, n, ia, ja, ib, jb}, "gemr2d: dtype, transposition, m, n, ia, ja, ib, jb");
+    const bool transposed = op_code != DM_REDIST_NO_TRANSPOSE;
+    const int a_rows = transposed ? n : m, a_cols = transposed ? m : n;  // of A's submatrix
     const std::vector<std::int64_t> da = share_description(comm, mine_a, "A"), db = share_description(comm, mine_b, "B");
     collective(comm, [&] {
         check_description(da, "A");
@@ -214,14 +222,17 @@ void gemr2d(int dtype_code, int m, int n, const void *a, int ia, int ja, const i
     collective(comm, [&] {
         sa = side_of(da, grid_a, desca, ia, ja, me, elsize);
         sb = side_of(db, grid_b, descb, ib, jb, me, elsize);
-        check_matrix(da, desca, in_a, m, n, ia, ja, sa, a, "A");
+        check_matrix(da, desca, in_a, a_rows, a_cols, ia, ja, sa, a, "A");
         check_matrix(db, descb, in_b, m, n, ib, jb, sb, b, "B");
     });
     if (m == 0 || n == 0) return;
+    // B's axes are (column, row); B(i, j) = A(j, i) pairs them with A's (row, column).
+    if (transposed) sa = sa.transposed();
     // A plan depends on the shared descriptions, the grids, the arguments and this
     // rank's leading dimensions; programs repeat the same copy, so plans are cached
     // on the communicator. Every rank must agree to reuse (one allreduce).
-    std::vector<std::int64_t> key = {dtype, m, n, ia, ja, ib, jb, in_a ? desca[kLld] : -1, in_b ? descb[kLld] : -1};
+    std::vector<std::int64_t> key = {dtype, transposed, m, n, ia, ja, ib, jb, in_a ? desca[kLld] : -1,
+                                     in_b ? descb[kLld] : -1};
     for (const auto *part : {&da, &db}) {
         key.insert(key.end(), part->begin(), part->end());
         key.push_back(-2);  // separates the parts
@@ -237,7 +248,9 @@ void gemr2d(int dtype_code, int m, int n, const void *a, int ia, int ja, const i
         plan = std::make_shared<const RedistPlan>(comm, sa, sb, std::vector<std::int64_t>{n, m}, dtype, DM_REDIST_AUTO);
         cache.insert(std::move(key), plan);
     }
-    plan->execute(a, b);
+    Scale values = scale;
+    values.conjugate = op_code == DM_REDIST_CONJUGATE_TRANSPOSE && (dtype == DM_COMPLEX64 || dtype == DM_COMPLEX128);
+    plan->execute(a, b, values);
 }
 
 // Where this rank of comm sits on the grid a dm_redist_context describes: off it
@@ -294,23 +307,49 @@ int dm_redist_context_coords(int ctxt, int rank, int *nprow, int *npcol, int *my
 int dm_redist_gemr2d_placed(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const int desca[9],
                             dm_grid_place a_place, void *b, int ib, int jb, const int descb[9], dm_grid_place b_place,
                             MPI_Comm comm) {
-    return dm::c_boundary(__func__, [&] {
-        dm::redist::gemr2d(dm::enum_value(dtype), m, n, a, ia, ja, desca, a_place, b, ib, jb, descb, b_place, comm);
-    });
+    return dm_redist_transform_placed(dtype, DM_REDIST_NO_TRANSPOSE, m, n, nullptr, a, ia, ja, desca, a_place, nullptr, b,
+                                      ib, jb, descb, b_place, comm);
 }
 
 int dm_redist_gemr2d(dm_dtype dtype, int m, int n, const void *a, int ia, int ja, const int desca[9], void *b, int ib,
                      int jb, const int descb[9], MPI_Comm comm) {
+    return dm_redist_transform(dtype, DM_REDIST_NO_TRANSPOSE, m, n, nullptr, a, ia, ja, desca, nullptr, b, ib, jb, descb,
+                               comm);
+}
+
+int dm_redist_transform_placed(dm_dtype dtype, dm_redist_op op, int m, int n, const void *alpha, const void *a, int ia,
+                               int ja, const int desca[9], dm_grid_place a_place, const void *beta, void *b, int ib,
+                               int jb, const int descb[9], dm_grid_place b_place, MPI_Comm comm) {
+    return dm::c_boundary(__func__, [&] {
+        dm::redist::Scale scale;
+        dm::collective(comm, [&] {
+            const dm_dtype type = dm::checked_dtype(dm::enum_value(dtype));
+            scale.alpha = dm::redist::number_at(type, alpha, 1.0);
+            scale.beta = dm::redist::number_at(type, beta, 0.0);
+        });
+        dm::redist::transform(dm::enum_value(dtype), dm::enum_value(op), scale, m, n, a, ia, ja, desca, a_place, b, ib,
+                              jb, descb, b_place, comm);
+    });
+}
+
+int dm_redist_transform(dm_dtype dtype, dm_redist_op op, int m, int n, const void *alpha, const void *a, int ia, int ja,
+                        const int desca[9], const void *beta, void *b, int ib, int jb, const int descb[9],
+                        MPI_Comm comm) {
     return dm::c_boundary(__func__, [&] {
         dm::require_mpi_initialized();
         int me = 0;
         dm::check_mpi(MPI_Comm_rank(comm, &me), "MPI_Comm_rank");
         dm_grid_place pa{}, pb{};
+        dm::redist::Scale scale;
         dm::collective(comm, [&] {
             pa = dm::redist::place_on(desca, me, "A");
             pb = dm::redist::place_on(descb, me, "B");
+            const dm_dtype type = dm::checked_dtype(dm::enum_value(dtype));
+            scale.alpha = dm::redist::number_at(type, alpha, 1.0);
+            scale.beta = dm::redist::number_at(type, beta, 0.0);
         });
-        dm::redist::gemr2d(dm::enum_value(dtype), m, n, a, ia, ja, desca, pa, b, ib, jb, descb, pb, comm);
+        dm::redist::transform(dm::enum_value(dtype), dm::enum_value(op), scale, m, n, a, ia, ja, desca, pa, b, ib, jb,
+                              descb, pb, comm);
     });
 }
 

@@ -8,10 +8,12 @@
 #include <datamotion/datamotion.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -192,68 +194,158 @@ std::vector<T> local_matrix(const int desc[9], int myrow, int mycol, int nprow, 
 
 }  // namespace
 
-DM_TEST(gemr2d_copies_submatrices_between_grids_and_groups) {
+namespace {
+
+// A process grid on a random group of ranks (sizes 1 to P, any order) and a
+// random M x N matrix descriptor on it, as this rank sees it.
+struct GridMatrix {
+    int desc[9] = {1, -1, 0, 0, 1, 1, 0, 0, 1};
+    int coords[2] = {-1, -1}, dims[2] = {0, 0};
+    bool member() const { return coords[0] >= 0; }
+    std::int64_t rows() const { return member() ? dm_numroc(desc[2], desc[4], coords[0], desc[6], dims[0]) : 0; }
+    template <class T, class Value>
+    std::vector<T> local(Value value) const {
+        return member() ? local_matrix<T>(desc, coords[0], coords[1], dims[0], dims[1], value) : std::vector<T>{};
+    }
+};
+
+GridMatrix random_grid_matrix(int M, int N) {
     const int P = dmtest::world_size(), me = dmtest::world_rank();
+    const int ranks_used = draw(1, P), first = draw(0, P - ranks_used);
+    int rows = 1;
+    for (int d = 1; d <= ranks_used; ++d)
+        if (ranks_used % d == 0 && draw(0, 1)) rows = d;
+    std::vector<int> ranks(static_cast<size_t>(ranks_used));
+    for (int i = 0; i < ranks_used; ++i) ranks[i] = first + i;
+    if (draw(0, 1)) std::reverse(ranks.begin(), ranks.end());  // any order of the ranks on the grid
+    int ctxt = -1;
+    CHECK_EQ(dm_redist_context(rows, ranks_used / rows, ranks.data(), &ctxt), DM_OK);
+    GridMatrix g;
+    dm_redist_context_coords(ctxt, me, &g.dims[0], &g.dims[1], &g.coords[0], &g.coords[1]);
+    const int mb = draw(1, 5), nb = draw(1, 5), rsrc = draw(0, g.dims[0] - 1), csrc = draw(0, g.dims[1] - 1);
+    const std::int64_t local_rows = g.member() ? dm_numroc(M, mb, g.coords[0], rsrc, g.dims[0]) : 0;
+    const int lld = static_cast<int>(std::max<std::int64_t>(1, local_rows)) + draw(0, 2);
+    if (g.member())
+        CHECK_EQ(dm_descinit(g.desc, M, N, mb, nb, rsrc, csrc, ctxt, g.dims[0], g.dims[1], g.coords[0], lld), DM_OK);
+    return g;
+}
+
+// Whether B's owned rows equal `expected` (padding below them is not B's).
+template <class T>
+bool same_owned(const GridMatrix &g, const std::vector<T> &b, const std::vector<T> &expected) {
+    for (size_t k = 0; k < b.size(); ++k)
+        if (static_cast<std::int64_t>(k % g.desc[8]) < g.rows() && !(b[k] == expected[k])) return false;
+    return true;
+}
+
+template <class T>
+T *data_or_null(std::vector<T> &v) {
+    return v.empty() ? nullptr : v.data();
+}
+
+}  // namespace
+
+DM_TEST(gemr2d_copies_submatrices_between_grids_and_groups) {
     for (int trial = 0; trial < 30; ++trial) {
-        // Two grids on different groups of ranks: sizes from 1 to P, offset ranks.
-        int ctxt[2];
-        for (int g = 0; g < 2; ++g) {
-            const int ranks_used = draw(1, P), first = draw(0, P - ranks_used);
-            int rows = 1;
-            for (int d = 1; d <= ranks_used; ++d)
-                if (ranks_used % d == 0 && draw(0, 1)) rows = d;
-            std::vector<int> ranks(static_cast<size_t>(ranks_used));
-            for (int i = 0; i < ranks_used; ++i) ranks[i] = first + i;
-            if (draw(0, 1)) std::reverse(ranks.begin(), ranks.end());  // any order of the ranks on the grid
-            CHECK_EQ(dm_redist_context(rows, ranks_used / rows, ranks.data(), &ctxt[g]), DM_OK);
-        }
         const int M = draw(1, 30), N = draw(1, 30), m = draw(0, M), n = draw(0, N);
         const int ia = draw(1, M - m + 1), ja = draw(1, N - n + 1);
         const int Mdst = draw(m, M + 8), Ndst = draw(n, N + 8);  // B holds the submatrix
         const int ib = draw(1, Mdst - m + 1), jb = draw(1, Ndst - n + 1);
-        int desc[2][9], coords[2][2], dims[2][2];
-        const int mats[2][2] = {{M, N}, {Mdst, Ndst}};
-        for (int g = 0; g < 2; ++g) {
-            dm_redist_context_coords(ctxt[g], me, &dims[g][0], &dims[g][1], &coords[g][0], &coords[g][1]);
-            const bool member = coords[g][0] >= 0;
-            const int mb = draw(1, 5), nb = draw(1, 5), rsrc = draw(0, dims[g][0] - 1), csrc = draw(0, dims[g][1] - 1);
-            const std::int64_t rows = member ? dm_numroc(mats[g][0], mb, coords[g][0], rsrc, dims[g][0]) : 0;
-            const int lld = static_cast<int>(std::max<std::int64_t>(1, rows)) + draw(0, 2);
-            if (member)
-                CHECK_EQ(dm_descinit(desc[g], mats[g][0], mats[g][1], mb, nb, rsrc, csrc, ctxt[g], dims[g][0],
-                                     dims[g][1], coords[g][0], lld),
-                         DM_OK);
-            else
-                desc[g][0] = 1, desc[g][1] = -1;
-        }
+        const GridMatrix ga = random_grid_matrix(M, N), gb = random_grid_matrix(Mdst, Ndst);
         auto a_value = [](std::int64_t i, std::int64_t j) { return static_cast<double>(i * 1000 + j); };
-        auto sentinel = [](std::int64_t, std::int64_t) { return -1.0; };
-        std::vector<double> a, b;
-        if (coords[0][0] >= 0) a = local_matrix<double>(desc[0], coords[0][0], coords[0][1], dims[0][0], dims[0][1], a_value);
-        if (coords[1][0] >= 0) b = local_matrix<double>(desc[1], coords[1][0], coords[1][1], dims[1][0], dims[1][1], sentinel);
+        std::vector<double> a = ga.local<double>(a_value), b = gb.local<double>([](std::int64_t, std::int64_t) { return -1.0; });
         // Twice: the second call reuses the cached plan, with new data in A.
         for (double &v : a) v = -v;
-        CHECK_EQ(dm_redist_pgemr2d(m, n, a.empty() ? nullptr : a.data(), ia, ja, desc[0], b.empty() ? nullptr : b.data(),
-                                   ib, jb, desc[1], MPI_COMM_WORLD),
+        CHECK_EQ(dm_redist_pgemr2d(m, n, data_or_null(a), ia, ja, ga.desc, data_or_null(b), ib, jb, gb.desc,
+                                   MPI_COMM_WORLD),
                  DM_OK);
         for (double &v : a) v = -v;
-        CHECK_EQ(dm_redist_pgemr2d(m, n, a.empty() ? nullptr : a.data(), ia, ja, desc[0], b.empty() ? nullptr : b.data(),
-                                   ib, jb, desc[1], MPI_COMM_WORLD),
+        CHECK_EQ(dm_redist_pgemr2d(m, n, data_or_null(a), ia, ja, ga.desc, data_or_null(b), ib, jb, gb.desc,
+                                   MPI_COMM_WORLD),
                  DM_OK);
-        if (coords[1][0] >= 0) {
-            auto expected = local_matrix<double>(desc[1], coords[1][0], coords[1][1], dims[1][0], dims[1][1],
-                                                 [&](std::int64_t i, std::int64_t j) {
-                                                     const std::int64_t si = i - (ib - 1), sj = j - (jb - 1);
-                                                     if (si < 0 || sj < 0 || si >= m || sj >= n) return -1.0;
-                                                     return a_value(si + ia - 1, sj + ja - 1);
-                                                 });
-            const std::int64_t rows = dm_numroc(desc[1][2], desc[1][4], coords[1][0], desc[1][6], dims[1][0]);
-            bool same = true;  // compare the owned rows only: padding below them is not B's
-            for (size_t k = 0; k < b.size(); ++k)
-                if (static_cast<std::int64_t>(k % desc[1][8]) < rows && b[k] != expected[k]) same = false;
-            if (!same) dmtest::report(__FILE__, __LINE__, "gemr2d trial " + std::to_string(trial));
-        }
+        const auto expected = gb.local<double>([&](std::int64_t i, std::int64_t j) {
+            const std::int64_t si = i - (ib - 1), sj = j - (jb - 1);
+            if (si < 0 || sj < 0 || si >= m || sj >= n) return -1.0;
+            return a_value(si + ia - 1, sj + ja - 1);
+        });
+        if (!same_owned(gb, b, expected)) dmtest::report(__FILE__, __LINE__, "gemr2d trial " + std::to_string(trial));
     }
+}
+
+namespace {
+
+template <class T>
+constexpr bool is_complex = std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+
+// A value of T exact in every type for small integers: complex ones get an
+// imaginary part of their own, so that a missing conjugation shows.
+template <class T>
+T value_of(std::int64_t re, std::int64_t im) {
+    if constexpr (is_complex<T>)
+        return T(static_cast<typename T::value_type>(re), static_cast<typename T::value_type>(im));
+    else
+        return static_cast<T>(re);
+}
+
+// B = alpha op(A) + beta B over random grids and submatrices, every op, against
+// the formula evaluated per element (small integers, exact in every type).
+template <class T>
+void check_transforms(dm_dtype dtype, const char *name) {
+    for (int trial = 0; trial < 24; ++trial) {
+        const dm_redist_op op = static_cast<dm_redist_op>(draw(0, 2));
+        const bool transposed = op != DM_REDIST_NO_TRANSPOSE;
+        const int m = draw(0, 14), n = draw(0, 14);        // B's submatrix
+        const int am = transposed ? n : m, an = transposed ? m : n;  // A's
+        const int MA = am + draw(0, 6), NA = an + draw(0, 6), ia = draw(1, MA - am + 1), ja = draw(1, NA - an + 1);
+        const int MB = m + draw(0, 6), NB = n + draw(0, 6), ib = draw(1, MB - m + 1), jb = draw(1, NB - n + 1);
+        const GridMatrix ga = random_grid_matrix(MA, NA), gb = random_grid_matrix(MB, NB);
+        const T alpha = value_of<T>(draw(-3, 3), draw(-2, 2)), beta = value_of<T>(draw(0, 1) ? 0 : draw(-2, 2), draw(-2, 2));
+        auto a_value = [](std::int64_t i, std::int64_t j) { return value_of<T>(i * 40 + j, j - i); };
+        auto b_old = [](std::int64_t i, std::int64_t j) { return value_of<T>(j * 7 - i, i + 2); };
+        std::vector<T> a = ga.local<T>(a_value), b = gb.local<T>(b_old);
+        CHECK_EQ(dm_redist_transform(dtype, op, m, n, &alpha, data_or_null(a), ia, ja, ga.desc, &beta, data_or_null(b),
+                                     ib, jb, gb.desc, MPI_COMM_WORLD),
+                 DM_OK);
+        const auto expected = gb.local<T>([&](std::int64_t i, std::int64_t j) {
+            const std::int64_t si = i - (ib - 1), sj = j - (jb - 1);
+            if (si < 0 || sj < 0 || si >= m || sj >= n) return b_old(i, j);
+            T x = transposed ? a_value(sj + ia - 1, si + ja - 1) : a_value(si + ia - 1, sj + ja - 1);
+            if constexpr (is_complex<T>)
+                if (op == DM_REDIST_CONJUGATE_TRANSPOSE) x = std::conj(x);
+            return beta == T() ? alpha * x : alpha * x + beta * b_old(i, j);
+        });
+        if (!same_owned(gb, b, expected))
+            dmtest::report(__FILE__, __LINE__, std::string("transform of ") + name + ", trial " + std::to_string(trial) +
+                                                   ": op " + std::to_string(op) + ", beta " +
+                                                   (beta == T() ? "0" : "not 0") + ", " + std::to_string(m) + " x " +
+                                                   std::to_string(n));
+    }
+}
+
+}  // namespace
+
+DM_TEST(transform_transposes_scales_and_conjugates_between_grids) {
+    check_transforms<std::int32_t>(DM_INT32, "int32");
+    check_transforms<std::int64_t>(DM_INT64, "int64");
+    check_transforms<float>(DM_FLOAT32, "float32");
+    check_transforms<double>(DM_FLOAT64, "float64");
+    check_transforms<std::complex<float>>(DM_COMPLEX64, "complex64");
+    check_transforms<std::complex<double>>(DM_COMPLEX128, "complex128");
+    // NULL alpha and beta are 1 and 0: a plain copy; bad ops and bool values fail everywhere.
+    const GridMatrix g = random_grid_matrix(6, 5);
+    std::vector<double> a = g.local<double>([](std::int64_t i, std::int64_t j) { return double(i + 10 * j); });
+    std::vector<double> b = g.local<double>([](std::int64_t, std::int64_t) { return -1.0; });
+    CHECK_EQ(dm_redist_transform(DM_FLOAT64, DM_REDIST_NO_TRANSPOSE, 6, 5, nullptr, data_or_null(a), 1, 1, g.desc,
+                                 nullptr, data_or_null(b), 1, 1, g.desc, MPI_COMM_WORLD),
+             DM_OK);
+    CHECK(same_owned(g, b, a));
+    CHECK_EQ(dm_redist_transform(DM_FLOAT64, static_cast<dm_redist_op>(7), 6, 5, nullptr, data_or_null(a), 1, 1, g.desc,
+                                 nullptr, data_or_null(b), 1, 1, g.desc, MPI_COMM_WORLD),
+             DM_ERR_ARG);
+    const char one = 1;
+    CHECK_EQ(dm_redist_transform(DM_BOOL, DM_REDIST_TRANSPOSE, 5, 5, &one, data_or_null(a), 1, 1, g.desc, nullptr,
+                                 data_or_null(b), 1, 1, g.desc, MPI_COMM_WORLD),
+             DM_ERR_TYPE);
 }
 
 DM_TEST(gemr2d_moves_every_element_type_and_rejects_bad_descriptors) {
