@@ -174,7 +174,8 @@ typedef enum dm_redist_op {
  *  one (transposed), redistributed on the way as dm_redist_gemr2d does
  *  (ScaLAPACK's p?tran, p?tranu, p?tranc with grids that may differ). `alpha`
  *  and `beta` each point to one value of `dtype` (NULL: 1 and 0). With beta 0
- *  B's old values are not read; otherwise the moved values land in scratch
+ *  B's old values are not read; with alpha 0 A is not read and nothing moves
+ *  (B = beta B, as PBLAS does); otherwise the moved values land in scratch
  *  memory of B's local size first. No transform of bool values. */
 DM_API int dm_redist_transform(dm_dtype dtype, dm_redist_op op, int m, int n, const void *alpha, const void *a, int ia,
                                int ja, const int desca[9], const void *beta, void *b, int ib, int jb,

@@ -1,6 +1,7 @@
 /* datamotion under ScaLAPACK programs: ScaLAPACK's own redistribution entry
- * points, with ScaLAPACK's exact C and Fortran signatures, carried out by
- * datamotion's redistribution (dm_redist_gemr2d_placed).
+ * points (p?gemr2d) and PBLAS's transposes (p?tran, p?tranu, p?tranc), with
+ * their exact C and Fortran signatures, carried out by datamotion's
+ * redistribution (dm_redist_gemr2d_placed, dm_redist_transform_placed).
  *
  * These live in a library of their own, libdatamotion_scalapack (CMake target
  * datamotion::scalapack, pkg-config datamotion-scalapack), which a ScaLAPACK
@@ -68,6 +69,24 @@ void pdgemr2do_(int *m, int *n, double *a, int *ia, int *ja, int *desca, double 
 void pcgemr2do_(int *m, int *n, void *a, int *ia, int *ja, int *desca, void *b, int *ib, int *jb, int *descb);
 void pzgemr2do_(int *m, int *n, void *a, int *ia, int *ja, int *desca, void *b, int *ib, int *jb, int *descb);
 void pigemr2do_(int *m, int *n, int *a, int *ia, int *ja, int *desca, int *b, int *ib, int *jb, int *descb);
+
+/* PBLAS's transposes: C(ic:ic+m-1, jc:jc+n-1) = beta C + alpha A(ia:ia+n-1,
+ * ja:ja+m-1)' (p?tranc: the conjugate transpose), A and C on the same BLACS
+ * grid, alpha and beta one value of the type. As PBLAS: beta 0 does not read C,
+ * alpha 0 does not read A. Collective over the processes of A's grid. (PBLAS has
+ * no pctran or pztran; pctranu and pztranu are the plain complex transposes.) */
+void pstran_(int *m, int *n, float *alpha, float *a, int *ia, int *ja, int *desca, float *beta, float *c, int *ic,
+             int *jc, int *descc);
+void pdtran_(int *m, int *n, double *alpha, double *a, int *ia, int *ja, int *desca, double *beta, double *c, int *ic,
+             int *jc, int *descc);
+void pctranu_(int *m, int *n, void *alpha, void *a, int *ia, int *ja, int *desca, void *beta, void *c, int *ic,
+              int *jc, int *descc);
+void pztranu_(int *m, int *n, void *alpha, void *a, int *ia, int *ja, int *desca, void *beta, void *c, int *ic,
+              int *jc, int *descc);
+void pctranc_(int *m, int *n, void *alpha, void *a, int *ia, int *ja, int *desca, void *beta, void *c, int *ic,
+              int *jc, int *descc);
+void pztranc_(int *m, int *n, void *alpha, void *a, int *ia, int *ja, int *desca, void *beta, void *c, int *ic,
+              int *jc, int *descc);
 
 #ifdef __cplusplus
 }

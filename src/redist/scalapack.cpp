@@ -209,7 +209,8 @@ void transform(int dtype_code, int op_code, const Scale &scale, int m, int n, co
         mine_a = description(desca, pa);
         mine_b = description(descb, pb);
     });
-    require_same(comm, {dtype, op_code, m, n, ia, ja, ib, jb}, "gemr2d: dtype, transposition, m, n, ia, ja, ib, jb");
+    require_same(comm, {dtype, op_code, m, n, ia, ja, ib, jb, scale.alpha == std::complex<double>(0.0)},
+                 "gemr2d: dtype, transposition, m, n, ia, ja, ib, jb, whether alpha is 0");
     const bool transposed = op_code != DM_REDIST_NO_TRANSPOSE;
     const int a_rows = transposed ? n : m, a_cols = transposed ? m : n;  // of A's submatrix
     const std::vector<std::int64_t> da = share_description(comm, mine_a, "A"), db = share_description(comm, mine_b, "B");
@@ -226,6 +227,10 @@ void transform(int dtype_code, int op_code, const Scale &scale, int m, int n, co
         check_matrix(db, descb, in_b, m, n, ib, jb, sb, b, "B");
     });
     if (m == 0 || n == 0) return;
+    if (scale.alpha == std::complex<double>(0.0)) {  // A is not read (as PBLAS): B = beta B
+        if (in_b) apply(window_of(sb.maps, sb.coords, sb.offset, {n, m}, sb.byte_strides, 0, dtype), scale, b, b);
+        return;
+    }
     // B's axes are (column, row); B(i, j) = A(j, i) pairs them with A's (row, column).
     if (transposed) sa = sa.transposed();
     // A plan depends on the shared descriptions, the grids, the arguments and this

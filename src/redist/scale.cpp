@@ -96,10 +96,12 @@ void apply_typed(const Window &w, const Scale &s, const unsigned char *moved, un
     const bool reads_dst = s.beta != std::complex<double>(0.0), conjugate = s.conjugate;
     for_each_element(w, [&](std::int64_t at, std::int64_t stride, std::int64_t count) {
         for (std::int64_t k = 0; k < count; ++k, at += stride) {
-            T x, y = T();
-            std::memcpy(&x, moved + at, sizeof x);
+            T x = T(), y = T();
+            if (alpha != T()) std::memcpy(&x, moved + at, sizeof x);
             if (reads_dst) std::memcpy(&y, dst + at, sizeof y);
-            const T result = reads_dst ? alpha * conjugated(x, conjugate) + beta * y : alpha * conjugated(x, conjugate);
+            const T result = alpha == T() ? beta * y  // x unread: alpha 0 (and y 0 where beta is 0)
+                             : reads_dst  ? alpha * conjugated(x, conjugate) + beta * y
+                                          : alpha * conjugated(x, conjugate);
             std::memcpy(dst + at, &result, sizeof result);
         }
     });

@@ -42,7 +42,8 @@ Window window_of(const std::vector<layout::AxisMap> &maps, const std::vector<int
 
 // Local. Over the window of `dst`: dst = alpha op(moved) + beta dst, where `moved`
 // is storage of the same layout holding the moved values (`moved` may be `dst`
-// itself when beta is 0; beta 0 never reads dst's old values).
+// itself when beta is 0; beta 0 never reads dst's old values, alpha 0 never reads
+// moved: dst = beta dst).
 void apply(const Window &window, const Scale &scale, const void *moved, void *dst);
 
 }  // namespace dm::redist

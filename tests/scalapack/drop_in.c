@@ -6,7 +6,8 @@
  * some ranks are off each grid), and checks every local element of B against the
  * global index it holds: the submatrix moved, the rest untouched.
  *
- *   drop_in          every case, every element type, all entry points
+ *   drop_in          every case, every element type, all entry points; then
+ *                    PBLAS's transposes (p?tran, p?tranu, p?tranc) on one grid
  *   drop_in bad      a bad descriptor entry: ScaLAPACK's message (PXERBLA, with
  *                    the argument number) and B untouched, on every rank
  *
@@ -182,6 +183,63 @@ static int run(const struct Case *k, enum Type t, enum Entry e, int ictxt, int p
     return all;
 }
 
+/* The element at `at` as (re, im); real types have im 0. */
+static void element(enum Type t, const void *data, size_t at, double *re, double *im) {
+    *im = 0;
+    switch (t) {
+    case S: *re = ((const float *)data)[at]; break;
+    case D: *re = ((const double *)data)[at]; break;
+    case C: *re = ((const float *)data)[2 * at], *im = ((const float *)data)[2 * at + 1]; break;
+    case Z: *re = ((const double *)data)[2 * at], *im = ((const double *)data)[2 * at + 1]; break;
+    default: *re = ((const int *)data)[at]; break;
+    }
+}
+
+/* C(ic.., jc..) = beta C + alpha op(A(ia.., ja..)), C m x n and A n x m, both on
+ * a p x q grid of the first p q ranks with blocks of their own; alpha 2, beta
+ * 0 or -1; checked element by element (conjugation shows in the imaginary
+ * parts, which coded values give their own sign). */
+static int run_tran(enum Type t, int conjugate, int p, int q, int m, int n, int ia, int ja, int ic, int jc, double beta) {
+    int ctxt = grid(p, q, 0);
+    struct Matrix a, c;
+    make(&a, t, ctxt, ia - 1 + n + 2, ja - 1 + m + 1, 3, 2, 0, q > 1 ? 1 : 0, 1);
+    make(&c, t, ctxt, ic - 1 + m + 1, jc - 1 + n + 3, 2, 4, p > 1 ? 1 : 0, 0, 0);
+    float alpha_s[2] = {2, 0}, beta_s[2] = {(float)beta, 0};
+    double alpha_d[2] = {2, 0}, beta_d[2] = {beta, 0};
+    void *alpha = t == S || t == C ? (void *)alpha_s : (void *)alpha_d;
+    void *beta_p = t == S || t == C ? (void *)beta_s : (void *)beta_d;
+    if (a.myrow >= 0) {
+        switch (t) {
+        case S: pstran_(&m, &n, alpha, a.data, &ia, &ja, a.desc, beta_p, c.data, &ic, &jc, c.desc); break;
+        case D: pdtran_(&m, &n, alpha, a.data, &ia, &ja, a.desc, beta_p, c.data, &ic, &jc, c.desc); break;
+        case C:
+            (conjugate ? pctranc_ : pctranu_)(&m, &n, alpha, a.data, &ia, &ja, a.desc, beta_p, c.data, &ic, &jc, c.desc);
+            break;
+        default:
+            (conjugate ? pztranc_ : pztranu_)(&m, &n, alpha, a.data, &ia, &ja, a.desc, beta_p, c.data, &ic, &jc, c.desc);
+            break;
+        }
+    }
+    int ok = 1, all = 0;
+    for (int j = 0; c.myrow >= 0 && j < c.cols; ++j)
+        for (int i = 0; i < c.rows; ++i) {
+            int gi = global_of(i, c.desc[MB_], c.myrow, c.desc[RSRC_], p);
+            int gj = global_of(j, c.desc[NB_], c.mycol, c.desc[CSRC_], q);
+            int si = gi - (ic - 1), sj = gj - (jc - 1);
+            double re = sentinel, im = (t == C || t == Z) ? -sentinel : 0, got_re, got_im;
+            if (si >= 0 && si < m && sj >= 0 && sj < n) {
+                double v = coded(ia - 1 + sj, ja - 1 + si), x_im = (t == C || t == Z) ? (conjugate ? v : -v) : 0;
+                re = 2 * v + beta * re, im = 2 * x_im + beta * im;
+            }
+            element(t, c.data, (size_t)j * c.desc[LLD_] + i, &got_re, &got_im);
+            if (got_re != re || got_im != im) ok = 0;
+        }
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    free(a.data), free(c.data);
+    if (a.myrow >= 0) Cblacs_gridexit(ctxt);
+    return all;
+}
+
 /* A bad descriptor entry of B (MB_ = 0) on every rank of B's grid: PXERBLA
  * reports argument 1005 and B is not written. */
 static int bad(int ictxt, int procs) {
@@ -239,7 +297,28 @@ int main(int argc, char **argv) {
                             printf("FAILED: case %d, %s, %s, at %d ranks\n", c, type_names[t], entry_names[e], procs);
                     }
                 }
-        if (me == 0 && passed) printf("drop-in: %d cases x %d types x %d entries passed at %d ranks\n", ncases, TYPES, ENTRIES, procs);
+        /* PBLAS's transposes: grids of every rank (as square as they come), of one row, of one rank */
+        int p = 1;
+        for (int d = 1; d * d <= procs; ++d)
+            if (procs % d == 0) p = d;
+        const int shapes[3][2] = {{p, procs / p}, {1, procs}, {1, 1}};
+        int tran_cases = 0;
+        for (int g = 0; g < 3; ++g)
+            for (int t = S; t <= Z; ++t)
+                for (int conjugate = 0; conjugate <= (t == C || t == Z); ++conjugate)
+                    for (int k = 0; k < 2; ++k, ++tran_cases) {
+                        const double beta = k ? -1 : 0;
+                        const int m = 7 + 5 * k, n = 9 - 4 * k, ia = 1 + k, ja = 2, ic = 3 - k, jc = 1 + 2 * k;
+                        if (!run_tran((enum Type)t, conjugate, shapes[g][0], shapes[g][1], m, n, ia, ja, ic, jc, beta)) {
+                            passed = 0;
+                            if (me == 0)
+                                printf("FAILED: p?tran%s, %s, %d x %d grid, beta %g, at %d ranks\n",
+                                       conjugate ? "c" : "", type_names[t], shapes[g][0], shapes[g][1], beta, procs);
+                        }
+                    }
+        if (me == 0 && passed)
+            printf("drop-in: %d cases x %d types x %d entries of p?gemr2d and %d of p?tran passed at %d ranks\n",
+                   ncases, TYPES, ENTRIES, tran_cases, procs);
     }
     Cblacs_gridexit(ictxt);
     Cblacs_gridexit(row_ictxt);
