@@ -210,11 +210,11 @@ static void matrix_set(Matrix *a, double v) {
 }
 
 /* Element by element on every rank: `who`'s B equals ScaLAPACK's, and
- * ScaLAPACK's holds A's values. Aborts the run on any difference, unless
+ * ScaLAPACK's holds A's values (A's transpose's, `transposed`). Aborts the run on any difference, unless
  * `tolerated` (a peer's wrong result is reported, not fatal): then returns the
  * number of wrong elements. */
 static long long verify(const Matrix *dm, const Matrix *sl, const Grid *g, int n, int block, const char *label,
-                   const char *who, int tolerated) {
+                   const char *who, int tolerated, int transposed) {
     long long bad_dm = 0, bad_sl = 0;
     int64_t first_i = -1, first_j = -1;
     double got = 0, want = 0;
@@ -223,7 +223,7 @@ static long long verify(const Matrix *dm, const Matrix *sl, const Grid *g, int n
         for (int64_t li = 0; li < sl->rows; ++li) {
             const int64_t i = global_of(li, block, g->myrow, g->nprow);
             const double s = sl->data[lj * sl->lld + li], d = dm->data[lj * dm->lld + li];
-            if (s != value_at(i, j, n)) ++bad_sl;
+            if (s != (transposed ? value_at(j, i, n) : value_at(i, j, n))) ++bad_sl;
             if (d != s) {
                 if (bad_dm == 0) first_i = i, first_j = j, got = d, want = s;
                 ++bad_dm;
@@ -357,6 +357,91 @@ static void usage(void) {
         fprintf(stderr, "usage: redist_vs_scalapack [--reps R] [--reps-large R] [--drop-in LIB] [--costa LIB] "
                         "[N ...]  (N: matrix orders)\n");
     MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* ---- transposes: PBLAS's pdtran against the drop-ins', and the cost of the transform ---- */
+typedef void Tran(int *m, int *n, double *alpha, double *a, int *ia, int *ja, int *desca, double *beta, double *c,
+                  int *ic, int *jc, int *descc);
+enum { TRAN_SCALAPACK, TRAN_DROP_IN, TRAN_DROP_IN_SCALED, TRAN_COSTA, GEMR2D_DROP_IN, TRAN_CONTENDERS };
+static const char *const tran_names[TRAN_CONTENDERS] = {"ScaLAPACK pdtran", "drop-in pdtran", "drop-in pdtran 2A'+C",
+                                                        "COSTA pdtran", "drop-in pdgemr2d"};
+
+typedef struct {
+    int n;
+    char label[64];
+    Stats t[TRAN_CONTENDERS];
+    int wrong_costa;
+} TranRow;
+
+/* C = A' (and C = 2 A' + C) for an N x N matrix on the r x c grid, blocks
+ * `block_a` -> `block_c`; beside it the drop-in's pdgemr2d between the same
+ * layouts (the redistribution without the transform). */
+static void tran_row(TranRow *row, int n, int block_a, int block_c, int reps, Tran *const *entry,
+                     const int *timed, Gemr2d *gemr2d, int ictxt) {
+    int dims[2] = {0, 0};
+    MPI_Dims_create(world_size, 2, dims);
+    Grid g = grid_make(dims[1], dims[0]);
+    Matrix a = matrix_make(&g, n, block_a), c[TRAN_CONTENDERS];
+    for (int k = 0; k < TRAN_CONTENDERS; ++k) c[k] = matrix_make(&g, n, block_c);
+    if (a.data) matrix_fill(&a, &g, n, block_a);
+    memset(row, 0, sizeof *row);
+    row->n = n;
+    snprintf(row->label, sizeof row->label, "%dx%d, block %d -> %d", g.nprow, g.npcol, block_a, block_c);
+    double t[TRAN_CONTENDERS][64];
+    for (int rep = -1; rep < reps; ++rep) {
+        for (int k = 0; k < TRAN_CONTENDERS; ++k) {
+            if (!timed[k]) continue;
+            if (c[k].data) matrix_set(&c[k], 1.0);
+            int one = 1, order = n;
+            double alpha = k == TRAN_DROP_IN_SCALED ? 2.0 : 1.0, beta = k == TRAN_DROP_IN_SCALED ? 1.0 : 0.0;
+            MPI_Barrier(MPI_COMM_WORLD);
+            const double t0 = MPI_Wtime();
+            if (k == GEMR2D_DROP_IN)
+                gemr2d(&order, &order, a.data, &one, &one, a.desc_blacs, c[k].data, &one, &one, c[k].desc_blacs, &ictxt);
+            else
+                entry[k](&order, &order, &alpha, a.data, &one, &one, a.desc_blacs, &beta, c[k].data, &one, &one,
+                         c[k].desc_blacs);
+            const double seconds = slowest(MPI_Wtime() - t0);
+            if (rep >= 0) t[k][rep] = 1e3 * seconds;
+        }
+        if (rep == -1 || rep == reps - 1) {
+            char label[128];
+            snprintf(label, sizeof label, "pdtran N = %d, %s", n, row->label);
+            verify(&c[TRAN_DROP_IN], &c[TRAN_SCALAPACK], &g, n, block_c, label, "drop-in pdtran", 1, 1) == 0 ||
+                (die("the drop-in's pdtran differs from ScaLAPACK's"), 0);
+            if (timed[TRAN_COSTA] && verify(&c[TRAN_COSTA], &c[TRAN_SCALAPACK], &g, n, block_c, label, "COSTA pdtran", 1, 1))
+                row->wrong_costa = 1;
+        }
+    }
+    for (int k = 0; k < TRAN_CONTENDERS; ++k)
+        if (timed[k]) row->t[k] = stats_of(t[k], reps);
+    matrix_free(&a);
+    for (int k = 0; k < TRAN_CONTENDERS; ++k) matrix_free(&c[k]);
+    grid_free(&g);
+}
+
+static void tran_table(const TranRow *rows, int nrows, const int *timed) {
+    printf("\nTransposes, C = A' on one grid (ScaLAPACK / drop-in: how many times faster the drop-in is;\n"
+           "transform / plain: the drop-in's pdtran against its pdgemr2d between the same layouts):\n\n| n | case |");
+    for (int k = 0; k < TRAN_CONTENDERS; ++k)
+        if (timed[k]) printf(" %s |", tran_names[k]);
+    printf(" ScaLAPACK / drop-in | COSTA / drop-in | transform / plain | 2A'+C / plain |\n|---:|---|");
+    for (int k = 0; k < TRAN_CONTENDERS; ++k)
+        if (timed[k]) printf("---:|");
+    printf("---:|---:|---:|---:|\n");
+    for (int i = 0; i < nrows; ++i) {
+        const TranRow *w = &rows[i];
+        printf("| %d | %s |", w->n, w->label);
+        for (int k = 0; k < TRAN_CONTENDERS; ++k)
+            if (timed[k]) printf(" %.1f |", w->t[k].median);
+        const double d = w->t[TRAN_DROP_IN].median, plain = w->t[GEMR2D_DROP_IN].median;
+        printf(" %.2fx |", w->t[TRAN_SCALAPACK].median / d);
+        if (timed[TRAN_COSTA])
+            printf(" %.2fx%s |", w->t[TRAN_COSTA].median / d, w->wrong_costa ? " (COSTA's result wrong)" : "");
+        else
+            printf(" - |");
+        printf(" %.2fx | %.2fx |\n", d / plain, w->t[TRAN_DROP_IN_SCALED].median / plain);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -501,7 +586,7 @@ int main(int argc, char **argv) {
                 if (rep == -1 || rep == r - 1)
                     for (int k = DROP_IN; k < ALLTOALLV; ++k)
                         if (timed[k] && verify(&b[k], &b[SCALAPACK], &gb, n, cs->block_b, label, contender_names[k],
-                                               k == COSTA))
+                                               k == COSTA, 0))
                             row->wrong[k] = 1;
             }
             for (int k = 0; k < CONTENDERS; ++k)
@@ -563,6 +648,23 @@ int main(int argc, char **argv) {
             printf("\n");
         }
         fflush(stdout);
+    }
+
+    /* Transposes, where the drop-in is given (its pdgemr2d is the plain reference). */
+    if (timed[DROP_IN]) {
+        Tran *tran[TRAN_CONTENDERS] = {NULL};
+        tran[TRAN_SCALAPACK] = (Tran *)symbol_in(library_of((void *)Cblacs_pinfo), "pdtran_");
+        tran[TRAN_DROP_IN] = tran[TRAN_DROP_IN_SCALED] = (Tran *)symbol_in(drop_in_path, "pdtran_");
+        if (costa_path) tran[TRAN_COSTA] = (Tran *)symbol_in(costa_path, "pdtran_");
+        const int tran_timed[TRAN_CONTENDERS] = {1, 1, 1, costa_path != NULL, 1};
+        TranRow tran_rows[MAX_SIZES * 2];
+        int ntran = 0;
+        for (int s = 0; s < nsizes; ++s) {
+            const int n = sizes[s], r = n > 4000 ? reps_large : reps;
+            tran_row(&tran_rows[ntran++], n, 64, 64, r, tran, tran_timed, entry[DROP_IN], all.blacs);
+            tran_row(&tran_rows[ntran++], n, 36, 128, r, tran, tran_timed, entry[DROP_IN], all.blacs);
+        }
+        if (world_rank == 0) tran_table(tran_rows, ntran, tran_timed), fflush(stdout);
     }
 
     grid_free(&all);

@@ -108,6 +108,69 @@ void copy_with(std::byte *to_base, const Block &to, const std::byte *from_base, 
     for_each_run(to, from, [&](std::int64_t t, std::int64_t f) { Kernel::move(to_base + t, from_base + f, run); });
 }
 
+// A transpose: the two innermost levels of a block where the inner one strides
+// far (more than kFarStride bytes) while the outer one steps one run, so that
+// each run of the inner level starts another cache line and, past a page, another
+// page (a transposed source: every element of a row of a column-major matrix).
+// Walked level by level that costs a cache and TLB miss per element; in tiles of
+// kTile x kTile, with the contiguous level innermost, both sides stay in L1 and
+// the TLB (an 8-byte transpose of 4000 x 4000 on one rank: 106 ms walked plainly,
+// 75 ms in tiles of 8, 46 of 16, 38 of 64, 38-41 of 128 and 256).
+constexpr std::int64_t kTile = 64, kFarStride = 512;
+
+bool crosses(const Block &b) {
+    return b.levels >= 2 && b.run <= 16 && b.stride[b.levels - 1] > kFarStride && b.stride[b.levels - 2] == b.run;
+}
+
+// Calls move(index of the run in the block's order, offset in `a`, offset in `b`)
+// for every run of two blocks of equal counts, the two innermost levels in tiles
+// with the second innermost fastest.
+template <class Move>
+void for_each_run_in_tiles(const Block &a, const Block &b, Move &&move) {
+    const int n = a.levels;
+    const std::int64_t co = a.count[n - 2], ci = a.count[n - 1];
+    const std::int64_t ao = a.stride[n - 2], ai = a.stride[n - 1], bo = b.stride[n - 2], bi = b.stride[n - 1];
+    const std::int64_t *const strides[2] = {a.stride, b.stride};
+    std::int64_t first = 0;  // index of the first run of the current outer position
+    array::for_each_index(n - 2, a.count, strides, std::array<std::int64_t, 2>{a.offset, b.offset},
+                          [&](const std::int64_t *, const std::array<std::int64_t, 2> &at) {
+                              for (std::int64_t o0 = 0; o0 < co; o0 += kTile)
+                                  for (std::int64_t i0 = 0; i0 < ci; i0 += kTile) {
+                                      const std::int64_t oe = std::min(o0 + kTile, co), ie = std::min(i0 + kTile, ci);
+                                      for (std::int64_t i = i0; i < ie; ++i)
+                                          for (std::int64_t o = o0; o < oe; ++o)
+                                              move(first + o * ci + i, at[0] + o * ao + i * ai, at[1] + o * bo + i * bi);
+                                  }
+                              first += co * ci;
+                          });
+}
+
+template <class Kernel>
+std::byte *pack_in_tiles(std::byte *out, const std::byte *base, const Block &b) {
+    const std::size_t run = static_cast<std::size_t>(b.run);
+    for_each_run_in_tiles(b, b, [&](std::int64_t k, std::int64_t at, std::int64_t) {
+        Kernel::move(out + k * b.run, base + at, run);
+    });
+    return out + b.bytes();
+}
+
+template <class Kernel>
+const std::byte *unpack_in_tiles(std::byte *base, const Block &b, const std::byte *in) {
+    const std::size_t run = static_cast<std::size_t>(b.run);
+    for_each_run_in_tiles(b, b, [&](std::int64_t k, std::int64_t at, std::int64_t) {
+        Kernel::move(base + at, in + k * b.run, run);
+    });
+    return in + b.bytes();
+}
+
+template <class Kernel>
+void copy_in_tiles(std::byte *to_base, const Block &to, const std::byte *from_base, const Block &from) {
+    const std::size_t run = static_cast<std::size_t>(to.run);
+    for_each_run_in_tiles(to, from, [&](std::int64_t, std::int64_t t, std::int64_t f) {
+        Kernel::move(to_base + t, from_base + f, run);
+    });
+}
+
 // Calls body(Kernel{}) with the kernel for runs of `run` bytes. Fixed sizes cover
 // runs of 1 to 4 elements of every element size (a strided face of a ghost width
 // up to 4); measured in cache on 4096 runs, they copy 1.3-3x faster than memcpy
@@ -260,14 +323,20 @@ void append_copy(std::vector<Copy> &copies, const Copy &c) {
 }
 
 std::byte *pack(std::byte *out, const std::byte *base, const Block &b) {
+    if (crosses(b)) return by_run(b.run, [&](auto kernel) { return pack_in_tiles<decltype(kernel)>(out, base, b); });
     return by_run(b.run, [&](auto kernel) { return pack_with<decltype(kernel)>(out, base, b); });
 }
 
 const std::byte *unpack(std::byte *base, const Block &b, const std::byte *in) {
+    if (crosses(b)) return by_run(b.run, [&](auto kernel) { return unpack_in_tiles<decltype(kernel)>(base, b, in); });
     return by_run(b.run, [&](auto kernel) { return unpack_with<decltype(kernel)>(base, b, in); });
 }
 
 void copy(std::byte *to_base, const Block &to, const std::byte *from_base, const Block &from) {
+    if (to.levels == from.levels && (crosses(to) || crosses(from))) {
+        by_run(to.run, [&](auto kernel) { copy_in_tiles<decltype(kernel)>(to_base, to, from_base, from); });
+        return;
+    }
     by_run(to.run, [&](auto kernel) { copy_with<decltype(kernel)>(to_base, to, from_base, from); });
 }
 

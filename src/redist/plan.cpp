@@ -239,6 +239,7 @@ int Side::rank_of(const std::vector<int> &cell) const {
 
 Side Side::transposed() const {
     Side t = *this;
+    t.axes_reversed = !axes_reversed;
     std::reverse(t.maps.begin(), t.maps.end());
     std::reverse(t.offset.begin(), t.offset.end());
     std::reverse(t.dims.begin(), t.dims.end());
@@ -495,7 +496,9 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
     };
     const auto elsize = static_cast<std::int64_t>(dtype_size(dtype));
     elsize_ = static_cast<std::size_t>(elsize);
-    band_ = band_of(counts, elsize);
+    // A transposed side walks its storage across the rows a band keeps together:
+    // its boxes go whole, and the pack and copy kernels tile them instead.
+    band_ = src.axes_reversed || dst.axes_reversed ? 0 : band_of(counts, elsize);
     exchange_ = std::make_unique<exchange::Plan>(comm_, 2, "redistribution");
     // One side's messages to (or from) the other ranks: per peer and phase the
     // product of the runs of every axis, box by box in row-major order over the

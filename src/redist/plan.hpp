@@ -30,6 +30,7 @@ struct Side {
     std::vector<std::int64_t> byte_strides;  // of this rank's storage, per axis
     std::int64_t origin = 0;            // byte offset of local index (0, ..., 0) in the storage
     MemoryKind kind = MemoryKind::Host; // of the storage (array::Storage::kind)
+    bool axes_reversed = false;         // by transposed(): against the storage's own order (every rank knows)
 
     int rank_of(const std::vector<int> &cell) const;
     static Side of(const array::DistArray &a);
