@@ -108,6 +108,9 @@ if [[ -n "${COSTA_SOURCE:-}" ]]; then
     -DMPI_C_COMPILER="$mpicc" -DMPI_CXX_COMPILER="$mpicxx" > "$logs/costa.log" 2>&1 \
     && cmake --build "$build/costa" >> "$logs/costa.log" 2>&1 || { tail -30 "$logs/costa.log" >&2; exit 1; }
   drop_ins+=(--costa "$(find "$build/costa" -name libcosta_scalapack.so | head -n1)")
+  # COSTA runs OpenMP threads; one per rank, and none spinning after COSTA's call
+  # (they would take the cores of whatever is timed next).
+  export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 else
   echo "== no COSTA column: set COSTA_SOURCE to COSTA's sources (git clone https://github.com/eth-cscs/COSTA)"
 fi
@@ -123,6 +126,7 @@ flags=(--oversubscribe -n "$np")
 [[ "$np" -gt "$cores" ]] && flags+=(--bind-to none)
 # shellcheck disable=SC2206
 [[ -n "${DM_MPIRUN_FLAGS:-}" ]] && flags+=(${DM_MPIRUN_FLAGS})
+[[ -n "${OMP_NUM_THREADS:-}" ]] && flags+=(-x OMP_NUM_THREADS -x OMP_WAIT_POLICY)
 echo "== $mpirun ${flags[*]} redist_vs_scalapack ${drop_ins[*]} ${args[*]:-}"
 [[ "$np" -gt "$cores" ]] && echo "== note: $np ranks on $cores cores is oversubscribed"
 exec "$mpirun" "${flags[@]}" "$bench_build/redist_vs_scalapack" "${drop_ins[@]}" "${args[@]}"

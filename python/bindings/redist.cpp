@@ -7,10 +7,12 @@
 #include "redist/plan.hpp"
 #include "redist/schedule.hpp"
 
+#include <nanobind/stl/complex.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <complex>
 #include <string>
 
 namespace dm::python {
@@ -21,12 +23,13 @@ void bind_redist(nb::module_ &m) {
     nb::class_<RedistPlan>(m, "Redist", "A redistribution plan (see datamotion.RedistPlan).")
         .def("__init__",
              [](RedistPlan *self, const array::DistArray &src, const array::DistArray &dst, int method,
-                const std::string &executor) {
+                const std::string &executor, bool transpose) {
                  const exchange::Executor e = exchange::executor_named(executor);
                  nb::gil_scoped_release release;
-                 new (self) RedistPlan(src, dst, static_cast<dm_redist_method>(method), e);
+                 new (self) RedistPlan(src, dst, static_cast<dm_redist_method>(method), e, transpose);
              },
-             nb::arg("src"), nb::arg("dst"), nb::arg("method"), nb::arg("executor") = "auto")
+             nb::arg("src"), nb::arg("dst"), nb::arg("method"), nb::arg("executor") = "auto",
+             nb::arg("transpose") = false)
         .def("__init__",
              [](RedistPlan *self, nb::handle comm, const array::DistArray *src, const array::DistArray *dst, int method,
                 const std::string &executor) {
@@ -43,6 +46,15 @@ void bind_redist(nb::module_ &m) {
                  p.execute(src, dst);
              },
              nb::arg("src").none(), nb::arg("dst").none())
+        .def("execute_scaled",
+             [](const RedistPlan &p, const array::DistArray *src, array::DistArray *dst, std::complex<double> alpha,
+                std::complex<double> beta, bool conjugate) {
+                 redist::Scale scale;
+                 scale.alpha = alpha, scale.beta = beta, scale.conjugate = conjugate;
+                 nb::gil_scoped_release release;
+                 p.execute(src, dst, scale);
+             },
+             nb::arg("src").none(), nb::arg("dst").none(), nb::arg("alpha"), nb::arg("beta"), nb::arg("conjugate"))
         .def("begin",
              [](const RedistPlan &p, const array::DistArray *src, array::DistArray *dst) {
                  nb::gil_scoped_release release;

@@ -12,9 +12,10 @@ every rank sends to exactly one rank and receives from exactly one.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from dataclasses import dataclass
-from typing import Any, List, Mapping, Optional
+from typing import Any, List, Mapping, Optional, Union
 
 import numpy as np
 
@@ -75,6 +76,9 @@ def random_schedule(P: int, K: int, seed: int) -> Schedule:
     return _schedule("random", P, K, seed)
 
 
+_TRANSPOSES = (False, True, "T", "H")  # RedistPlan's transpose: none, transposed, conjugate-transposed
+
+
 class RedistPlan:
     """A plan that moves the data of arrays laid out like ``src`` into arrays laid
     out like ``dst``.
@@ -104,6 +108,11 @@ class RedistPlan:
             ``"auto"`` no longer has a latency/bandwidth model of its own.
         comm: an mpi4py communicator containing both grids' ranks, for arrays on
             different groups of ranks.
+        transpose: ``False``; ``True`` or ``"T"``: ``dst`` receives ``src``
+            transposed (its axes reversed, NumPy's ``src.T``: ``dst``'s shape is
+            ``src``'s reversed), planned so that the transposition costs no extra
+            pass; ``"H"``: transposed and conjugated (complex types; ``"T"`` for
+            others). Not with ``comm`` nor ``method="per-axis"``.
         executor: how the messages travel: ``"auto"`` (each side of each message
             priced by a cost model of this MPI, the transports taking what they
             pay for), or the name of a transport or a forced way, one of
@@ -113,8 +122,18 @@ class RedistPlan:
 
     @collective("RedistPlan")
     def __init__(self, src: Optional[DistArray], dst: Optional[DistArray], method: str = "auto",
-                 model: Optional[Mapping[str, Any]] = None, comm=None, executor: str = "auto"):
+                 model: Optional[Mapping[str, Any]] = None, comm=None, executor: str = "auto",
+                 transpose: Union[bool, str] = False):
         problems = LocalProblems()
+        if transpose not in _TRANSPOSES:
+            problems.report(DM_ERR_ARG, f"RedistPlan: transpose must be False, True, 'T' or 'H', got {transpose!r}")
+            transpose = False
+        if transpose and comm is not None:
+            problems.report(DM_ERR_ARG, "RedistPlan: transpose is for arrays on grids of the same ranks, not with comm")
+        self._conjugate = transpose == "H" and src is not None and np.issubdtype(np.dtype(src.dtype),
+                                                                                  np.complexfloating)
+        self._dtype = np.dtype(src.dtype) if isinstance(src, DistArray) else (
+            np.dtype(dst.dtype) if isinstance(dst, DistArray) else None)
         executor = problems.attempt("executor", lambda: executor_name(executor), default="auto")
         code = METHODS.index(method) if method in METHODS else 0
         if method not in METHODS:
@@ -133,16 +152,36 @@ class RedistPlan:
         self._comm = known
         _core.agree(known, *(problems.problem or (DM_ERR_ARG, None)))
         if comm is None:
-            self._plan = _core.Redist(src._a, dst._a, code, executor)
+            self._plan = _core.Redist(src._a, dst._a, code, executor, bool(transpose))
         else:
             self._plan = _core.Redist(comm, src._a if src is not None else None, dst._a if dst is not None else None,
                                       code, executor)
 
-    def execute(self, src: Optional[DistArray], dst: Optional[DistArray]) -> Optional[DistArray]:
+    def execute(self, src: Optional[DistArray], dst: Optional[DistArray], alpha=1, beta=0) -> Optional[DistArray]:
         """Collective. Copies every element of ``src`` into ``dst`` (arrays of the
         planned layouts, not the same array; ``None`` where this rank holds no
-        such array, for plans with ``comm``) and returns ``dst``."""
-        self.start(src, dst).wait()
+        such array, for plans with ``comm``) and returns ``dst``; with ``alpha``
+        and ``beta`` (numbers, the same on every rank), ``dst = alpha op(src) +
+        beta dst`` on the way, ``op`` the plan's transposition (ScaLAPACK's
+        ``p?tran``): one pass over ``dst`` after the data lands (in scratch memory
+        of ``dst``'s local size where ``beta`` is not 0; ``beta`` 0 never reads
+        ``dst``, ``alpha`` 0 moves nothing and reads no ``src``). Not for bool
+        arrays nor ``"per-axis"`` plans."""
+        if alpha == 1 and beta == 0 and not self._conjugate:
+            self.start(src, dst).wait()
+            return dst
+        problem = next((f"RedistPlan.execute: {name} must be a DistArray or None, got {type(a).__name__}"
+                        for name, a in (("src", src), ("dst", dst)) if a is not None and not isinstance(a, DistArray)),
+                       None)
+        if problem is None and not all(isinstance(x, numbers.Number) for x in (alpha, beta)):
+            problem = f"RedistPlan.execute: alpha and beta must be numbers, got {alpha!r} and {beta!r}"
+        if problem is None and self._dtype == np.bool_:
+            problem = "RedistPlan.execute: bool values cannot be scaled (alpha and beta are for numbers)"
+        if problem is None and self.method == "per-axis":
+            problem = "RedistPlan.execute: alpha and beta need a single-stage plan, not 'per-axis'"
+        _core.hot_path(self._comm, "RedistPlan.execute", DM_ERR_ARG, problem)
+        self._plan.execute_scaled(src._a if src is not None else None, dst._a if dst is not None else None,
+                                  complex(alpha), complex(beta), self._conjugate)
         return dst
 
     def start(self, src: Optional[DistArray], dst: Optional[DistArray]) -> Exchange:

@@ -118,9 +118,6 @@ void copy_with(std::byte *to_base, const Block &to, const std::byte *from_base, 
 // 75 ms in tiles of 8, 46 of 16, 38 of 64, 38-41 of 128 and 256).
 constexpr std::int64_t kTile = 64, kFarStride = 512;
 
-bool crosses(const Block &b) {
-    return b.levels >= 2 && b.run <= 16 && b.stride[b.levels - 1] > kFarStride && b.stride[b.levels - 2] == b.run;
-}
 
 // Calls move(index of the run in the block's order, offset in `a`, offset in `b`)
 // for every run of two blocks of equal counts, the two innermost levels in tiles
@@ -196,6 +193,10 @@ decltype(auto) by_run(std::int64_t run, Body &&body) {
 }
 
 }  // namespace
+
+bool crosses_levels(const Block &b) {
+    return b.levels >= 2 && b.run <= 16 && b.stride[b.levels - 1] > kFarStride && b.stride[b.levels - 2] == b.run;
+}
 
 std::int64_t Block::runs() const {
     std::int64_t n = 1;
@@ -323,17 +324,17 @@ void append_copy(std::vector<Copy> &copies, const Copy &c) {
 }
 
 std::byte *pack(std::byte *out, const std::byte *base, const Block &b) {
-    if (crosses(b)) return by_run(b.run, [&](auto kernel) { return pack_in_tiles<decltype(kernel)>(out, base, b); });
+    if (crosses_levels(b)) return by_run(b.run, [&](auto kernel) { return pack_in_tiles<decltype(kernel)>(out, base, b); });
     return by_run(b.run, [&](auto kernel) { return pack_with<decltype(kernel)>(out, base, b); });
 }
 
 const std::byte *unpack(std::byte *base, const Block &b, const std::byte *in) {
-    if (crosses(b)) return by_run(b.run, [&](auto kernel) { return unpack_in_tiles<decltype(kernel)>(base, b, in); });
+    if (crosses_levels(b)) return by_run(b.run, [&](auto kernel) { return unpack_in_tiles<decltype(kernel)>(base, b, in); });
     return by_run(b.run, [&](auto kernel) { return unpack_with<decltype(kernel)>(base, b, in); });
 }
 
 void copy(std::byte *to_base, const Block &to, const std::byte *from_base, const Block &from) {
-    if (to.levels == from.levels && (crosses(to) || crosses(from))) {
+    if (to.levels == from.levels && (crosses_levels(to) || crosses_levels(from))) {
         by_run(to.run, [&](auto kernel) { copy_in_tiles<decltype(kernel)>(to_base, to, from_base, from); });
         return;
     }

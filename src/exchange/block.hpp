@@ -34,6 +34,11 @@ struct Block {
     bool same_shape(const Block &other) const;  // equal run, counts and strides
 };
 
+// Whether a block's two innermost levels run across each other (a transposed
+// side: the inner level strides far, the outer one steps one short run): the pack,
+// unpack and copy kernels walk such blocks in tiles.
+bool crosses_levels(const Block &b);
+
 // About how many cache lines a reader of a list of blocks (in message order)
 // fetches: single runs that follow one another less than a line apart share lines.
 std::int64_t lines(const Block *blocks, std::size_t n);

@@ -462,6 +462,7 @@ std::string Plan::describe() const {
                 case Why::Contiguous: s << " (contiguous: pointer and count)"; break;
                 case Why::Limits: s << " (too large for an MPI datatype's int counts)"; break;
                 case Why::Memory: s << " (memory other than host: its kind's kernels move it through host memory)"; break;
+                case Why::Transposed: s << " (a transposed side: packed in tiles, where a datatype walks one element at a time)"; break;
                 case Why::Option: s << " (executor " << executor_name(options_.executor) << " by option or DM_EXCHANGE)"; break;
                 case Why::Model:
                     s << " (model" << (m.where == Locality::AcrossNodes ? " across nodes" : "") << ": packed "

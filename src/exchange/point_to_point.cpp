@@ -161,6 +161,10 @@ void PointToPoint::choose(const Message &m, Side &s, bool sending) const {
     for (const Block &b : m.blocks) host = host && kinds_->host(b.slot);
     bool describable = m.blocks.size() <= INT_MAX;
     for (const Block &b : m.blocks) describable = describable && fits_int(b);
+    // Blocks of a transposed side (crosses_levels): the pack kernels tile them, an MPI
+    // datatype walks them one element at a time (Open MPI's and MPICH's engines alike).
+    bool transposed = false;
+    for (const Block &b : m.blocks) transposed = transposed || crosses_levels(b);
     // The one price list (cost.cpp), also behind redistribution's method choice
     // and datamotion calibrate.
     const SidePrice price =
@@ -171,6 +175,7 @@ void PointToPoint::choose(const Message &m, Side &s, bool sending) const {
     if (!host) s.way = Way::Packed, s.why = Why::Memory;
     else if (contiguous) s.way = Way::Direct, s.why = Why::Contiguous;
     else if (!describable) s.way = Way::Packed, s.why = Why::Limits;
+    else if (e == Force::None && transposed) s.way = Way::Packed, s.why = Why::Transposed;
     else if (e == Force::Pack || (e == Force::Hybrid && sending)) s.way = Way::Packed, s.why = Why::Option;
     else if (e == Force::Datatype || e == Force::Hybrid) s.way = Way::Datatype, s.why = Why::Option;
     else s.way = s.cost[2] < s.cost[1] ? Way::Datatype : Way::Packed, s.why = Why::Model;

@@ -28,7 +28,7 @@ enum class Force { None, Pack, Datatype, Hybrid };
 enum class Way { Direct, Packed, Datatype };
 // Memory: a slot of the side is memory of another kind than host, which only the
 // kind's kernels touch: packed through host memory (exchange/memory_kind.hpp).
-enum class Why { Contiguous, Option, Model, Limits, Memory };
+enum class Why { Contiguous, Option, Model, Limits, Memory, Transposed };
 
 // Point to point's state of one side of one message (the plan's Message holds what
 // every transport shares): its way, its pieces and the MPI objects that carry them.

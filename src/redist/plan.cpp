@@ -284,10 +284,12 @@ Side Side::of(const array::DistArray &a) {
 }
 
 RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst, int method,
-                       exchange::Executor executor)
+                       exchange::Executor executor, bool transpose)
     : comm_(src.grid().comm()), src_grid_(src.grid_ptr()), dst_grid_(dst.grid_ptr()), src_key_(src.layout_key()),
       dst_key_(dst.layout_key()) {
-    const Side src_side = Side::of(src), dst_side = Side::of(dst);
+    const Side src_side = transpose ? Side::of(src).transposed() : Side::of(src), dst_side = Side::of(dst);
+    std::vector<std::int64_t> shape = src.shape();
+    if (transpose) std::reverse(shape.begin(), shape.end());
     collective(comm_, [&] {
         int relation = MPI_UNEQUAL;
         check_mpi(MPI_Comm_compare(src.grid().comm(), dst.grid().comm(), &relation), "MPI_Comm_compare");
@@ -296,7 +298,9 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
         if (src.dtype() != dst.dtype())
             fail(DM_ERR_TYPE, "redist: source is ", dtype_name(src.dtype()), " but destination is ",
                  dtype_name(dst.dtype()));
-        if (src.shape() != dst.shape()) shapes_differ(src.shape(), dst.shape());
+        if (shape != dst.shape()) shapes_differ(shape, dst.shape());
+        if (method == DM_REDIST_PER_AXIS && transpose)
+            fail(DM_ERR_ARG, "redist: method 'per-axis' does not transpose (take 'auto' or another)");
         if (method == DM_REDIST_PER_AXIS && (src.grid().dims() != dst.grid().dims() || src_side.ranks != dst_side.ranks))
             fail(DM_ERR_ARG, "redist: method 'per-axis' needs both arrays on grids of the same shape and rank order");
     });
@@ -305,7 +309,7 @@ RedistPlan::RedistPlan(const array::DistArray &src, const array::DistArray &dst,
         plan_per_axis(src, dst, executor);
         return;
     }
-    plan(src_side, dst_side, src.shape(), src.dtype(), method, executor);
+    plan(src_side, dst_side, shape, src.dtype(), method, executor);
 }
 
 void RedistPlan::plan_per_axis(const array::DistArray &src, const array::DistArray &dst, exchange::Executor executor) {
@@ -555,7 +559,7 @@ void RedistPlan::build(const Side &src, const Side &dst, const std::vector<std::
                        {src.kind, dst.kind}});  // slots 0 and 1
 }
 
-void RedistPlan::begin(const array::DistArray *src, array::DistArray *dst) const {
+void RedistPlan::check_arrays(const array::DistArray *src, const array::DistArray *dst) const {
     hot_path(comm_, "redist execute", [&] {
         if (in_flight()) fail(DM_ERR_STATE, "redist: begin while an execution is in flight (call end first)");
         if ((src != nullptr) != holds_src_ || (dst != nullptr) != holds_dst_)
@@ -569,6 +573,16 @@ void RedistPlan::begin(const array::DistArray *src, array::DistArray *dst) const
             fail(DM_ERR_ARG, "redist: the destination's layout is not the planned one: ",
                  array::DistArray::layout_difference(dst_key_, dst->layout_key()));
     });
+}
+
+void RedistPlan::execute(const array::DistArray *src, array::DistArray *dst, const Scale &scale) const {
+    if (scale.none()) return execute(src, dst);
+    check_arrays(src, dst);
+    execute(src ? src->storage() : nullptr, dst ? dst->storage() : nullptr, scale);
+}
+
+void RedistPlan::begin(const array::DistArray *src, array::DistArray *dst) const {
+    check_arrays(src, dst);
     active_[0] = src, active_[1] = dst;
     for (const array::DistArray *a : active_)
         if (a) a->hold();

@@ -50,8 +50,10 @@ public:
     // is a dm_redist_method value, taken as an integer so that any value is checked;
     // DM_REDIST_AUTO is priced by the exchange layer's cost model (exchange/cost.hpp).
     // `executor`: how the messages travel (DM_REDIST_ALLTOALLW aside).
+    // `transpose`: dst receives src with its axes reversed (NumPy's src.T; dst's
+    // shape is src's reversed), planned so that no pass is added.
     RedistPlan(const array::DistArray &src, const array::DistArray &dst, int method,
-               exchange::Executor executor = exchange::Executor::Auto);
+               exchange::Executor executor = exchange::Executor::Auto, bool transpose = false);
     // Collective on comm: between arrays on grids over any groups of comm's ranks.
     // A rank passes null for an array it does not hold (it is not on that grid).
     RedistPlan(MPI_Comm comm, const array::DistArray *src, const array::DistArray *dst, int method,
@@ -73,6 +75,9 @@ public:
         end();
     }
     void begin(const array::DistArray *src, array::DistArray *dst) const;
+    // Collective, a hot path: execute() with the values transformed on the way
+    // (the storage form below), for single-stage plans.
+    void execute(const array::DistArray *src, array::DistArray *dst, const Scale &scale) const;
     void end() const;
     bool test() const;  // local: advances the execution (exchange::Plan::test)
     bool in_flight() const;
@@ -112,6 +117,7 @@ private:
     void plan_self(const Side &src, const Side &dst, const std::vector<std::vector<OverlapRun>> &out_runs,
                    const std::vector<std::vector<OverlapRun>> &in_runs, std::int64_t elsize);
     void plan_per_axis(const array::DistArray &src, const array::DistArray &dst, exchange::Executor executor);
+    void check_arrays(const array::DistArray *src, const array::DistArray *dst) const;  // begin's checks
 
     MPI_Comm comm_ = MPI_COMM_NULL;  // not owned: the source grid's, or the caller's
     std::shared_ptr<const layout::ProcessGrid> src_grid_, dst_grid_;  // keep a grid's comm_ alive

@@ -389,3 +389,56 @@ def test_redistribute_keeps_the_source_ghost_widths_unless_told():
     check_all(WORLD, widths == ((2, 1), (0, 0), (3, 3)), f"ghost widths {widths}")
     for out in (kept, none, other):
         check_all(WORLD, np.array_equal(out.to_global(), x), "every element where it belongs")
+
+
+@st.composite
+def transform_cases(draw):
+    ndim = draw(st.integers(1, 3))
+    shape = tuple(draw(st.integers(0, 30 if ndim == 1 else 8)) for _ in range(ndim))
+    dtype = np.dtype(draw(st.sampled_from([d for d in DTYPES if np.dtype(d) != np.bool_])))
+    numbers = st.sampled_from([0, 1, -2, 3] + ([0.5] if dtype.kind in "fc" else []))  # integer types: integer factors
+    return dict(shape=shape, dtype=dtype.name,
+                a=draw(layouts(ndim)), b=draw(layouts(ndim)), transpose=draw(st.sampled_from([False, True, "T", "H"])),
+                alpha=draw(numbers), beta=draw(numbers), method=draw(st.sampled_from(["auto", "alltoallw", "sendrecv"])),
+                seed=draw(st.integers(0, 2**16)))
+
+
+@pytest.mark.parallel(nprocs=ALL)
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, phases=PHASES, database=None)
+@given(case=transform_cases())
+def test_transforms_against_numpy(case):
+    """dst = alpha op(src) + beta dst, op the transposition (NumPy's .T, and its
+    conjugate for "H"), between random layouts and grids: NumPy's oracle in the
+    element type, exactly (integer-valued samples and small factors)."""
+    case = bcast_case(WORLD, case)
+    dtype = np.dtype(case["dtype"])
+    x = sample(case["shape"], case["dtype"], seed=case["seed"])
+    old = sample(case["shape"][::-1] if case["transpose"] else case["shape"], case["dtype"], seed=case["seed"] + 1)
+    a, b = _array(case["a"], x), _array(case["b"], old)
+    plan = redist.RedistPlan(a, b, case["method"], transpose=case["transpose"])
+    plan.execute(a, b, alpha=case["alpha"], beta=case["beta"])
+    moved = x.T if case["transpose"] else x
+    if case["transpose"] == "H":
+        moved = np.conj(moved)
+    want = np.asarray(case["alpha"] * moved + case["beta"] * old) if case["beta"] != 0 \
+        else np.asarray(case["alpha"] * moved)
+    got = b.to_global()
+    close = np.allclose(got, want.astype(dtype), rtol=1e-6 if dtype.itemsize <= 8 and dtype.kind != "c" else 1e-12) \
+        if dtype.kind in "fc" else np.array_equal(got, np.round(want).astype(dtype))
+    check_all(WORLD, close, f"case {case}: got\n{got}\nwant\n{want}")
+
+
+@pytest.mark.parallel(nprocs=MAIN)
+def test_transform_mistakes_fail_everywhere():
+    grid = dm.ProcessGrid(dims=[SIZE, 1])
+    a = dm.DistArray.zeros(grid, (3, 4), np.float64)
+    b = dm.DistArray.zeros(grid, (4, 3), np.float64)
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(a, b, transpose="X"), match="transpose must be")
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(a, a, transpose=True), match="shape")
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(a, b, "per-axis", transpose=True), match="per-axis")
+    plan = redist.RedistPlan(a, b, transpose=True)
+    raises_everywhere(WORLD, lambda: plan.execute(a, b, alpha="two"), match="alpha and beta must be numbers")
+    flags = dm.DistArray.zeros(grid, (3, 4), np.bool_)
+    flags_t = dm.DistArray.zeros(grid, (4, 3), np.bool_)
+    raises_everywhere(WORLD, lambda: redist.RedistPlan(flags, flags_t, transpose=True).execute(flags, flags_t, alpha=2),
+                      match="bool values cannot be scaled")
