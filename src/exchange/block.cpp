@@ -119,52 +119,72 @@ void copy_with(std::byte *to_base, const Block &to, const std::byte *from_base, 
 constexpr std::int64_t kTile = 64, kFarStride = 512;
 
 
-// Calls move(index of the run in the block's order, offset in `a`, offset in `b`)
-// for every run of two blocks of equal counts, the two innermost levels in tiles
-// with the second innermost fastest.
-template <class Move>
-void for_each_run_in_tiles(const Block &a, const Block &b, Move &&move) {
+// Where the runs of the two innermost levels lie in one buffer: the offset of the
+// first, and the steps of the outer and the inner level (bytes).
+struct Steps {
+    std::int64_t at, outer, inner;
+};
+
+// Moves the co x ci runs of `run` bytes of two innermost levels from one buffer to
+// the other in tiles, the outer level fastest within a tile (pointers stepped, not
+// recomputed: this loop is the whole cost of a transpose).
+template <class Kernel>
+void move_tiles(std::byte *to, Steps t, const std::byte *from, Steps f, std::int64_t co, std::int64_t ci,
+                std::size_t run) {
+    for (std::int64_t o0 = 0; o0 < co; o0 += kTile)
+        for (std::int64_t i0 = 0; i0 < ci; i0 += kTile) {
+            const std::int64_t rows = std::min(kTile, co - o0), ie = std::min(i0 + kTile, ci);
+            for (std::int64_t i = i0; i < ie; ++i) {
+                std::byte *pt = to + t.at + o0 * t.outer + i * t.inner;
+                const std::byte *pf = from + f.at + o0 * f.outer + i * f.inner;
+                for (std::int64_t o = 0; o < rows; ++o, pt += t.outer, pf += f.outer) Kernel::move(pt, pf, run);
+            }
+        }
+}
+
+// Calls tiles(offset in a, offset in b, index of the first run) at every position of
+// the levels outside the two innermost of two blocks of equal counts.
+template <class Tiles>
+void for_each_tiled_level(const Block &a, const Block &b, Tiles &&tiles) {
     const int n = a.levels;
-    const std::int64_t co = a.count[n - 2], ci = a.count[n - 1];
-    const std::int64_t ao = a.stride[n - 2], ai = a.stride[n - 1], bo = b.stride[n - 2], bi = b.stride[n - 1];
     const std::int64_t *const strides[2] = {a.stride, b.stride};
-    std::int64_t first = 0;  // index of the first run of the current outer position
+    std::int64_t first = 0;
     array::for_each_index(n - 2, a.count, strides, std::array<std::int64_t, 2>{a.offset, b.offset},
                           [&](const std::int64_t *, const std::array<std::int64_t, 2> &at) {
-                              for (std::int64_t o0 = 0; o0 < co; o0 += kTile)
-                                  for (std::int64_t i0 = 0; i0 < ci; i0 += kTile) {
-                                      const std::int64_t oe = std::min(o0 + kTile, co), ie = std::min(i0 + kTile, ci);
-                                      for (std::int64_t i = i0; i < ie; ++i)
-                                          for (std::int64_t o = o0; o < oe; ++o)
-                                              move(first + o * ci + i, at[0] + o * ao + i * ai, at[1] + o * bo + i * bi);
-                                  }
-                              first += co * ci;
+                              tiles(at[0], at[1], first);
+                              first += a.count[n - 2] * a.count[n - 1];
                           });
 }
 
 template <class Kernel>
 std::byte *pack_in_tiles(std::byte *out, const std::byte *base, const Block &b) {
-    const std::size_t run = static_cast<std::size_t>(b.run);
-    for_each_run_in_tiles(b, b, [&](std::int64_t k, std::int64_t at, std::int64_t) {
-        Kernel::move(out + k * b.run, base + at, run);
+    const int n = b.levels;
+    const std::int64_t co = b.count[n - 2], ci = b.count[n - 1];
+    for_each_tiled_level(b, b, [&](std::int64_t at, std::int64_t, std::int64_t first) {
+        move_tiles<Kernel>(out, {first * b.run, ci * b.run, b.run}, base, {at, b.stride[n - 2], b.stride[n - 1]}, co,
+                           ci, static_cast<std::size_t>(b.run));
     });
     return out + b.bytes();
 }
 
 template <class Kernel>
 const std::byte *unpack_in_tiles(std::byte *base, const Block &b, const std::byte *in) {
-    const std::size_t run = static_cast<std::size_t>(b.run);
-    for_each_run_in_tiles(b, b, [&](std::int64_t k, std::int64_t at, std::int64_t) {
-        Kernel::move(base + at, in + k * b.run, run);
+    const int n = b.levels;
+    const std::int64_t co = b.count[n - 2], ci = b.count[n - 1];
+    for_each_tiled_level(b, b, [&](std::int64_t at, std::int64_t, std::int64_t first) {
+        move_tiles<Kernel>(base, {at, b.stride[n - 2], b.stride[n - 1]}, in, {first * b.run, ci * b.run, b.run}, co,
+                           ci, static_cast<std::size_t>(b.run));
     });
     return in + b.bytes();
 }
 
 template <class Kernel>
 void copy_in_tiles(std::byte *to_base, const Block &to, const std::byte *from_base, const Block &from) {
-    const std::size_t run = static_cast<std::size_t>(to.run);
-    for_each_run_in_tiles(to, from, [&](std::int64_t, std::int64_t t, std::int64_t f) {
-        Kernel::move(to_base + t, from_base + f, run);
+    const int n = to.levels;
+    const std::int64_t co = to.count[n - 2], ci = to.count[n - 1];
+    for_each_tiled_level(to, from, [&](std::int64_t t, std::int64_t f, std::int64_t) {
+        move_tiles<Kernel>(to_base, {t, to.stride[n - 2], to.stride[n - 1]}, from_base,
+                           {f, from.stride[n - 2], from.stride[n - 1]}, co, ci, static_cast<std::size_t>(to.run));
     });
 }
 
