@@ -5,12 +5,22 @@
 
 #include "blacs.hpp"
 
+#include <dlfcn.h>
+
 #include <complex>
+#include <string>
 
 namespace dm::scalapack {
 namespace {
 
-enum { kCtxt = 1 };
+enum { kDtype = 0, kCtxt = 1 };
+constexpr int kBlockCyclic2d = 1;  // DTYPE of ScaLAPACK's 9-entry descriptor
+
+using TranEntry = void(int *, int *, void *, void *, int *, int *, int *, void *, void *, int *, int *, int *);
+
+// PBLAS's own definition of an entry: the next one after this library's in the
+// process (the program's ScaLAPACK), or null.
+TranEntry *pblas_entry(const char *symbol) { return reinterpret_cast<TranEntry *>(dlsym(RTLD_NEXT, symbol)); }
 
 template <class T>
 bool is_zero(const T *x) {
@@ -23,8 +33,20 @@ bool is_one(const T *x) {
 }
 
 template <class T>
-void tran(const char *name, dm_dtype dtype, dm_redist_op op, int m, int n, const T *alpha, const void *a, int ia,
-          int ja, const int *desca, const T *beta, void *c, int ic, int jc, const int *descc) {
+void tran(const char *name, const char *symbol, dm_dtype dtype, dm_redist_op op, int m, int n, const T *alpha,
+          const void *a, int ia, int ja, const int *desca, const T *beta, void *c, int ic, int jc, const int *descc) {
+    // PBLAS also takes 11-entry descriptors (DTYPE 2: a first block of its own
+    // size), which no datamotion distribution describes: those go to PBLAS's own.
+    if ((desca && desca[kDtype] != kBlockCyclic2d) || (descc && descc[kDtype] != kBlockCyclic2d)) {
+        if (TranEntry *own = pblas_entry(symbol)) {
+            own(&m, &n, const_cast<T *>(alpha), const_cast<void *>(a), &ia, &ja, const_cast<int *>(desca),
+                const_cast<T *>(beta), c, &ic, &jc, const_cast<int *>(descc));
+            return;
+        }
+        const int ictxt = desca ? desca[kCtxt] : -1, info = desca && desca[kDtype] != kBlockCyclic2d ? 701 : 1201;
+        pxerbla_(&ictxt, name, &info, std::char_traits<char>::length(name));
+        return;
+    }
     const int ictxt = desca ? desca[kCtxt] : -1;
     const dm_grid_place pa = place_of(desca), pc = place_of(descc);
     if (pa.myrow < 0) return;  // not on the grid: PBLAS reports DESCA(CTXT_) there and stops
@@ -56,7 +78,7 @@ using dcomplex = std::complex<double>;
 #define DM_TRAN_ENTRY(entry, NAME, arg, type, dtype, op)                                                           \
     DM_SCALAPACK_API void entry(int *m, int *n, arg *alpha, arg *a, int *ia, int *ja, int *desca, arg *beta, arg *c, \
                                 int *ic, int *jc, int *descc) {                                                    \
-        tran<type>(NAME, dtype, op, *m, *n, static_cast<const type *>(alpha), a, *ia, *ja, desca,                  \
+        tran<type>(NAME, #entry, dtype, op, *m, *n, static_cast<const type *>(alpha), a, *ia, *ja, desca,          \
                    static_cast<const type *>(beta), c, *ic, *jc, descc);                                           \
     }
 

@@ -199,7 +199,15 @@ static void element(enum Type t, const void *data, size_t at, double *re, double
  * a p x q grid of the first p q ranks with blocks of their own; alpha 2, beta
  * 0 or -1; checked element by element (conjugation shows in the imaginary
  * parts, which coded values give their own sign). */
-static int run_tran(enum Type t, int conjugate, int p, int q, int m, int n, int ia, int ja, int ic, int jc, double beta) {
+/* PBLAS's 11-entry descriptor (DTYPE 2, first blocks IMB x INB) of a 9-entry one:
+ * the drop-in hands these to PBLAS's own p?tran. */
+static void descriptor_inb(const int d[9], int out[11]) {
+    const int e[11] = {2, d[CTXT_], d[M_], d[N_], d[MB_], d[NB_], d[MB_], d[NB_], d[RSRC_], d[CSRC_], d[LLD_]};
+    memcpy(out, e, sizeof e);
+}
+
+static int run_tran(enum Type t, int conjugate, int p, int q, int m, int n, int ia, int ja, int ic, int jc, double beta,
+                    int inb) {
     int ctxt = grid(p, q, 0);
     struct Matrix a, c;
     make(&a, t, ctxt, ia - 1 + n + 2, ja - 1 + m + 1, 3, 2, 0, q > 1 ? 1 : 0, 1);
@@ -208,16 +216,14 @@ static int run_tran(enum Type t, int conjugate, int p, int q, int m, int n, int 
     double alpha_d[2] = {2, 0}, beta_d[2] = {beta, 0};
     void *alpha = t == S || t == C ? (void *)alpha_s : (void *)alpha_d;
     void *beta_p = t == S || t == C ? (void *)beta_s : (void *)beta_d;
+    int da11[11], dc11[11], *da = a.desc, *dc = c.desc;
+    if (inb) descriptor_inb(a.desc, da11), descriptor_inb(c.desc, dc11), da = da11, dc = dc11;
     if (a.myrow >= 0) {
         switch (t) {
-        case S: pstran_(&m, &n, alpha, a.data, &ia, &ja, a.desc, beta_p, c.data, &ic, &jc, c.desc); break;
-        case D: pdtran_(&m, &n, alpha, a.data, &ia, &ja, a.desc, beta_p, c.data, &ic, &jc, c.desc); break;
-        case C:
-            (conjugate ? pctranc_ : pctranu_)(&m, &n, alpha, a.data, &ia, &ja, a.desc, beta_p, c.data, &ic, &jc, c.desc);
-            break;
-        default:
-            (conjugate ? pztranc_ : pztranu_)(&m, &n, alpha, a.data, &ia, &ja, a.desc, beta_p, c.data, &ic, &jc, c.desc);
-            break;
+        case S: pstran_(&m, &n, alpha, a.data, &ia, &ja, da, beta_p, c.data, &ic, &jc, dc); break;
+        case D: pdtran_(&m, &n, alpha, a.data, &ia, &ja, da, beta_p, c.data, &ic, &jc, dc); break;
+        case C: (conjugate ? pctranc_ : pctranu_)(&m, &n, alpha, a.data, &ia, &ja, da, beta_p, c.data, &ic, &jc, dc); break;
+        default: (conjugate ? pztranc_ : pztranu_)(&m, &n, alpha, a.data, &ia, &ja, da, beta_p, c.data, &ic, &jc, dc); break;
         }
     }
     int ok = 1, all = 0;
@@ -306,10 +312,12 @@ int main(int argc, char **argv) {
         for (int g = 0; g < 3; ++g)
             for (int t = S; t <= Z; ++t)
                 for (int conjugate = 0; conjugate <= (t == C || t == Z); ++conjugate)
-                    for (int k = 0; k < 2; ++k, ++tran_cases) {
+                    for (int k = 0; k < 3; ++k, ++tran_cases) {
+                        /* k = 2: PBLAS's 11-entry descriptors, which go to PBLAS's own */
                         const double beta = k ? -1 : 0;
                         const int m = 7 + 5 * k, n = 9 - 4 * k, ia = 1 + k, ja = 2, ic = 3 - k, jc = 1 + 2 * k;
-                        if (!run_tran((enum Type)t, conjugate, shapes[g][0], shapes[g][1], m, n, ia, ja, ic, jc, beta)) {
+                        if (!run_tran((enum Type)t, conjugate, shapes[g][0], shapes[g][1], m, n, ia, ja, ic, jc, beta,
+                                      k == 2)) {
                             passed = 0;
                             if (me == 0)
                                 printf("FAILED: p?tran%s, %s, %d x %d grid, beta %g, at %d ranks\n",
