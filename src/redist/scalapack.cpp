@@ -5,6 +5,7 @@
 #include "core/checked.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "exchange/collective.hpp"
 #include "redist/plan.hpp"
 
 #include <algorithm>
@@ -109,10 +110,10 @@ std::pair<std::vector<int>, std::vector<int>> grid_ranks(MPI_Comm comm, const dm
                                                          const std::vector<std::int64_t> &db) {
     int size = 0;
     check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-    const int mine[4] = {on_grid(pa) ? pa.myrow : -1, on_grid(pa) ? pa.mycol : -1, on_grid(pb) ? pb.myrow : -1,
-                         on_grid(pb) ? pb.mycol : -1};
-    std::vector<int> places(static_cast<std::size_t>(size) * 4);
-    check_mpi(MPI_Allgather(mine, 4, MPI_INT, places.data(), 4, MPI_INT, comm), "MPI_Allgather");
+    const std::int64_t mine[4] = {on_grid(pa) ? pa.myrow : -1, on_grid(pa) ? pa.mycol : -1,
+                                  on_grid(pb) ? pb.myrow : -1, on_grid(pb) ? pb.mycol : -1};
+    std::vector<std::int64_t> places(static_cast<std::size_t>(size) * 4);
+    exchange::gather_rows(comm, mine, places.data(), 4);
     std::pair<std::vector<int>, std::vector<int>> ranks;
     collective(comm, [&] {
         for (int g = 0; g < 2; ++g) {
@@ -121,7 +122,7 @@ std::pair<std::vector<int>, std::vector<int>> grid_ranks(MPI_Comm comm, const dm
             std::vector<int> &at = g ? ranks.second : ranks.first;
             at.assign(static_cast<std::size_t>(d[6] * d[7]), -1);
             for (int r = 0; r < size; ++r) {
-                const int row = places[4 * r + 2 * g], col = places[4 * r + 2 * g + 1];
+                const std::int64_t row = places[4 * r + 2 * g], col = places[4 * r + 2 * g + 1];
                 if (row < 0) continue;
                 int &slot = at[static_cast<std::size_t>(row * d[7] + col)];
                 if (slot >= 0)
@@ -218,7 +219,8 @@ void transform(int dtype_code, int op_code, const Scale &scale, int m, int n, co
         check_description(da, "A");
         check_description(db, "B");
     });
-    const auto [grid_a, grid_b] = grid_ranks(comm, pa, pb, da, db);
+    const std::pair<std::vector<int>, std::vector<int>> grids = grid_ranks(comm, pa, pb, da, db);
+    const std::vector<int> &grid_a = grids.first, &grid_b = grids.second;  // lambdas cannot capture bindings
     Side sa, sb;
     collective(comm, [&] {
         sa = side_of(da, grid_a, desca, ia, ja, me, elsize);
