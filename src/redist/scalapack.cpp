@@ -274,6 +274,16 @@ dm_grid_place place_on(const int *desc, int me, const char *which) {
     return p;
 }
 
+// alpha and beta as the C API takes them: values of the element type, or NULL for
+// 1 and 0.
+Scale scale_of(dm_dtype dtype, const void *alpha, const void *beta) {
+    const dm_dtype type = checked_dtype(enum_value(dtype));
+    Scale scale;
+    scale.alpha = number_at(type, alpha, 1.0);
+    scale.beta = number_at(type, beta, 0.0);
+    return scale;
+}
+
 }  // namespace
 }  // namespace dm::redist
 
@@ -330,9 +340,7 @@ int dm_redist_transform_placed(dm_dtype dtype, dm_redist_op op, int m, int n, co
     return dm::c_boundary(__func__, [&] {
         dm::redist::Scale scale;
         dm::collective(comm, [&] {
-            const dm_dtype type = dm::checked_dtype(dm::enum_value(dtype));
-            scale.alpha = dm::redist::number_at(type, alpha, 1.0);
-            scale.beta = dm::redist::number_at(type, beta, 0.0);
+            scale = dm::redist::scale_of(dtype, alpha, beta);
         });
         dm::redist::transform(dm::enum_value(dtype), dm::enum_value(op), scale, m, n, a, ia, ja, desca, a_place, b, ib,
                               jb, descb, b_place, comm);
@@ -351,9 +359,7 @@ int dm_redist_transform(dm_dtype dtype, dm_redist_op op, int m, int n, const voi
         dm::collective(comm, [&] {
             pa = dm::redist::place_on(desca, me, "A");
             pb = dm::redist::place_on(descb, me, "B");
-            const dm_dtype type = dm::checked_dtype(dm::enum_value(dtype));
-            scale.alpha = dm::redist::number_at(type, alpha, 1.0);
-            scale.beta = dm::redist::number_at(type, beta, 0.0);
+            scale = dm::redist::scale_of(dtype, alpha, beta);
         });
         dm::redist::transform(dm::enum_value(dtype), dm::enum_value(op), scale, m, n, a, ia, ja, desca, pa, b, ib, jb,
                               descb, pb, comm);

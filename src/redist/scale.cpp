@@ -1,6 +1,7 @@
 #include "redist/scale.hpp"
 
 #include "core/dtype.hpp"
+#include "array/box.hpp"
 #include "core/error.hpp"
 
 #include <complex>
@@ -63,31 +64,29 @@ T conjugated(T v, bool conjugate) {
 }
 
 // Calls f(byte offset, byte stride, count) for every run of the window along its
-// last axis, at every position of the other axes (the last axis innermost).
+// last axis, at every position of the other axes (the last axis innermost): the
+// window is the product of its axes' owned runs, so each combination of runs is a
+// box walked by the library's strided loop.
 template <class F>
 void for_each_element(const Window &w, F &&f) {
-    const std::size_t n = w.runs.size();
+    const int n = static_cast<int>(w.runs.size());
     if (n == 0) return;
-    for (const auto &axis : w.runs)
-        if (axis.empty()) return;
-    // Per outer axis: the run it is in and the position within that run.
-    std::vector<std::size_t> run(n, 0);
-    std::vector<std::int64_t> within(n, 0);
-    for (;;) {
-        std::int64_t base = w.origin;
-        for (std::size_t a = 0; a + 1 < n; ++a) base += (w.runs[a][run[a]].local + within[a]) * w.byte_strides[a];
-        for (const layout::OwnedRun &last : w.runs[n - 1])
-            f(base + last.local * w.byte_strides[n - 1], w.byte_strides[n - 1], last.length);
-        std::size_t a = n - 1;  // the next position of the outer axes, the innermost fastest
-        while (a-- > 0) {
-            if (++within[a] < w.runs[a][run[a]].length) break;
-            within[a] = 0;
-            if (++run[a] < w.runs[a].size()) break;
-            run[a] = 0;
-            if (a == 0) return;
-        }
-        if (n == 1) return;
-    }
+    std::int64_t runs[array::kMaxAxes], none[array::kMaxAxes] = {};
+    for (int a = 0; a < n; ++a) runs[a] = static_cast<std::int64_t>(w.runs[a].size());
+    const std::int64_t *const unstrided[1] = {none}, *const strides[1] = {w.byte_strides.data()};
+    const std::int64_t last_stride = w.byte_strides[n - 1];
+    array::for_each_index(n, runs, unstrided, std::array<std::int64_t, 1>{0},
+                          [&](const std::int64_t *which, const std::array<std::int64_t, 1> &) {
+                              std::int64_t count[array::kMaxAxes], origin = w.origin;
+                              for (int a = 0; a < n; ++a) {
+                                  const layout::OwnedRun &r = w.runs[a][which[a]];
+                                  count[a] = r.length, origin += r.local * w.byte_strides[a];
+                              }
+                              array::for_each_index(n - 1, count, strides, std::array<std::int64_t, 1>{origin},
+                                                    [&](const std::int64_t *, const std::array<std::int64_t, 1> &at) {
+                                                        f(at[0], last_stride, count[n - 1]);
+                                                    });
+                          });
 }
 
 template <class T>

@@ -211,6 +211,79 @@ DM_TEST(kernels_match_a_byte_by_byte_reference) {
         }
 }
 
+// A 2-level block of co x ci elements of `run` bytes at `offset`, its levels
+// `outer` and `inner` bytes apart, with `stack` copies of it `stack_stride` apart
+// as a third, outermost level where stack > 1.
+Block strided_block(std::int64_t run, std::int64_t co, std::int64_t ci, std::int64_t outer, std::int64_t inner,
+                    std::int64_t offset, std::int64_t stack = 1, std::int64_t stack_stride = 0) {
+    Block b;
+    b.run = run, b.offset = offset;
+    const std::int64_t count[] = {stack, co, ci}, stride[] = {stack_stride, outer, inner};
+    const int first = stack > 1 ? 0 : 1;
+    b.levels = 3 - first;
+    for (int l = first; l < 3; ++l) b.count[l - first] = count[l], b.stride[l - first] = stride[l];
+    return b;
+}
+
+std::int64_t span_of(const Block &b) {
+    std::int64_t span = b.offset + b.run;
+    for (int l = 0; l < b.levels; ++l) span += (b.count[l] - 1) * b.stride[l];
+    return span;
+}
+
+DM_TEST(transposing_kernels_match_a_byte_by_byte_reference) {
+    // A transposed side (its outer level one element apart, its inner level far):
+    // moved in squares, and past the cache (non-temporal lines) where a move is over
+    // 1 MiB and the other side's lines start on cache lines together; every element
+    // size, fringes, heads before the first aligned line, stacked slabs.
+    const std::int64_t runs[] = {1, 2, 3, 4, 8, 12, 16};
+    for (std::int64_t run : runs)
+        for (int shape = 0; shape < 3; ++shape)
+            for (int variant = 0; variant < 3; ++variant) {
+                const std::int64_t co = shape == 0 ? 3 : shape == 1 ? 67 : 301;
+                std::int64_t ci = shape == 0 ? 5 : shape == 1 ? 130 : ((std::int64_t{5} << 19) / (run * co) + 9);
+                const std::int64_t stack = variant == 2 ? 2 : 1;
+                // The transposed side: column-major co x ci with a padded leading dimension.
+                const std::int64_t ld = co + 3 + 520 / run;
+                Block a = strided_block(run, co, ci, run, ld * run, variant * run, stack, ld * ci * run + 8 * run);
+                // The row-major side: lines aligned together (a multiple of 64 bytes) or not.
+                const std::int64_t line = variant == 1 ? ci * run + run : (ci * run + 63) / 64 * 64;
+                Block b = strided_block(run, co, ci, line, run, variant == 0 ? 0 : 3 * run, stack, line * co + 64);
+                CHECK(dm::exchange::crosses_levels(a));
+                std::vector<std::byte> src(static_cast<size_t>(span_of(a))), want(static_cast<size_t>(a.bytes()));
+                for (auto &v : src) v = static_cast<std::byte>(rng()());
+                std::int64_t at = 0;
+                each_run(a, [&](std::int64_t off) {
+                    std::memcpy(want.data() + at, src.data() + off, static_cast<size_t>(run));
+                    at += run;
+                });
+                std::vector<std::byte> packed(static_cast<size_t>(a.bytes()) + 1);
+                packed.back() = std::byte{0x5a};
+                CHECK(dm::exchange::pack(packed.data(), src.data(), a) == packed.data() + a.bytes());
+                CHECK(std::memcmp(packed.data(), want.data(), want.size()) == 0);
+                CHECK(packed.back() == std::byte{0x5a});
+
+                std::vector<std::byte> expected(static_cast<size_t>(span_of(b)), std::byte{0x11});
+                at = 0;
+                each_run(b, [&](std::int64_t off) {
+                    std::memcpy(expected.data() + off, want.data() + at, static_cast<size_t>(run));
+                    at += run;
+                });
+                std::vector<std::byte> copied(expected.size(), std::byte{0x11}), back(src.size(), std::byte{0x22}),
+                    unpacked(src.size(), std::byte{0x22}), want_back(src.size(), std::byte{0x22});
+                dm::exchange::copy(copied.data(), b, src.data(), a);
+                dm::exchange::copy(back.data(), a, copied.data(), b);  // the other way: into the transposed side
+                dm::exchange::unpack(unpacked.data(), a, want.data());
+                each_run(a, [&](std::int64_t off) {
+                    std::memcpy(want_back.data() + off, src.data() + off, static_cast<size_t>(run));
+                });
+                if (copied != expected || back != want_back || unpacked != want_back)
+                    dmtest::report(__FILE__, __LINE__, "transposing copy of " + std::to_string(co) + " x " +
+                                                           std::to_string(ci) + " runs of " + std::to_string(run) +
+                                                           " bytes, variant " + std::to_string(variant));
+            }
+}
+
 // The cache lines a list of blocks really spans, counted line by line.
 std::int64_t distinct_lines(const std::vector<Block> &blocks) {
     std::vector<std::int64_t> lines;
