@@ -167,9 +167,10 @@ constexpr int kCachedLines = R == 1 || R == 2 || R == 4 || R == 8 ? 8 : 0;  // a
 template <std::size_t R>
 constexpr int kStreamedLines = R == 4 || R == 8 || R == 16 ? static_cast<int>(kLine / R) : 0;
 constexpr int kStreamedElements = 8;
-// Streamed only where a move is this large: below, the destination may still be
-// read from the cache (a piece about to be sent).
-constexpr std::int64_t kStreamBytes = std::int64_t{1} << 20;
+// Streamed only where a block is this large: a smaller one may be read from the
+// cache right after (a piece about to be sent). The blocks of a block-cyclic
+// layout are often small and many, so the bar is per block, not per operation.
+constexpr std::int64_t kStreamBytes = std::int64_t{64} << 10;
 #if defined(__SSE2__)
 constexpr bool kCanStream = true;
 #else

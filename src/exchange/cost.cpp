@@ -59,20 +59,22 @@ CostModel mpich() {
 }
 
 // Open MPI's vader transport moves a datatype through cache-sized fragments,
-// packed by the sender and unpacked by the receiver as they go, which beats
-// packing the whole message first on an idle machine (1.06x the Alltoallv for
-// long runs, docs/redist-benchmarks.md). The fragments need both ranks to take
-// turns, so on cores shared with other work packing is the robust choice:
-// DM_EXCHANGE=pack.
+// packed by the sender and unpacked by the receiver as they go. That beats
+// packing the whole message first only while both ranks take their turns at
+// once: on the 2-core machine, 2 ranks, pdgemr2d of 4000² through the drop-in, the
+// datatype path took 20-24 ms in 2 of 5 runs and 48-58 ms in 3, packing 18-28 ms
+// in all 5 (benchmarks/redist_vs_scalapack.sh, DM_EXCHANGE=auto before this
+// model and DM_EXCHANGE=pack, runs alternated). The datatype lines carry the
+// median: twice packing's cost per byte, so packing is chosen.
 CostModel open_mpi() {
     CostModel m;
     m.family = "Open MPI";
     Lines &node = m.on_node;
     node.send_packed = {1.0, 0.0004, 0.004};
-    node.send_datatype = {3.0, 0.0003, 0.002};
-    node.send_split = {3.0, 0.0003, 0.002};  // unused: split_runs 0
+    node.send_datatype = {3.0, 0.0008, 0.002};
+    node.send_split = {3.0, 0.0008, 0.002};  // unused: split_runs 0
     node.recv_packed = {0.5, 0.00025, 0.004};
-    node.recv_datatype = {2.0, 0.0001, 0.002};
+    node.recv_datatype = {2.0, 0.0005, 0.002};
     // Its network transports convert a datatype in fragments as it goes, as vader
     // does: no measurement says that the ways compare otherwise between nodes.
     m.across_nodes = node;

@@ -234,7 +234,7 @@ std::int64_t span_of(const Block &b) {
 DM_TEST(transposing_kernels_match_a_byte_by_byte_reference) {
     // A transposed side (its outer level one element apart, its inner level far):
     // moved in squares, and past the cache (non-temporal lines) where a move is over
-    // 1 MiB and the other side's lines start on cache lines together; every element
+    // 64 KiB and the other side's lines start on cache lines together; every element
     // size, fringes, heads before the first aligned line, stacked slabs.
     const std::int64_t runs[] = {1, 2, 3, 4, 8, 12, 16};
     for (std::int64_t run : runs)
