@@ -487,3 +487,36 @@ def test_table7_takes_the_c_program_where_the_driver_gave_it():
     assert rows["64 × 65: estimated"].ours == 1.05 and "the C program" in rows["64 × 65: estimated"].note
     alone = {r.quantity: r for r in cm5_items._table7([numpy_entry])}
     assert alone["64 × 65: measured"].ours == 5.0 and "does not price" in alone["64 × 65: measured"].note
+
+
+def pshift_rank1(times):
+    """A pshift_table of rank 1: PSHIFT and CSHIFT times (us) per subgrid length L."""
+    rows = [{**row(t * f, 8 * L, 2, L=L, method=m, rank=1, shape=[L], elements=L)}
+            for L, t in times.items() for m, f in (("pshift", 1.0), ("cshift", 1.1))]
+    return {"schema": "datamotion.bench/1", "provenance": {"ranks": 2},
+            "results": [{"kernel": "pshift_table", "params": {"rank": 1, "grid": [2]}, "rows": rows}]}
+
+
+def item_rows(text, seed, name):
+    """The cells of each row of one item's table."""
+    item = next(i for i in report.ITEMS if i.seed == seed and i.name == name)
+    body = item_body(text, item)
+    return [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", body)]
+
+
+def test_pshift_figure9_derives_the_slice_time_as_the_paper_does(tmp_path):
+    # The paper's own CM times at L = 4 and 16384 must give its 0.81 us per slice:
+    # (26662 - 41) / (2 (16384 - 4)), two slices per REAL*8 element.
+    text = open(report.write_report(pshift_rank1({4: 41.0, 16384: 26662.0}), str(tmp_path)),
+                encoding="utf-8").read()
+    (slice_row,) = [c for c in item_rows(text, "pshift", "Figure 9") if c and c[0].startswith("memory move")]
+    assert "/ (2 (L max − L min))" in slice_row[0]
+    assert float(re.sub(r"[^0-9.]", "", slice_row[1])) == pytest.approx(0.81, abs=0.005)
+
+
+def test_pshift_figure8_says_where_the_papers_largest_speedup_is(tmp_path):
+    # Rank 1's smallest subgrid (L = 4, 3.8x) is not where its largest speedup is (3.9x at L = 8).
+    text = open(report.write_report(pshift_rank1({4: 10.0, 16: 12.0}), str(tmp_path)), encoding="utf-8").read()
+    (speedup,) = [c for c in item_rows(text, "pshift", "Figure 8") if c and c[0].startswith("rank 1")]
+    assert "its largest speedup is 3.9 at L = 8" in " ".join(speedup)
+    assert "its largest speedup" in speedup[-1] and "smallest subgrid" in speedup[-1]
