@@ -520,3 +520,26 @@ def test_pshift_figure8_says_where_the_papers_largest_speedup_is(tmp_path):
     (speedup,) = [c for c in item_rows(text, "pshift", "Figure 8") if c and c[0].startswith("rank 1")]
     assert "its largest speedup is 3.9 at L = 8" in " ".join(speedup)
     assert "its largest speedup" in speedup[-1] and "smallest subgrid" in speedup[-1]
+
+
+def test_experiments_too_small_for_this_run_say_so_instead_of_a_number(tmp_path):
+    # At 2 ranks: one destination (no spread over destinations), a hypercube of
+    # dimension 1 (T(1) / (1 T(1)) is 1 by definition), one matching of 2 ranks (every
+    # "random" matching is the same pairing). Each row says what it needs; none shows a
+    # number or a ratio.
+    results = [{"kernel": "cm5_distance", "params": {"sizes": [16, 1024]},
+                "rows": [row(2.0, b, 2, src=0, dst=1) for b in (16, 1024)]}]
+    results.append({"kernel": "hypercube", "params": {},
+                    "rows": [row(5.0 + b / 800.0, b, 2, dimension=1) for b in (8, 4096)]})
+    results.append({"kernel": "matching", "params": {"seed": 7},
+                    "rows": [row(10.0, b, 2, matchings=5, spread=1.4) for b in (8, 4096)]})
+    doc = {"schema": "datamotion.bench/1", "provenance": {"ranks": 2}, "results": results}
+    text = open(report.write_report(doc, str(tmp_path)), encoding="utf-8").read()
+    for seed, name, quantity, needs in (("cm5", "Figure 8", "slowest minus fastest", "needs at least 2 destinations"),
+                                        ("cm5", "Figure 9", "slowest minus fastest", "needs at least 2 destinations"),
+                                        ("paragon", "Figure 3", "T(d) / (d T(1))", "dimension 2 or more"),
+                                        ("paragon", "Figure 4", "slowest / fastest matching", "needs 4 or more ranks")):
+        rows = [c for c in item_rows(text, seed, name) if c and quantity in c[0]]
+        assert rows, (seed, name)
+        for c in rows:
+            assert c[1] == "—" and c[4] == "—" and needs in c[-1], (seed, name, c)

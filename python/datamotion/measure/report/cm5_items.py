@@ -243,11 +243,15 @@ def _distance(nbytes: int):
         x, t, _ = e.series("dst", where=lambda r: num(r.get("bytes")) == nbytes) if e else ([], [], [])
         if not len(t):
             return []
+        # A spread needs two destinations; with one, the row says so instead of a 0.
+        spread = float(t.max() - t.min()) if len(t) > 1 else None
         return [Row(f"{nbytes} bytes: fastest destination", float(t.min()), _eq(EQUATION1, nbytes), "µs",
                     "paper: Equation 1 (nearest neighbour)"),
-                Row(f"{nbytes} bytes: slowest minus fastest destination ({len(t)} destinations)",
-                    float(t.max() - t.min()), DISTANCE_SPREAD_US, "µs",
-                    "paper: less than 5 µs over 511 destinations (an upper bound)")]
+                Row(f"{nbytes} bytes: slowest minus fastest destination ({len(t)} destination"
+                    f"{'s' if len(t) != 1 else ''})", spread, DISTANCE_SPREAD_US, "µs",
+                    "paper: less than 5 µs over 511 destinations (an upper bound)" if spread is not None else
+                    "needs at least 2 destinations (3 or more ranks): not measured in this run",
+                    compared=spread is not None)]
     return rows
 
 

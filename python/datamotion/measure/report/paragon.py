@@ -574,8 +574,13 @@ def _item_figure3(entries: Sequence[Entry]) -> List[Row]:
         t = pick(e, dimension=d, bytes=b)
         rows.append(Row(f"d = {d:.0f}, {b:.0f} bytes", t, d * paper_time("Intel Paragon", b), "µs",
                         "paper: d × Table 1's Paragon time (the text: linear in d)"))
-        rows.append(Row(f"d = {d:.0f}: T(d) / (d T(1))", t / (d * first) if t and first else None, 1.0, "",
-                        "1 = linear in d, as the paper finds on the Paragon and SP2"))
+        if d > 1:  # T(1) / (1 T(1)) is 1 by definition, not a finding
+            rows.append(Row(f"d = {d:.0f}: T(d) / (d T(1))", t / (d * first) if t and first else None, 1.0, "",
+                            "1 = linear in d, as the paper finds on the Paragon and SP2"))
+    if max(e.distinct("dimension") or [0]) < 2:
+        rows.append(Row("T(d) / (d T(1)) for d ≥ 2", None, 1.0, "",
+                        "needs a hypercube of dimension 2 or more (4 or more ranks): not measured in this run",
+                        compared=False))
     return rows
 
 
@@ -585,6 +590,11 @@ def _item_figure4(entries: Sequence[Entry]) -> List[Row]:
     if e is None:
         return rows
     for r in sorted(e.rows, key=lambda r: num(r.get("bytes")) or 0):
+        if (num(r.get("ranks")) or 0) < 4:  # 2 ranks have one matching: a spread would be noise
+            rows += [Row(f"{size_text(r.get('bytes'))}: slowest / fastest matching − 1, {m}", None, pct, "%",
+                         f"needs 4 or more ranks (with {fmt(r.get('ranks'))} every matching is the same pairing): "
+                         "not measured in this run", compared=False) for m, pct in FIGURE4_SPREAD_PCT.items()]
+            continue
         spread = num(r.get("spread"))
         if spread is None:
             samples = [s for s in (num(v) for v in r.get("samples_us") or []) if s]
