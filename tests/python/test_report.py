@@ -543,3 +543,24 @@ def test_experiments_too_small_for_this_run_say_so_instead_of_a_number(tmp_path)
         assert rows, (seed, name)
         for c in rows:
             assert c[1] == "—" and c[4] == "—" and needs in c[-1], (seed, name, c)
+
+
+def test_figure_12_states_only_what_the_paper_says_of_the_paragon(recorded):
+    # Section 3.1's four statements are about the SP-1 (Figure 11); of the Paragon
+    # (Section 3.2, Figure 12) the paper says only that MPI_SENDRECV gives the best results.
+    _, text = recorded
+    sp1 = " ".join(c[-1] for c in item_rows(text, "redist", "Figure 11") if c)
+    paragon = " ".join(c[-1] for c in item_rows(text, "redist", "Figure 12") if c)
+    assert "unsynchronized routine up to three times faster" in sp1
+    assert "Section 3.2" in paragon and "MPI_SENDRECV gives the best results" in paragon
+    assert "unsynchronized" not in paragon and "random schedule" not in paragon
+
+
+@pytest.mark.parametrize("ranks, said", [(2, True), (4, False)])
+def test_figure_7_says_when_both_layouts_run_one_schedule(tmp_path, ranks, said):
+    rows = [row(100.0, 38400, ranks, layout=lay, variant="sendrecv", K=12) for lay in ("a", "b")]
+    doc = {"schema": "datamotion.bench/1", "provenance": {"ranks": ranks},
+           "results": [{"kernel": "redist_fig7b", "params": {"P": 16, "K": 12, "Bprime": 0}, "rows": rows}]}
+    text = open(report.write_report(doc, str(tmp_path)), encoding="utf-8").read()
+    (ratio,) = [c for c in item_rows(text, "redist", "Figure 7") if c and c[0].startswith("layout (b) / layout (a)")]
+    assert ("run the same schedule" in ratio[-1]) == said
