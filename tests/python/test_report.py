@@ -564,3 +564,25 @@ def test_figure_7_says_when_both_layouts_run_one_schedule(tmp_path, ranks, said)
     text = open(report.write_report(doc, str(tmp_path)), encoding="utf-8").read()
     (ratio,) = [c for c in item_rows(text, "redist", "Figure 7") if c and c[0].startswith("layout (b) / layout (a)")]
     assert ("run the same schedule" in ratio[-1]) == said
+
+
+def test_cvl_items_compare_only_what_the_paper_plots_and_say_where_vectors_lived(recorded, tmp_path):
+    _, text = recorded
+    assert not [c for c in item_rows(text, "cvl", "Figure 5") if c and "SP-1" in c[0]]  # Figure 5 plots no SP-1
+    (best,) = [c for c in item_rows(text, "cvl", "Figure 2") if c and c[0].startswith("buffer size")]
+    assert best[4] == "—" and "not compared" in best[-1]  # our machine's best size is not the Paragon's choice
+    (adds,) = [c for c in item_rows(text, "cvl", "Table 1") if c and c[0] == "64-bit additions, Paragon MPI"]
+    assert "caches not recorded" in adds[-1]  # a run from before the cache size was recorded
+    for ranks, where in ((1, "in cache, not out of it as in the paper (24 MiB"), (2, "out of cache (48 MiB")):
+        n = 1 << 20
+        doc = {"schema": "datamotion.bench/1", "provenance": {"ranks": ranks}, "results": [
+            {"kernel": "cvl_table2", "params": {"elements_per_rank": n, "reduce_overhead_us": 10.0, "add_mflops": 80.0,
+                                                "flops_equivalent": 800.0, "permute_mwords_per_s": 8.0, "ratio": 10.0,
+                                                "last_level_cache_bytes": 32 << 20},
+             "rows": [row(1000.0, 8 * n, ranks, op=op, elements_per_rank=n, ns_per_element=1.0)
+                      for op in ("add", "permute")]}]}
+        folder = tmp_path / str(ranks)
+        folder.mkdir()
+        page = open(report.write_report(doc, str(folder)), encoding="utf-8").read()
+        (adds,) = [c for c in item_rows(page, "cvl", "Table 1") if c and c[0] == "64-bit additions, Paragon MPI"]
+        assert where in adds[-1] and "32 MiB last-level cache" in adds[-1], adds
