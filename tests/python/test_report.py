@@ -5,6 +5,7 @@ and the right Table-7 errors; odd input must give a one-line error, never a
 traceback."""
 
 import csv
+import html
 import json
 import os
 import re
@@ -586,3 +587,30 @@ def test_cvl_items_compare_only_what_the_paper_plots_and_say_where_vectors_lived
         page = open(report.write_report(doc, str(folder)), encoding="utf-8").read()
         (adds,) = [c for c in item_rows(page, "cvl", "Table 1") if c and c[0] == "64-bit additions, Paragon MPI"]
         assert where in adds[-1] and "32 MiB last-level cache" in adds[-1], adds
+
+
+def test_cm5_derived_and_extrapolated_paper_numbers_say_so(recorded):
+    # Figure 7: Equation 1 was fitted on 0-10 KB; Table 2's peak per node is the
+    # 512-node figure divided by 512. Each such number names its derivation.
+    _, text = recorded
+    rates = [c for c in item_rows(text, "cm5", "Figure 7") if c and c[0].startswith("transfer rate at")]
+    assert rates
+    for c in rates:
+        size = int(re.search(r"at (\d+) bytes", c[0]).group(1))
+        assert ("extrapolated" in c[-1]) == (size > 10000), c
+    peaks = [c for c in item_rows(text, "cm5", "Table 2") if c and "peak rate per rank" in c[0]]
+    assert peaks and all("512 nodes / 512" in c[-1] for c in peaks)
+
+
+def test_table_7_explains_its_error_row_and_names_a_loaded_run(tmp_path):
+    # The driver's error is the median of its rounds' errors, which need not be the
+    # error of the two medians shown beside it; a loaded run says so in the item.
+    rows = [{"n": 64, "ranks": 2, "bytes": 0, "predicted_ms": 1.17, "measured_ms": 1.0, "error_pct": 15.5}]
+    doc = {"schema": "datamotion.bench/1", "provenance": {"ranks": 2}, "results": [
+        {"kernel": "gauss_elimination", "params": {"ranks": 2, "loaded": True, "others_share": 0.57}, "rows": rows}]}
+    text = html.unescape(open(report.write_report(doc, str(tmp_path)), encoding="utf-8").read())
+    cells = item_rows(text, "cm5", "Table 7")
+    (error,) = [c for c in cells if c and c[0] == "64 × 65: error (estimated − measured) / measured"]
+    assert "median of the rounds' errors" in error[-1] and "the two medians above give +17.0 %" in error[-1]
+    (measured,) = [c for c in cells if c and c[0] == "64 × 65: measured"]
+    assert "LOADED: other work took 57 % of the cores' time" in measured[-1]

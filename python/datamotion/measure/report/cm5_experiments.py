@@ -82,6 +82,8 @@ OUR_TABLE4_TYPE = {"integer": ("int32", "int64"), "unsigned int.": ("uint32",), 
 
 EQUATION1 = (84.65, 0.117)
 """Equation 1 (Figure 5): T(l) = 84.65 + 0.117 l µs between nearest neighbours, aligned messages."""
+EQUATION1_FIT_BYTES = 10000
+"""The message lengths Equation 1 was fitted on (Figure 5: 0 to 10 KB); beyond, it is extrapolated."""
 SAWTOOTH_TEXT = ("Figures 5 and 6 (32-node CM-5, 0–10 KB and 320–576 bytes): the curve looks thick because of a "
                  "sawtooth from data alignment; a data packet carries 16 bytes of user data, and the time dips to a "
                  "local minimum at aligned lengths. Unaligned transfers cost more; between byte-, word- and "

@@ -9,9 +9,9 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from .cm5_experiments import (EQUATION1, FIGURE15_MBPS, OPERAND_TEXT, OUR_TABLE4_OP, OUR_TABLE4_ROW, OUR_TABLE4_TYPE,
-                              SCALAR_OP_TEXT, TABLE1_OUR_TYPES, TABLE1_TYPES, TABLE1_US, TABLE4_OPS, TABLE4_US,
-                              TABLE5_MS)
+from .cm5_experiments import (EQUATION1, EQUATION1_FIT_BYTES, FIGURE15_MBPS, OPERAND_TEXT, OUR_TABLE4_OP,
+                              OUR_TABLE4_ROW, OUR_TABLE4_TYPE, SCALAR_OP_TEXT, TABLE1_OUR_TYPES, TABLE1_TYPES,
+                              TABLE1_US, TABLE4_OPS, TABLE4_US, TABLE5_MS)
 from .compare import Item, Row, find, one, pick
 from .format import Entry, num
 
@@ -80,13 +80,15 @@ def _peak_per_rank(entries, dtype, op) -> Optional[Row]:
     if e is None:
         return None
     ranks = [r for r in e.rows if num(r.get("aggregate_mflops")) is not None and not r.get("shared_cores")]
+    peak = PEAK_512_GFLOPS[(dtype, op)]
+    derived = f"paper: derived, Table 2's {peak:g} Gflop/s of 512 nodes / 512"
     if not ranks:
-        return Row(f"{op}: peak rate per rank", None, PEAK_512_GFLOPS[(dtype, op)] * 1e3 / 512, "Mflop/s",
-                   "every rank count shares cores: not compared", compared=False)
+        return Row(f"{op}: peak rate per rank", None, peak * 1e3 / 512, "Mflop/s",
+                   f"every rank count shares cores: not compared; {derived}", compared=False)
     top = max(ranks, key=lambda r: num(r.get("ranks")))
     p = num(top.get("ranks"))
     return Row(f"{op}: peak rate per rank (ours at P = {p:g}, paper at 512 nodes)",
-               num(top["aggregate_mflops"]) / p, PEAK_512_GFLOPS[(dtype, op)] * 1e3 / 512, "Mflop/s")
+               num(top["aggregate_mflops"]) / p, peak * 1e3 / 512, "Mflop/s", derived)
 
 
 def _table23(dtype: str):
@@ -167,16 +169,25 @@ def _table7(entries: Sequence[Entry]) -> List[Row]:
     e = _gauss(entries)
     rows = []
     program = _gauss_program(e)
+    params = e.params if e is not None else {}
+    if params.get("loaded"):  # the driver's verdict, in the item, not only among the warnings
+        share = num(params.get("others_share"))
+        program += ("; LOADED: other work took " + (f"{100 * share:.0f} % of" if share is not None else "part of")
+                    + " the cores' time during the run, so the measured times include its time slices")
     for n, (est, meas) in TABLE7_MS.items():
         ours_est, ours_meas = pick(e, "predicted_ms", n=n), pick(e, "measured_ms", n=n)
         rows.append(Row(f"{n} × {n + 1}: estimated", ours_est, est, "ms", program))
         rows.append(Row(f"{n} × {n + 1}: measured", ours_meas, meas, "ms", program))
+        of_medians = 100.0 * (ours_est - ours_meas) / ours_meas if ours_est is not None and ours_meas else None
         err = pick(e, "error_pct", n=n)  # the driver's: the median of its rounds' errors
-        if err is None and ours_est is not None and ours_meas:
-            err = 100.0 * (ours_est - ours_meas) / ours_meas
+        note = "errors are compared by their difference, not a ratio"
+        if err is None:
+            err = of_medians
+        elif of_medians is not None:
+            note = (f"ours: the median of the rounds' errors (each round's estimate against its own measurement); "
+                    f"the two medians above give {of_medians:+.1f} %; " + note)
         rows.append(Row(f"{n} × {n + 1}: error (estimated − measured) / measured", err,
-                        100.0 * (est - meas) / meas, "%", "errors are compared by their difference, not a ratio",
-                        compared=False))
+                        100.0 * (est - meas) / meas, "%", note, compared=False))
     return rows
 
 
@@ -231,7 +242,9 @@ def _figure7(entries: Sequence[Entry]) -> List[Row]:
     for b, ti in zip(x, t):
         if b in (1024, 4096, 65536) or b == x.max():
             rows.append(Row(f"transfer rate at {b:.0f} bytes", b / ti, b / _eq(EQUATION1, b), "MB/s",
-                            "paper: l / Equation 1"))
+                            "paper: l / Equation 1" + (
+                                f", extrapolated: the equation was fitted on 0-{EQUATION1_FIT_BYTES // 1000} KB"
+                                if b > EQUATION1_FIT_BYTES else "")))
     rows.append(Row("asymptotic rate", (x.max() / t.max()) if len(x) else None, 8.5, "MB/s",
                     "ours at the largest size; paper: text (1 / 0.117 µs per byte)"))
     return rows
