@@ -7,7 +7,8 @@ The CM-5 paper's section 8 (its Figure 16, Tables 6 and 7), on this machine:
 
 1. compiles examples/c/gauss_elimination.c with the mpicc beside this Python,
    at the optimisation level of the Release build of the kernels
-   (-O3 -DNDEBUG), into build/gauss_elimination/;
+   (-O3 -DNDEBUG), into build/gauss_elimination/ (a temporary folder where the
+   checkout cannot be written; --binary takes one built elsewhere);
 2. measures the primitives the program uses on --np ranks
    (datamotion.measure.gauss.measure_primitives, in an mpiexec job of this script,
    with mpi4py initialising MPI_THREAD_SINGLE like the program's MPI_Init);
@@ -112,10 +113,23 @@ def find_mpicc() -> str:
     return found
 
 
+def program_folder(root: Path = ROOT) -> Path:
+    """Where the program is compiled: the checkout's build/gauss_elimination/, or,
+    where the checkout cannot be written (a read-only tree), a fresh temporary folder."""
+    folder = root / "build" / "gauss_elimination"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".writable"
+        probe.touch()
+        probe.unlink()
+        return folder
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="datamotion-gauss-"))
+
+
 def compile_program() -> dict:
     mpicc = find_mpicc()
-    out = ROOT / "build" / "gauss_elimination" / "gauss_elimination"
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = program_folder() / "gauss_elimination"
     command = [mpicc, *CFLAGS, str(SOURCE), "-o", str(out), "-lm"]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:

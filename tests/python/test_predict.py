@@ -293,6 +293,24 @@ def test_table7_is_judged_by_the_median_of_the_rounds_errors():
     assert driver.parse_args([]).rounds == driver.ROUNDS
 
 
+def test_the_gauss_driver_compiles_outside_a_checkout_it_cannot_write(tmp_path):
+    """benchmarks/gauss_elimination.py: build/gauss_elimination/ of a writable checkout,
+    else a fresh temporary folder (a read-only tree needs no --binary)."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "gauss_elimination.py"
+    spec = importlib.util.spec_from_file_location("gauss_driver", path)
+    driver = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(driver)
+    assert driver.program_folder(tmp_path) == tmp_path / "build" / "gauss_elimination"
+    unwritable = tmp_path / "a-file"
+    unwritable.write_text("")  # a folder cannot be made inside a file, even by root
+    folder = driver.program_folder(unwritable)
+    assert folder.is_dir() and not str(folder).startswith(str(unwritable))
+    folder.rmdir()
+
+
 def test_the_column_pass_kernel_times_both_passes_and_refuses_bad_arguments():
     from datamotion import Error, _core
 

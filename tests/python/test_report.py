@@ -614,3 +614,11 @@ def test_table_7_explains_its_error_row_and_names_a_loaded_run(tmp_path):
     assert "median of the rounds' errors" in error[-1] and "the two medians above give +17.0 %" in error[-1]
     (measured,) = [c for c in cells if c and c[0] == "64 × 65: measured"]
     assert "LOADED: other work took 57 % of the cores' time" in measured[-1]
+
+
+def test_pshift_table_1_keeps_every_paper_row_and_marks_the_unmeasured(tmp_path):
+    text = open(report.write_report(pshift_rank1({4: 10.0, 16: 12.0}), str(tmp_path)), encoding="utf-8").read()
+    cells = [c for c in item_rows(text, "pshift", "Table 1") if c and c[0].endswith(": PSHIFT")]
+    assert len(cells) == 13  # the paper's 13 subgrid lengths of rank 1
+    unmeasured = [c for c in cells if c[1] == "—"]
+    assert len(unmeasured) == 11 and all("not measured in this run" in c[-1] for c in unmeasured)
