@@ -622,3 +622,21 @@ def test_pshift_table_1_keeps_every_paper_row_and_marks_the_unmeasured(tmp_path)
     assert len(cells) == 13  # the paper's 13 subgrid lengths of rank 1
     unmeasured = [c for c in cells if c[1] == "—"]
     assert len(unmeasured) == 11 and all("not measured in this run" in c[-1] for c in unmeasured)
+
+
+def test_paragon_table_1_copy_rate_describes_the_large_copies_and_no_ratio_crosses_zero(recorded):
+    # The memory copy rate is fitted with sizes weighted alike (large blocks decide,
+    # docs/report.md), not taken from the model's relative-weighted fit: it must
+    # describe the largest copy measured. The SP2's large-message t0 is negative:
+    # no ratio against it.
+    folder, text = recorded
+    with open(RECORDED, encoding="utf-8") as f:
+        doc = json.load(f)
+    (copy,) = [r for r in doc["results"] if r["kernel"] == "memcopy"]
+    largest = max(copy["rows"], key=lambda r: r["bytes"])
+    measured = largest["median_us"] / largest["bytes"]
+    text = html.unescape(text)
+    (row,) = [c for c in item_rows(text, "paragon", "Table 1") if c and c[0] == "memory copy, Intel Paragon"]
+    assert row[4] == "—" or 1 / 1.3 < float(row[1]) / measured < 1.3, (row, measured)
+    (t0,) = [c for c in item_rows(text, "paragon", "Table 1") if c and c[0] == "large messages t0, IBM SP2"]
+    assert t0[4] == "—" and "negative" in t0[-1]

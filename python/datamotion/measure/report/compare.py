@@ -35,6 +35,8 @@ class Row:
         ours, paper = num(self.ours), num(self.paper)
         if not self.compared or ours is None or paper is None or paper == 0:
             return None
+        if ours != 0 and (ours > 0) != (paper > 0):  # quantities of opposite signs have no meaningful ratio
+            return None
         return ours / paper
 
 

@@ -104,10 +104,11 @@ def _bandwidth_section(entries: Sequence[Entry], plots: Plots) -> str:
 
 def _piecewise(entry: Entry, where=None, max_breakpoints: int = 2, min_points: int = 3,
                weighting: str = "relative") -> Optional[Mapping[str, Any]]:
-    """The entry's piecewise fit (a PiecewiseFit dict): the model document's, or one
-    fitted here to the rows ``where`` selects; None when there are too few."""
+    """The entry's piecewise fit (a PiecewiseFit dict): the model document's (fitted
+    with relative weights) where that is the weighting asked for, or one fitted here
+    to the rows ``where`` selects; None when there are too few."""
     fits = piecewise_fits(entry)
-    if fits and where is None:
+    if fits and where is None and weighting == "relative":
         return fits[0][1]
     x, t, _ = entry.series("bytes", where=where)
     try:
@@ -625,9 +626,14 @@ def _item_table1(entries: Sequence[Entry]) -> List[Row]:
     copy = one(entries, "memcopy")
     fit = _copy_fit(copy) if copy else None
     if fit and fit.get("segments"):
+        last = fit["segments"][-1]
+        r2 = num(last.get("r2"))
+        loose = r2 is not None and r2 < 0.9  # the line does not describe its sizes: no rate to compare
+        note = ("ours: the largest sizes' segment, sizes weighted alike" if not loose else
+                f"ours: the largest sizes' segment fits them loosely (r² {r2:.2f}): not compared")
         for m in MACHINES:
-            rows.append(Row(f"memory copy, {m}", num(fit["segments"][-1].get("us_per_byte")),
-                            TABLE1_MEMCPY_US_PER_BYTE[m], "µs/byte", "ours: the largest sizes' segment"))
+            rows.append(Row(f"memory copy, {m}", num(last.get("us_per_byte")), TABLE1_MEMCPY_US_PER_BYTE[m],
+                            "µs/byte", note, compared=not loose))
     barrier = one(entries, "paragon_barrier") or one(entries, "barrier")
     if barrier:
         p, t, _ = barrier.series("ranks")
@@ -656,9 +662,12 @@ def _item_table1(entries: Sequence[Entry]) -> List[Row]:
             s = segs[-1]
             bad = num(s.get("r2")) is not None and num(s.get("r2")) < 0
             for m in MACHINES:
+                negative = TABLE1_LARGE[m][0] < 0  # the SP2's: an intercept below zero, no time to divide by
                 rows.append(Row(f"large messages t0, {m}", num(s.get("t0_us")), TABLE1_LARGE[m][0], "µs",
-                                "ours: r² < 0, not compared" if bad else "ours: pingpong, largest segment",
-                                compared=not bad))
+                                "ours: r² < 0, not compared" if bad else
+                                "the paper's t0 is negative (a fit's intercept, not a time): not compared"
+                                if negative else "ours: pingpong, largest segment",
+                                compared=not bad and not negative))
                 rows.append(Row(f"large messages per byte, {m}", num(s.get("us_per_byte")), TABLE1_LARGE[m][1],
                                 "µs/byte", "ours: r² < 0, not compared" if bad else "", compared=not bad))
     return rows
