@@ -640,3 +640,13 @@ def test_paragon_table_1_copy_rate_describes_the_large_copies_and_no_ratio_cross
     assert row[4] == "—" or 1 / 1.3 < float(row[1]) / measured < 1.3, (row, measured)
     (t0,) = [c for c in item_rows(text, "paragon", "Table 1") if c and c[0] == "large messages t0, IBM SP2"]
     assert t0[4] == "—" and "negative" in t0[-1]
+
+
+def test_paragon_figure_5_compares_only_k_pairs_with_the_papers_k_pairs(recorded):
+    _, text = recorded
+    cells = [c for c in item_rows(text, "paragon", "Figure 5") if c]
+    messages = [c for c in cells if c[0].startswith("messages:")]
+    chain = [c for c in cells if c[0].startswith("chain:")]
+    assert messages and chain
+    assert all(c[4] == "—" and "not the paper" in c[-1] for c in messages)
+    assert all(c[4] != "—" for c in chain)
