@@ -562,6 +562,21 @@ def test_a_bandwidth_above_memcpy_is_flagged_not_clipped():
     assert not dmm.flagged_fits(dmm.fit_results(results_document()))  # good fits, no memcopy: nothing flagged
 
 
+def test_a_local_kernel_whose_time_does_not_grow_is_flagged_as_no_bandwidth():
+    # vector_sweep's bytes are a working set: a time flat in it fits a slope near 0,
+    # a "bandwidth" of millions of MB/s, which must carry a flag saying it is none.
+    doc = results_document()
+    copy = noisy(piecewise_truth(GRID, [(0.05, 8000.0)], []), seed=70)
+    doc["results"].append({"kernel": "memcopy", "rows": [row(s, 1, t) for s, t in zip(GRID, copy)]})
+    flat = noisy(np.full(len(GRID), 40.0), seed=71)
+    doc["results"].append({"kernel": "vector_sweep", "params": {"op": "add"},
+                           "rows": [row(s, 1, t) for s, t in zip(GRID, flat)]})
+    model = dmm.fit_results(doc)
+    fit = model["models"]["vector_sweep"]["fit"]
+    assert any("no bandwidth" in f for f in fit["flags"]), fit["flags"]
+    assert "vector_sweep" in [name for name, _ in dmm.flagged_fits(model)]
+
+
 def test_predict_is_never_negative_nor_nan_and_says_when_it_extrapolates():
     model = json_round_trip(dmm.fit_results(results_document()))
     sizes = np.concatenate([[0.0], np.geomspace(1, 1e9, 200)])

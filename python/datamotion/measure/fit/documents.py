@@ -65,7 +65,8 @@ switches and the cache capacities."""
 
 LOCAL_KERNELS = ("vector_sweep", "ufunc")
 """Kernels of one rank's computation, not of moving messages: their ``bytes`` are a
-working set or an array length, so their slopes are not compared with memcpy's."""
+working set or an array length; a slope of theirs faster than memcpy's is flagged as
+no bandwidth (their time does not grow with the working set there)."""
 
 
 def _spread_of(row: Mapping[str, Any]) -> float:
@@ -164,12 +165,14 @@ def _piecewise_dicts(entry: Mapping[str, Any]) -> List[Tuple[str, Dict[str, Any]
     return []
 
 
-def _flag_above_memcpy(fit: Dict[str, Any], memcpy: PiecewiseFit) -> None:
+def _flag_above_memcpy(fit: Dict[str, Any], memcpy: PiecewiseFit, local: bool = False) -> None:
     """Flags, in place, each segment of a piecewise fit dict whose bandwidth is
     above what memcpy reaches at the same sizes (the fastest memcpy segment
     among those covering the segment's sizes): moving bytes between ranks
     cannot beat copying them, so such a slope is noise or a model that does
-    not fit. The bandwidth is kept as fitted."""
+    not fit. For a ``local`` kernel (its bytes a working set) such a rate means
+    its time does not grow with the working set there: no bandwidth to read.
+    The bandwidth is kept as fitted."""
     for seg in fit["segments"]:
         slope = unnum(seg.get("us_per_byte"))
         if not slope >= 0:
@@ -180,6 +183,8 @@ def _flag_above_memcpy(fit: Dict[str, Any], memcpy: PiecewiseFit) -> None:
         if bandwidth > fastest:
             shown = "unbounded" if math.isinf(bandwidth) else f"{bandwidth:.0f} MB/s"
             flag = f"bandwidth {shown} above memcpy's {fastest:.0f} MB/s at these sizes"
+            if local:
+                flag += ": its time does not grow with its working set here, so this is no bandwidth"
             seg["flags"] = list(seg.get("flags") or []) + [flag]
             fit["flags"] = list(fit.get("flags") or []) + [
                 f"segment {seg['start_bytes']}-{seg['end_bytes']} B: {flag}"]
@@ -299,9 +304,9 @@ def fit_results(results: Mapping[str, Any], *, max_breakpoints: int = 2, min_poi
     if memcpy is not None:
         reference = PiecewiseFit.from_dict(memcpy)
         for entry in models.values():
-            if entry["kernel"] not in ("memcopy",) + LOCAL_KERNELS:
+            if entry["kernel"] != "memcopy":
                 for _, fit in _piecewise_dicts(entry):
-                    _flag_above_memcpy(fit, reference)
+                    _flag_above_memcpy(fit, reference, local=entry["kernel"] in LOCAL_KERNELS)
     else:
         notes.append("no memcopy entry: bandwidths not compared with memcpy's")
     return {"schema": MODEL_SCHEMA, "source_schema": schema, "provenance": results.get("provenance"),
