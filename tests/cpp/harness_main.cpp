@@ -10,6 +10,7 @@ int main(int argc, char **argv) {
     int failed_tests = 0, passed_tests = 0;
     for (const auto &test : dmtest::registry()) {
         const int before = dmtest::failures();
+        const double start = MPI_Wtime();
         try {
             test.body();
         } catch (const std::exception &e) {
@@ -18,7 +19,8 @@ int main(int argc, char **argv) {
         int mine = dmtest::failures() > before, any = 0;
         MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (rank == 0) {
-            std::printf("%-48s %s (%d ranks)\n", test.name, any ? "FAILED" : "ok", size);
+            // The time shows where a run's budget goes.
+            std::printf("%-48s %s (%d ranks, %.2f s)\n", test.name, any ? "FAILED" : "ok", size, MPI_Wtime() - start);
             std::fflush(stdout);  // a launcher may kill the job as soon as any rank exits non-zero
         }
         (any ? failed_tests : passed_tests) += 1;
