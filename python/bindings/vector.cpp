@@ -7,7 +7,7 @@
 #include "bindings.hpp"
 
 #include "core/error.hpp"
-#include "vector/negate.hpp"
+#include "vector/beyond_cvl.hpp"
 #include "vector/state.hpp"
 
 #include <cvl.h>
@@ -340,6 +340,13 @@ void bind_vector(nb::module_ &m) {
             run(sp, [&] { f(d, s1, s2, len, CVL_SCRATCH_NULL); });
         }, nb::arg("name"), nb::arg("d"), nb::arg("s1"), nb::arg("s2"), nb::arg("len"),
         "Local. name(d, s1, s2, len): binary elementwise operations.")
+        .def("binary_scalar", [](const Space &sp, const std::string &name, vec_p d, vec_p s, double x, bool scalar_first,
+                                 int len) {
+            auto f = vector::scalar_form(name);
+            if (!f) fail(DM_ERR_ARG, "no CVL function ", name, " with a scalar form");
+            run(sp, [&] { f(d, s, x, scalar_first, len); });
+        }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("x"), nb::arg("scalar_first"), nb::arg("len"),
+        "Local. name with a scalar operand: d[i] = name(s[i], x), or name(x, s[i]) where scalar_first.")
         .def("select", [](const Space &sp, const std::string &name, vec_p d, vec_p f, vec_p s1, vec_p s2, int len) {
             auto fn = lookup(kTernary, name);
             run(sp, [&] { fn(d, f, s1, s2, len, CVL_SCRATCH_NULL); });

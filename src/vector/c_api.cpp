@@ -8,7 +8,7 @@
 #include "core/checked.hpp"
 #include "core/error.hpp"
 #include "core/handles.hpp"
-#include "vector/negate.hpp"
+#include "vector/beyond_cvl.hpp"
 #include "vector/state.hpp"
 
 #include <cvl.h>

@@ -5,7 +5,7 @@
 // otherwise, when the destination's elements are wider than a source's the loop runs
 // backwards, else forwards, so that every source element is read before its bytes are
 // overwritten (the sources are compiled without strict aliasing, see CMakeLists.txt).
-#include "vector/negate.hpp"
+#include "vector/beyond_cvl.hpp"
 #include "vector/ops.hpp"
 #include "vector/state.hpp"
 
@@ -15,6 +15,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
+#include <utility>
 
 using namespace dm::vector;
 
@@ -135,12 +137,13 @@ inline int shift_right(int a, int k) {
     return a >= 0 ? a >> m : ~(~a >> m);                     // arithmetic shift
 }
 
-// Double to int: NaN gives 0, values outside int saturate.
+// Double to int: NaN gives 0, values outside int saturate. Clamped with selects, not
+// branches, so that the conversion vectorises (a comparison with NaN is false: it
+// passes both clamps and the last select makes it 0).
 inline int to_int(double x) {
-    if (!(x == x)) return 0;
-    if (x >= 2147483647.0) return INT_MAX;
-    if (x <= -2147483648.0) return INT_MIN;
-    return static_cast<int>(x);
+    double c = x > 2147483647.0 ? 2147483647.0 : x;
+    c = c < -2147483648.0 ? -2147483648.0 : c;
+    return static_cast<int>(x == x ? c : 0.0);
 }
 
 // Round to nearest, ties to even (whatever the floating-point rounding mode).
@@ -159,10 +162,18 @@ inline std::uint64_t mix64(std::uint64_t z) {
 
 }  // namespace
 
-#define CVL_BINARY(NAME, D, A, EXPR)                                                       \
-    void NAME(vec_p d, vec_p s1, vec_p s2, int len, vec_p) {                                 \
-        map2<D, A, A>(#NAME, d, s1, s2, len, [](A a, A b) -> D { return EXPR; }); \
-    }
+// Each binary function once: its operation as a type (NAME##_op, which the scalar forms
+// of binary_scalar use too; types have no language linkage) and CVL's entry point.
+#define CVL_BINARY(NAME, D, A, EXPR)                                                                  \
+    namespace {                                                                                       \
+    struct NAME##_op {                                                                                \
+        using Result = D;                                                                             \
+        using Source = A;                                                                             \
+        static constexpr const char *name = #NAME;                                                    \
+        D operator()(A a, A b) const { return EXPR; }                                                 \
+    };                                                                                                \
+    }                                                                                                 \
+    void NAME(vec_p d, vec_p s1, vec_p s2, int len, vec_p) { map2<D, A, A>(#NAME, d, s1, s2, len, NAME##_op{}); }
 #define CVL_UNARY(NAME, D, A, EXPR) \
     void NAME(vec_p d, vec_p s, int len, vec_p) { map1<D, A>(#NAME, d, s, len, [](A a) -> D { return EXPR; }); }
 
@@ -270,4 +281,47 @@ void rnd_wuz(vec_p d, vec_p s, int len, vec_p) {
 namespace dm::vector {
 void neg_wuz(vec_p d, vec_p s, int len, vec_p) { map1<int, int>("neg_wuz", d, s, len, [](int a) { return wrap_sub(0, a); }); }
 void neg_wud(vec_p d, vec_p s, int len, vec_p) { map1<double, double>("neg_wud", d, s, len, [](double a) { return -a; }); }
+
+namespace {
+
+template <class Op>
+void with_scalar(vec_p d, vec_p s, double x, bool scalar_first, int len) {
+    using D = typename Op::Result;
+    using A = typename Op::Source;
+    std::int64_t bits = 0;
+    std::memcpy(&bits, &x, sizeof x);
+    entry(Op::name, {{"d", d}, {"s", s}, {"scalar operand (its 64 bits)", bits}, {"whether the scalar comes first", scalar_first}, {"len", len}},
+          [&](Context &c) {
+              require_length(len, "len");
+              c.require_vector<D>(d, len, "destination d");
+              c.require_vector<A>(s, len, "source s");
+              const A v = static_cast<A>(x);
+              const int64_t n = c.block(len).count(c.rank);
+              if (scalar_first)
+                  map_local(n, c.local<D>(d), [v](A a) -> D { return Op{}(v, a); }, c.local<A>(s));
+              else
+                  map_local(n, c.local<D>(d), [v](A a) -> D { return Op{}(a, v); }, c.local<A>(s));
+          });
+}
+
+}  // namespace
+
+ScalarForm scalar_form(std::string_view name) {
+#define DM_SCALAR_FORM(NAME) {#NAME, &with_scalar<NAME##_op>}
+    static const std::pair<std::string_view, ScalarForm> forms[] = {
+        DM_SCALAR_FORM(max_wuz), DM_SCALAR_FORM(max_wud), DM_SCALAR_FORM(min_wuz), DM_SCALAR_FORM(min_wud),
+        DM_SCALAR_FORM(add_wuz), DM_SCALAR_FORM(add_wud), DM_SCALAR_FORM(sub_wuz), DM_SCALAR_FORM(sub_wud),
+        DM_SCALAR_FORM(mul_wuz), DM_SCALAR_FORM(mul_wud), DM_SCALAR_FORM(div_wuz), DM_SCALAR_FORM(div_wud),
+        DM_SCALAR_FORM(mod_wuz), DM_SCALAR_FORM(lsh_wuz), DM_SCALAR_FORM(rsh_wuz),
+        DM_SCALAR_FORM(grt_wuz), DM_SCALAR_FORM(grt_wud), DM_SCALAR_FORM(les_wuz), DM_SCALAR_FORM(les_wud),
+        DM_SCALAR_FORM(geq_wuz), DM_SCALAR_FORM(geq_wud), DM_SCALAR_FORM(leq_wuz), DM_SCALAR_FORM(leq_wud),
+        DM_SCALAR_FORM(eql_wuz), DM_SCALAR_FORM(eql_wud), DM_SCALAR_FORM(neq_wuz), DM_SCALAR_FORM(neq_wud),
+        DM_SCALAR_FORM(eql_wub), DM_SCALAR_FORM(neq_wub), DM_SCALAR_FORM(and_wub), DM_SCALAR_FORM(ior_wub),
+        DM_SCALAR_FORM(xor_wub), DM_SCALAR_FORM(and_wuz), DM_SCALAR_FORM(ior_wuz), DM_SCALAR_FORM(xor_wuz),
+    };
+#undef DM_SCALAR_FORM
+    for (const auto &[known, form] : forms)
+        if (known == name) return form;
+    return nullptr;
+}
 }  // namespace dm::vector

@@ -3,6 +3,7 @@
 #define CVL_DEFINES_SELF
 #include "vector/state.hpp"
 
+#include "core/host_memory.hpp"
 #include "core/node_memory.hpp"
 #include "exchange/mpi_bytes.hpp"
 #include "vector/ops.hpp"
@@ -216,29 +217,30 @@ Handle Table::add(Allocation allocation) {
     return next_++;
 }
 
+void Table::give_back(const Allocation &block) noexcept {
+    if (block.owner == Owner::Node) dm::node::release(block.data);
+    if (block.owner == Owner::Host) dm::host::release(block.data, block.allocated);
+}
+
 Table::~Table() {
-    for (auto &entry : allocations_)
-        if (entry.second.on_node) dm::node::release(entry.second.data);
+    for (auto &entry : allocations_) give_back(entry.second);
 }
 
 Handle Table::allocate(int64_t bytes, bool zero) {
     if (bytes < 0) fail(DM_ERR_ARG, "size ", bytes, " is negative");
     Allocation block;
     const auto words = std::max<std::size_t>(static_cast<std::size_t>((bytes + kUnit - 1) / kUnit), 1);
-    block.data = node_bytes(static_cast<int64_t>(words) * kUnit);
-    block.on_node = block.data != nullptr;
-    if (block.on_node) {
-        if (zero) std::memset(block.data, 0, words * kUnit);
-    } else {
-        block.owned.reset(zero ? new std::uint64_t[words]() : new std::uint64_t[words]);
-        block.data = reinterpret_cast<std::byte *>(block.owned.get());
-    }
+    block.allocated = words * kUnit;
+    block.data = node_bytes(static_cast<int64_t>(block.allocated));
+    block.owner = block.data ? Owner::Node : Owner::Host;
+    if (!block.data) block.data = static_cast<std::byte *>(dm::host::allocate(block.allocated));
+    if (!block.data) throw std::bad_alloc();  // as `new` did: the entry path ends the job
+    if (zero) std::memset(block.data, 0, block.allocated);
     block.bytes = bytes;
-    std::byte *const node_data = block.on_node ? block.data : nullptr;
     try {
-        return add(std::move(block));
+        return add(block);
     } catch (...) {
-        dm::node::release(node_data);
+        give_back(block);
         throw;
     }
 }
@@ -255,7 +257,7 @@ Handle Table::borrow(void *data, int64_t bytes) {
 void Table::release(Handle h) {
     auto it = h != 0 ? allocations_.find(h) : allocations_.end();
     if (it == allocations_.end()) return;
-    if (it->second.on_node) dm::node::release(it->second.data);
+    give_back(it->second);
     allocations_.erase(it);
 }
 

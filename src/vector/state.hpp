@@ -119,12 +119,16 @@ public:
     void release(Handle h);
 
 private:
+    // Who gives a block's memory back: its caller (borrowed), the node pool, or the
+    // host allocator (dm::host: large blocks are kept for the next result).
+    enum class Owner { Caller, Node, Host };
     struct Allocation {
         std::byte *data = nullptr;
         int64_t bytes = 0;
-        std::unique_ptr<std::uint64_t[]> owned;
-        bool on_node = false;  // data is node memory of this table's
+        std::size_t allocated = 0;  // bytes asked of the host allocator
+        Owner owner = Owner::Caller;
     };
+    static void give_back(const Allocation &block) noexcept;
     const Allocation &find(Handle h) const;
     Handle add(Allocation allocation);
 

@@ -4,12 +4,15 @@
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "core/host_memory.hpp"
 
 #include <datamotion/datamotion.h>
 
+#include <cstdint>
 #include <cstring>
 #include <tuple>
 #include <utility>
+#include <vector>
 #include <string>
 
 namespace {
@@ -190,4 +193,39 @@ DM_TEST(provenance_is_json_with_mpi_and_ranks) {
     CHECK(text.find(std::string("\"thread_level\": \"") + name + "\"") != std::string::npos);
     const double t0 = dm_wtime(), t1 = dm_wtime();
     CHECK(dm_wtick() > 0.0 && t1 >= t0);
+}
+
+DM_TEST(host_memory_keeps_freed_large_blocks_for_the_next) {
+    using dm::host::kLargeBytes;
+    const auto before = dm::host::kept();
+    // Small blocks: the heap's, aligned, never kept.
+    void *small = dm::host::allocate(100);
+    CHECK(small && reinterpret_cast<std::uintptr_t>(small) % 64 == 0);
+    std::memset(small, 1, 100);
+    dm::host::release(small, 100);
+    CHECK(dm::host::kept().blocks == before.blocks);
+    // A large block freed and asked for again (a result per call) is the same memory.
+    const std::size_t big = 5 * kLargeBytes + 5;
+    auto *a = static_cast<unsigned char *>(dm::host::allocate(big));
+    CHECK(a && reinterpret_cast<std::uintptr_t>(a) % 64 == 0);
+    std::memset(a, 7, big);
+    dm::host::release(a, big);
+    CHECK(dm::host::kept().blocks == before.blocks + 1);
+    void *again = dm::host::allocate(big - 100);
+    CHECK(again == a);
+    CHECK(dm::host::kept().blocks == before.blocks);
+    // A kept block more than twice a request is not handed to it; both are kept after.
+    void *other = dm::host::allocate(kLargeBytes);
+    dm::host::release(again, big - 100);
+    void *third = dm::host::allocate(kLargeBytes);
+    CHECK(third != a);
+    dm::host::release(other, kLargeBytes);
+    dm::host::release(third, kLargeBytes);
+    // What is kept stays bounded however many blocks are freed.
+    std::vector<void *> many;
+    for (int k = 0; k < 12; ++k) many.push_back(dm::host::allocate(kLargeBytes));
+    for (void *p : many) dm::host::release(p, kLargeBytes);
+    const auto after = dm::host::kept();
+    CHECK(after.blocks <= 8 && after.bytes <= dm::host::kKeptBytes);
+    dm::host::release(nullptr, kLargeBytes);  // ignored, like free(NULL)
 }

@@ -335,6 +335,10 @@ def test_a_vector_made_with_another_length_fails_at_the_next_collective_call():
     raises_everywhere(WORLD, lambda: cv.scan(cv.Vector(5 + (1 if ODD else 0))), "DM_ERR_MISMATCH",
                       "differs across ranks")
     check_same_array(WORLD, cv.Vector.from_numpy(np.arange(10.0)).to_numpy(), np.arange(10.0), "a vector made alike")
+    if CHECKED:  # a scalar operand is compared with the call's other arguments
+        v = cv.Vector.from_numpy(np.arange(10.0))
+        raises_everywhere(WORLD, lambda: v + (2.0 if ODD else 1.0), "DM_ERR_MISMATCH",
+                          r"argument scalar operand \(its 64 bits\) differs across ranks")
 
 
 _VECTOR_LENGTHS = r"""

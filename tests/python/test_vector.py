@@ -103,6 +103,37 @@ def test_numpy_round_trip_and_elementwise_operators(comm):
             check_same_array(WORLD, got.to_numpy(), want, f"{what} n={n}")
 
 
+@pytest.mark.parallel(nprocs=RANKS)
+def test_scalar_operands_on_either_side_match_numpy():
+    """A scalar operand takes one pass (binary_scalar), on the left or the right, for every
+    operator and type: the same elements and result type as NumPy's."""
+    import operator as o
+
+    rng = np.random.default_rng(7)
+    n = 2 * SIZE + 3
+    arith = {"+": o.add, "-": o.sub, "*": o.mul}
+    compare = {"<": o.lt, "<=": o.le, ">": o.gt, ">=": o.ge, "==": o.eq, "!=": o.ne}
+    logic = {"&": o.and_, "|": o.or_, "^": o.xor}
+    arrays = {
+        np.int32: (rng.integers(-50, 51, n).astype(np.int32), (0, 3, -7, 2**31 - 1), {**arith, **compare, **logic}),
+        np.float64: (rng.random(n) * 10 - 5, (0.0, 2.5, -1e300, float("nan")),
+                     {**arith, "/": o.truediv, **compare}),
+        np.bool_: (rng.random(n) < 0.5, (True, False), {"==": o.eq, "!=": o.ne, **logic}),
+    }
+    for dtype, (a, scalars, ops) in arrays.items():
+        v = cv.Vector.from_numpy(a)
+        for x in scalars:
+            for name, fn in ops.items():
+                for left in (False, True):
+                    with np.errstate(all="ignore"):
+                        want = fn(x, a) if left else fn(a, x)
+                        if dtype is np.int32 and name in arith:
+                            want = want.astype(np.int32)  # CVL wraps int32 as NumPy does
+                    got = (fn(x, v) if left else fn(v, x)).to_numpy()
+                    check_all(WORLD, got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True),
+                              f"{'x ' + name + ' v' if left else 'v ' + name + ' x'} with x={x!r}, {np.dtype(dtype)}")
+
+
 @pytest.mark.parallel(nprocs=RANKS + LARGE)
 @on_comms
 def test_scan_and_reduce_unsegmented_and_segmented(comm):

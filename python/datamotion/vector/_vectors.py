@@ -19,6 +19,10 @@ ERR_ARG, ERR_TYPE = DM_ERR_ARG, DM_ERR_TYPE
 _INT32_MIN, _INT32_MAX = int(np.iinfo(np.int32).min), int(np.iinfo(np.int32).max)  # np.iinfo costs µs per call
 _KINDS = {np.dtype(np.int32): "z", np.dtype(np.float64): "d", np.dtype(np.bool_): "b"}
 _DTYPES = {k: d for d, k in _KINDS.items()}
+# The kind of a result's dtype or scalar type, found without np.dtype() on the call path.
+_RESULT_KINDS = {**_KINDS, np.int32: "z", np.float64: "d", np.bool_: "b"}
+# The Python scalar type that is of each kind already.
+_SCALAR_TYPES = {"z": int, "d": float, "b": bool}
 _OPS = {"add": "add", "mul": "mul", "min": "min", "max": "max", "and": "and", "or": "ior", "xor": "xor"}
 _OP_KINDS = {"add": "zd", "mul": "zd", "min": "zd", "max": "zd", "and": "zb", "ior": "zb", "xor": "zb"}
 
@@ -129,7 +133,8 @@ class Vector:
         """A new vector on the communicator of ``like`` (a Vector or Segments), for a
         result the next call writes completely (uninitialised unless ``zero``)."""
         v = cls.__new__(cls)
-        v._init(like._space, like._comm, n, _kind_of(dtype), zero=zero, result=True)
+        kind = _RESULT_KINDS.get(dtype)
+        v._init(like._space, like._comm, n, kind or _kind_of(dtype), zero=zero, result=True)
         return v
 
     def __del__(self):
@@ -303,10 +308,13 @@ class Vector:
 
     # ---- elementwise operators
     def _binary(self, other, op: str, reflected: bool = False, kinds: str = "zd", result=None):
-        a, b = operands(self, other, kinds)
+        a, b = operands(self, other, kinds, scalar=True)
+        d = Vector._on(self, self._n, result or a.dtype)
+        if type(b) is float:  # one pass, no vector of copies of the scalar
+            self._space.binary_scalar(f"{op}_wu{a._kind}", d._handle, a._handle, b, reflected, self._n)
+            return d
         if reflected:
             a, b = b, a
-        d = Vector._on(self, self._n, result or a.dtype)
         self._space.binary(f"{op}_wu{a._kind}", d._handle, a._handle, b._handle, self._n)
         return d
 
@@ -403,8 +411,17 @@ def _scalar_for(kind: str, value) -> float:
     return float(bool(value)) if kind == "b" else float(value)
 
 
-def operands(a: Vector, other, kinds: str):
-    """Both operands as vectors of one kind from `kinds` (the first that fits both)."""
+def operands(a: Vector, other, kinds: str, scalar: bool = False):
+    """Both operands as vectors of one kind from `kinds` (the first that fits both); with
+    `scalar`, a scalar `other` comes back as the float of its value in that kind."""
+    # The common cases first, without the general rule's sets: a vector or a Python
+    # scalar of the same kind.
+    if type(other) is Vector and other._kind == a._kind and a._kind in kinds and other._space is a._space:
+        if other._n != a._n:
+            raise Error(ERR_ARG, f"operands have lengths {len(a)} and {len(other)}")
+        return a, other
+    if scalar and type(other) is _SCALAR_TYPES.get(a._kind) and a._kind in kinds:
+        return a, _scalar_for(a._kind, other)
     if isinstance(other, Vector):
         same_space(a, other)
         if len(other) != len(a):
@@ -424,7 +441,10 @@ def operands(a: Vector, other, kinds: str):
     dt = _DTYPES[kind]
     a = a if a._kind == kind else a.astype(dt)
     if b is None:
-        b = full(_DTYPES[kind].type(_scalar_for(kind, other)).item(), len(a), dt, a._comm)
+        value = _scalar_for(kind, other)
+        if scalar:
+            return a, value
+        b = full(_DTYPES[kind].type(value).item(), len(a), dt, a._comm)
     elif b._kind != kind:
         b = b.astype(dt)
     return a, b
