@@ -10,10 +10,11 @@
  *   local but must still be called on every rank so that all ranks keep the same
  *   vector memory.
  * - Distribution. A vector of n elements is block-distributed over the ranks of the
- *   communicator CVL_init made (a duplicate of MPI_COMM_WORLD): with p ranks, rank r
- *   holds the n / p or n / p + 1 consecutive elements starting at
- *   r * (n / p) + min(r, n % p); the first n % p ranks hold one more. Placement depends
- *   only on n, so a vector must be used with the length it was written with.
+ *   communicator CVL_init made (a duplicate of MPI_COMM_WORLD): with p ranks and
+ *   b = ceil(n / p), rank r holds the consecutive elements [min(r * b, n),
+ *   min((r + 1) * b, n)): every rank b of them but the trailing ones, which hold fewer
+ *   or none. Placement depends only on n, so a vector must be used with the length it
+ *   was written with.
  * - Vector memory. vec_p is an offset, in 8-byte units, into a per-rank arena.
  *   alo_foz(u) reserves u units on every rank; siz_fob/siz_foz/siz_fod/siz_fos give the
  *   units per rank a vector needs (the same value on every rank). Handles may be

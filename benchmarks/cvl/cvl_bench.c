@@ -7,24 +7,32 @@
  *            with the same destination pattern, bandwidth per rank
  *   reduce   add_ruz / add_rud vs MPI_Allreduce of one value (overhead)
  *   elem     add_wud vs memcpy of the same bytes per rank (bandwidth)
+ *   ops      every elementwise entry point of cvl.h (each type) vs a plain C loop over
+ *            the rank's block into a C array, and every unsegmented reduction vs a
+ *            plain C loop over the block plus one MPI_Allreduce; results checked
  *
  * Timing: MPI_Barrier before each repetition, MPI_Wtime around the call, the slowest
  * rank's time of each repetition, the median over repetitions. Contenders of one table
  * alternate inside the same repetition loop.
  *
  * Usage: cvl_bench [--smoke | --quick] [--section NAME]... [--perm-n N] [--elem-n N]
+ *                  [--ops-n N[,N]...]
+ *   --ops-n: elements per rank for `ops`, one table each (default 1000,1000000,10000000;
+ *   --quick 1000,1000000; --smoke 1000 with 3 repetitions).
  * Uses only cvl.h, mpi.h and the C library.
  */
 #include <cvl.h>
 #include <mpi.h>
 
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_CONTENDERS = 4, MAX_POINTS = 32 };
+enum { MAX_CONTENDERS = 4, MAX_POINTS = 32, MAX_OPS_SIZES = 16 };
 
 static int g_rank, g_nranks;
 
@@ -147,8 +155,10 @@ struct options {
     int sections; /* bit mask */
     long perm_n;  /* elements per rank */
     long elem_n;  /* elements per rank */
+    long ops_n[MAX_OPS_SIZES]; /* elements per rank, one table each */
+    int n_ops;
 };
-enum { S_LINEFIT = 1, S_MEDIAN = 2, S_PERM = 4, S_REDUCE = 8, S_ELEM = 16, S_ALL = 31 };
+enum { S_LINEFIT = 1, S_MEDIAN = 2, S_PERM = 4, S_REDUCE = 8, S_ELEM = 16, S_OPS = 32, S_ALL = 63 };
 
 static int reps_for(const struct options *o, int full, int quick) {
     return o->smoke ? 3 : o->quick ? quick : full;
@@ -585,21 +595,511 @@ static void bench_elem(const struct options *o) {
     fre_fov(d); fre_fov(b); fre_fov(a);
 }
 
+/* ------------------------------------------------------------------ ops */
+
+/* Every elementwise entry point of cvl.h, each type, and every unsegmented reduction,
+ * against the plain C a user would write over the rank's own block (the elements CVL's
+ * block rule puts on this rank: block_count) into a preallocated C array; a reduction's
+ * plain C is a loop over the block plus one MPI_Allreduce of the rank's partial. One
+ * table drives each kind: the CVL function beside its plain C loop. Inputs come from
+ * pools, written whole with c2v_fu? and kept as each rank's block in C arrays: divisors
+ * are never 0, shift counts lie in [0, 31], log/sqrt/asin/acos get (0, 1), products
+ * multiply +-1, and the other doubles lie on a grid of quarters, so that sums are exact
+ * in any order and rou_wud meets ties. The and and ior reductions get inputs whose
+ * absorbing value (0 / false, all bits / true), at which CVL stops early, comes only at
+ * the last element or never, so that both contenders make the whole pass. Each CVL
+ * result is copied out (v2c_fu?) and compared bit for bit with the C loop's on the
+ * rank's block. Not here: rnd_wuz (the library's own random numbers have no plain C
+ * equivalent) and cpy_wus (a segment descriptor, not elements). */
+
+enum { T_Z, T_D, T_B, NTYPES };
+static const char *const type_name[NTYPES] = {"int", "double", "cvl_bool"};
+static size_t type_size(int t) { return t == T_Z ? sizeof(int) : t == T_D ? sizeof(double) : sizeof(cvl_bool); }
+static int type_units(int t, int n) { return t == T_Z ? siz_foz(n) : t == T_D ? siz_fod(n) : siz_fob(n); }
+
+static void c2v_typed(int t, vec_p d, void *s, int n) {
+    if (t == T_Z) c2v_fuz(d, s, n, 0);
+    else if (t == T_D) c2v_fud(d, s, n, 0);
+    else c2v_fub(d, s, n, 0);
+}
+
+static void v2c_typed(int t, void *d, vec_p s, int n) {
+    if (t == T_Z) v2c_fuz(d, s, n, 0);
+    else if (t == T_D) v2c_fud(d, s, n, 0);
+    else v2c_fub(d, s, n, 0);
+}
+
+static void format_elem(char *buf, size_t len, int t, const void *p) {
+    if (t == T_Z) snprintf(buf, len, "%d", *(const int *)p);
+    else if (t == T_D) snprintf(buf, len, "%.17g", *(const double *)p);
+    else snprintf(buf, len, "%d", (int)*(const cvl_bool *)p);
+}
+
+/* Input pools: ZA ints in [-50, 50]; ZB the same without 0 (divisors); ZS shift counts in
+ * [0, 31] (their ior is never all bits); ZP and DP +-1 (products; the and of +-1 is never
+ * 0); DA quarters in [-8, 8); DB quarters in [-8, 8] without 0; DU doubles in
+ * (0.01, 0.99); BA, BB, BC random booleans; BT true but the last element, BF false but
+ * the last element. */
+enum { P_NONE = -1, P_ZA, P_ZB, P_ZS, P_ZP, P_DA, P_DB, P_DU, P_DP, P_BA, P_BB, P_BC, P_BT, P_BF, NPOOLS };
+static const int pool_type[NPOOLS] = {T_Z, T_Z, T_Z, T_Z, T_D, T_D, T_D, T_D, T_B, T_B, T_B, T_B, T_B};
+
+/* The whole array of a pool (n elements), the same on every rank. */
+static void fill_pool(int pool, void *whole, int n) {
+    int *z = whole;
+    double *d = whole;
+    cvl_bool *b = whole;
+    for (int i = 0; i < n; ++i) {
+        uint64_t r = rng_next();
+        int v = (int)(r % 100) - 50, q = (int)(r % 64) - 32; /* v + (v >= 0), q + (q >= 0): never 0 */
+        switch (pool) {
+        case P_ZA: z[i] = (int)(r % 101) - 50; break;
+        case P_ZB: z[i] = v + (v >= 0); break;
+        case P_ZS: z[i] = (int)(r % 32); break;
+        case P_ZP: z[i] = r & 1 ? 1 : -1; break;
+        case P_DA: d[i] = q / 4.0; break;
+        case P_DB: d[i] = (q + (q >= 0)) / 4.0; break;
+        case P_DU: d[i] = 0.01 + 0.98 * ((double)(r >> 11) * (1.0 / 9007199254740992.0)); break;
+        case P_DP: d[i] = r & 1 ? 1.0 : -1.0; break;
+        case P_BT: b[i] = i != n - 1; break;
+        case P_BF: b[i] = i == n - 1; break;
+        default: b[i] = (cvl_bool)(r & 1); break;
+        }
+    }
+}
+
+/* The plain C loops: d[i] = EXPR of x = s1[i] (and y = s2[i]) over n elements. int
+ * arithmetic goes through unsigned, as CVL's wraps. */
+#define PLAIN1(NAME, R, A, EXPR)                                           \
+    static void plain_##NAME(void *out, const void *const *s, int64_t n) { \
+        R *restrict d = out;                                               \
+        const A *restrict a = s[0];                                        \
+        for (int64_t i = 0; i < n; ++i) {                                  \
+            A x = a[i];                                                    \
+            d[i] = (R)(EXPR);                                              \
+        }                                                                  \
+    }
+#define PLAIN2(NAME, R, A, EXPR)                                           \
+    static void plain_##NAME(void *out, const void *const *s, int64_t n) { \
+        R *restrict d = out;                                               \
+        const A *restrict a = s[0], *restrict b = s[1];                    \
+        for (int64_t i = 0; i < n; ++i) {                                  \
+            A x = a[i], y = b[i];                                          \
+            d[i] = (R)(EXPR);                                              \
+        }                                                                  \
+    }
+#define PLAIN_SEL(NAME, A)                                                 \
+    static void plain_##NAME(void *out, const void *const *s, int64_t n) { \
+        A *restrict d = out;                                               \
+        const cvl_bool *restrict f = s[0];                                 \
+        const A *restrict a = s[1], *restrict b = s[2];                    \
+        for (int64_t i = 0; i < n; ++i) d[i] = f[i] ? a[i] : b[i];         \
+    }
+
+PLAIN2(max_wuz, int, int, x > y ? x : y)
+PLAIN2(max_wud, double, double, x > y ? x : y)
+PLAIN2(min_wuz, int, int, x < y ? x : y)
+PLAIN2(min_wud, double, double, x < y ? x : y)
+PLAIN2(add_wuz, int, int, (unsigned)x + (unsigned)y)
+PLAIN2(add_wud, double, double, x + y)
+PLAIN2(sub_wuz, int, int, (unsigned)x - (unsigned)y)
+PLAIN2(sub_wud, double, double, x - y)
+PLAIN2(mul_wuz, int, int, (unsigned)x * (unsigned)y)
+PLAIN2(mul_wud, double, double, x * y)
+PLAIN2(div_wuz, int, int, x / y)
+PLAIN2(div_wud, double, double, x / y)
+PLAIN2(grt_wuz, cvl_bool, int, x > y)
+PLAIN2(grt_wud, cvl_bool, double, x > y)
+PLAIN2(les_wuz, cvl_bool, int, x < y)
+PLAIN2(les_wud, cvl_bool, double, x < y)
+PLAIN2(geq_wuz, cvl_bool, int, x >= y)
+PLAIN2(geq_wud, cvl_bool, double, x >= y)
+PLAIN2(leq_wuz, cvl_bool, int, x <= y)
+PLAIN2(leq_wud, cvl_bool, double, x <= y)
+PLAIN2(eql_wuz, cvl_bool, int, x == y)
+PLAIN2(eql_wud, cvl_bool, double, x == y)
+PLAIN2(neq_wuz, cvl_bool, int, x != y)
+PLAIN2(neq_wud, cvl_bool, double, x != y)
+PLAIN2(lsh_wuz, int, int, (unsigned)x << y)
+PLAIN2(rsh_wuz, int, int, x >> y)
+PLAIN2(mod_wuz, int, int, x % y)
+PLAIN2(and_wub, cvl_bool, cvl_bool, x && y)
+PLAIN2(and_wuz, int, int, x & y)
+PLAIN2(ior_wub, cvl_bool, cvl_bool, x || y)
+PLAIN2(ior_wuz, int, int, x | y)
+PLAIN2(xor_wub, cvl_bool, cvl_bool, (x != 0) != (y != 0))
+PLAIN2(xor_wuz, int, int, x ^ y)
+PLAIN2(eql_wub, cvl_bool, cvl_bool, (x != 0) == (y != 0))
+PLAIN2(neq_wub, cvl_bool, cvl_bool, (x != 0) != (y != 0))
+PLAIN_SEL(sel_wuz, int)
+PLAIN_SEL(sel_wub, cvl_bool)
+PLAIN_SEL(sel_wud, double)
+PLAIN1(not_wub, cvl_bool, cvl_bool, !x)
+PLAIN1(not_wuz, int, int, ~x)
+PLAIN1(int_wud, int, double, x)
+PLAIN1(int_wub, int, cvl_bool, x != 0)
+PLAIN1(dbl_wuz, double, int, x)
+PLAIN1(boo_wuz, cvl_bool, int, x != 0)
+PLAIN1(flr_wud, int, double, floor(x))
+PLAIN1(cei_wud, int, double, ceil(x))
+PLAIN1(trn_wud, int, double, trunc(x))
+PLAIN1(rou_wud, int, double, rint(x)) /* the default rounding mode: ties to even */
+PLAIN1(exp_wud, double, double, exp(x))
+PLAIN1(log_wud, double, double, log(x))
+PLAIN1(sqt_wud, double, double, sqrt(x))
+PLAIN1(sin_wud, double, double, sin(x))
+PLAIN1(cos_wud, double, double, cos(x))
+PLAIN1(tan_wud, double, double, tan(x))
+PLAIN1(asn_wud, double, double, asin(x))
+PLAIN1(acs_wud, double, double, acos(x))
+PLAIN1(atn_wud, double, double, atan(x))
+PLAIN1(snh_wud, double, double, sinh(x))
+PLAIN1(csh_wud, double, double, cosh(x))
+PLAIN1(tnh_wud, double, double, tanh(x))
+PLAIN1(cpy_wuz, int, int, x)
+PLAIN1(cpy_wub, cvl_bool, cvl_bool, x)
+PLAIN1(cpy_wud, double, double, x)
+
+struct op_entry {
+    const char *name;
+    void (*cvl1)(vec_p d, vec_p s, int len, vec_p scratch);
+    void (*cvl2)(vec_p d, vec_p s1, vec_p s2, int len, vec_p scratch);
+    void (*cvl3)(vec_p d, vec_p s1, vec_p s2, vec_p s3, int len, vec_p scratch);
+    void (*plain)(void *out, const void *const *s, int64_t n);
+    int result; /* element type of d */
+    int src[3]; /* input pools, P_NONE after the last */
+};
+#define W1(NAME, R, A) {#NAME, NAME, NULL, NULL, plain_##NAME, R, {A, P_NONE, P_NONE}}
+#define W2(NAME, R, A, B) {#NAME, NULL, NAME, NULL, plain_##NAME, R, {A, B, P_NONE}}
+#define W3(NAME, R, F, A, B) {#NAME, NULL, NULL, NAME, plain_##NAME, R, {F, A, B}}
+
+/* In cvl.h's order. */
+static const struct op_entry op_table[] = {
+    W2(max_wuz, T_Z, P_ZA, P_ZB), W2(max_wud, T_D, P_DA, P_DB),
+    W2(min_wuz, T_Z, P_ZA, P_ZB), W2(min_wud, T_D, P_DA, P_DB),
+    W2(add_wuz, T_Z, P_ZA, P_ZB), W2(add_wud, T_D, P_DA, P_DB),
+    W2(sub_wuz, T_Z, P_ZA, P_ZB), W2(sub_wud, T_D, P_DA, P_DB),
+    W2(mul_wuz, T_Z, P_ZA, P_ZB), W2(mul_wud, T_D, P_DA, P_DB),
+    W2(div_wuz, T_Z, P_ZA, P_ZB), W2(div_wud, T_D, P_DA, P_DB),
+    W2(grt_wuz, T_B, P_ZA, P_ZB), W2(grt_wud, T_B, P_DA, P_DB),
+    W2(les_wuz, T_B, P_ZA, P_ZB), W2(les_wud, T_B, P_DA, P_DB),
+    W2(geq_wuz, T_B, P_ZA, P_ZB), W2(geq_wud, T_B, P_DA, P_DB),
+    W2(leq_wuz, T_B, P_ZA, P_ZB), W2(leq_wud, T_B, P_DA, P_DB),
+    W2(eql_wuz, T_B, P_ZA, P_ZB), W2(eql_wud, T_B, P_DA, P_DB),
+    W2(neq_wuz, T_B, P_ZA, P_ZB), W2(neq_wud, T_B, P_DA, P_DB),
+    W2(lsh_wuz, T_Z, P_ZA, P_ZS), W2(rsh_wuz, T_Z, P_ZA, P_ZS),
+    W2(mod_wuz, T_Z, P_ZA, P_ZB),
+    W2(and_wub, T_B, P_BA, P_BB), W2(and_wuz, T_Z, P_ZA, P_ZB),
+    W2(ior_wub, T_B, P_BA, P_BB), W2(ior_wuz, T_Z, P_ZA, P_ZB),
+    W2(xor_wub, T_B, P_BA, P_BB), W2(xor_wuz, T_Z, P_ZA, P_ZB),
+    W2(eql_wub, T_B, P_BA, P_BB), W2(neq_wub, T_B, P_BA, P_BB),
+    W3(sel_wuz, T_Z, P_BA, P_ZA, P_ZB), W3(sel_wub, T_B, P_BA, P_BB, P_BC), W3(sel_wud, T_D, P_BA, P_DA, P_DB),
+    W1(not_wub, T_B, P_BA), W1(not_wuz, T_Z, P_ZA),
+    W1(int_wud, T_Z, P_DA), W1(int_wub, T_Z, P_BA), W1(dbl_wuz, T_D, P_ZA), W1(boo_wuz, T_B, P_ZA),
+    W1(flr_wud, T_Z, P_DA), W1(cei_wud, T_Z, P_DA), W1(trn_wud, T_Z, P_DA), W1(rou_wud, T_Z, P_DA),
+    W1(exp_wud, T_D, P_DA), W1(log_wud, T_D, P_DU), W1(sqt_wud, T_D, P_DU),
+    W1(sin_wud, T_D, P_DA), W1(cos_wud, T_D, P_DA), W1(tan_wud, T_D, P_DA),
+    W1(asn_wud, T_D, P_DU), W1(acs_wud, T_D, P_DU), W1(atn_wud, T_D, P_DA),
+    W1(snh_wud, T_D, P_DA), W1(csh_wud, T_D, P_DA), W1(tnh_wud, T_D, P_DA),
+    W1(cpy_wuz, T_Z, P_ZA), W1(cpy_wub, T_B, P_BA), W1(cpy_wud, T_D, P_DA),
+};
+
+static void op_cvl(const struct op_entry *e, vec_p d, const vec_p *s, int n) {
+    if (e->cvl1) e->cvl1(d, s[0], n, 0);
+    else if (e->cvl2) e->cvl2(d, s[0], s[1], n, 0);
+    else e->cvl3(d, s[0], s[1], s[2], n, 0);
+}
+
+/* A reduction's value, in the type of its MPI_Allreduce. */
+union scalar { int z; double d; unsigned char b; };
+
+/* The plain C partial of a reduction over the rank's block: p = STEP of p and x = s[i]. */
+#define PARTIAL(NAME, OUT, A, ACC, INIT, STEP)                          \
+    static void partial_##NAME(void *out, const void *s, int64_t n) { \
+        const A *restrict a = s;                                        \
+        ACC p = INIT;                                                   \
+        for (int64_t i = 0; i < n; ++i) {                               \
+            A x = a[i];                                                 \
+            p = STEP;                                                   \
+        }                                                               \
+        *(OUT *)out = (OUT)p;                                           \
+    }
+
+PARTIAL(add_ruz, int, int, unsigned, 0u, p + (unsigned)x)
+PARTIAL(add_rud, double, double, double, 0.0, p + x)
+PARTIAL(mul_ruz, int, int, unsigned, 1u, p * (unsigned)x)
+PARTIAL(mul_rud, double, double, double, 1.0, p * x)
+PARTIAL(min_ruz, int, int, int, INT_MAX, x < p ? x : p)
+PARTIAL(min_rud, double, double, double, DBL_MAX, x < p ? x : p)
+PARTIAL(max_ruz, int, int, int, INT_MIN, x > p ? x : p)
+PARTIAL(max_rud, double, double, double, -DBL_MAX, x > p ? x : p)
+PARTIAL(and_rub, unsigned char, cvl_bool, int, 1, p & (x != 0))
+PARTIAL(and_ruz, int, int, int, -1, p & x)
+PARTIAL(ior_rub, unsigned char, cvl_bool, int, 0, p | (x != 0))
+PARTIAL(ior_ruz, int, int, int, 0, p | x)
+PARTIAL(xor_rub, unsigned char, cvl_bool, int, 0, p ^ (x != 0))
+PARTIAL(xor_ruz, int, int, int, 0, p ^ x)
+
+struct red_entry {
+    const char *name;
+    int pool;
+    int (*cvlz)(vec_p s, int len, vec_p scratch);
+    double (*cvld)(vec_p s, int len, vec_p scratch);
+    cvl_bool (*cvlb)(vec_p s, int len, vec_p scratch);
+    void (*partial)(void *out, const void *s, int64_t n);
+    MPI_Datatype type;
+    MPI_Op op;
+};
+
+static void red_cvl(const struct red_entry *e, vec_p s, int n, union scalar *out) {
+    if (e->cvlz) out->z = e->cvlz(s, n, 0);
+    else if (e->cvld) out->d = e->cvld(s, n, 0);
+    else out->b = (unsigned char)(e->cvlb(s, n, 0) != 0);
+}
+
+static void red_plain(const struct red_entry *e, const void *block, int64_t my, union scalar *out) {
+    union scalar part;
+    e->partial(&part, block, my);
+    MPI_Allreduce(&part, out, 1, e->type, e->op, MPI_COMM_WORLD);
+}
+
+/* Collective: each rank compares its block of CVL's result (whole, from v2c_fu?) with its
+ * C loop's; a difference is reported by the rank that finds it and ends the run. */
+static void check_block(const char *name, int t, const unsigned char *whole, const void *mine, int n) {
+    const int64_t first = block_count_before(n, g_rank), my = block_count(n, g_rank);
+    const size_t sz = type_size(t);
+    const unsigned char *cv = whole + first * (int64_t)sz, *cc = mine;
+    int bad = 0;
+    if (my > 0 && memcmp(cv, cc, (size_t)my * sz) != 0) {
+        int64_t k = 0;
+        while (memcmp(cv + k * (int64_t)sz, cc + k * (int64_t)sz, sz) == 0) ++k;
+        char a[40], b[40];
+        format_elem(a, sizeof a, t, cv + k * (int64_t)sz);
+        format_elem(b, sizeof b, t, cc + k * (int64_t)sz);
+        fprintf(stderr, "cvl_bench: ops: %s differs from the plain C loop at element %lld (rank %d): CVL %s, C %s\n",
+                name, (long long)(first + k), g_rank, a, b);
+        bad = 1;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (bad) die("ops: a CVL result differs from the plain C loop's (see above)");
+}
+
+/* Collective: a reduction's value from CVL against the plain C loop's MPI_Allreduce. */
+static void check_scalar(const char *name, int t, const union scalar *cvl, const union scalar *c) {
+    int bad = t == T_Z ? cvl->z != c->z : t == T_D ? cvl->d != c->d : cvl->b != c->b;
+    if (bad) {
+        char a[40], b[40];
+        format_elem(a, sizeof a, t, t == T_Z ? (const void *)&cvl->z : t == T_D ? (const void *)&cvl->d : &cvl->b);
+        format_elem(b, sizeof b, t, t == T_Z ? (const void *)&c->z : t == T_D ? (const void *)&c->d : &c->b);
+        fprintf(stderr, "cvl_bench: ops: %s differs from the plain C loop plus MPI_Allreduce (rank %d): CVL %s, C %s\n",
+                name, g_rank, a, b);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (bad) die("ops: a CVL reduction differs from the plain C loop's (see above)");
+}
+
+struct ops_row {
+    const char *name;
+    char type[32];
+    double cvl, c; /* seconds */
+};
+
+static double median_copy(const double *v, int n) {
+    if (n == 0) return 0;
+    double *w = xmalloc((size_t)n * sizeof(double));
+    memcpy(w, v, (size_t)n * sizeof(double));
+    double m = median_of(w, n);
+    free(w);
+    return m;
+}
+
+static void ops_print_row(const struct ops_row *r, int diff) {
+    if (g_rank != 0) return;
+    printf("| `%s` | %s | %.2f | %.2f | %.2f |", r->name, r->type, r->cvl * 1e6, r->c * 1e6, r->cvl / r->c);
+    if (diff) printf(" %.2f |", (r->cvl - r->c) * 1e6);
+    printf("\n");
+}
+
+static void bench_ops_size(const struct options *o, long nl) {
+    const int64_t n64 = (int64_t)nl * g_nranks;
+    if (n64 > INT_MAX) die("ops: vector too long for an int length");
+    const int n = (int)n64;
+    const int64_t first = block_count_before(n, g_rank), my = block_count(n, g_rank);
+    const struct red_entry red_table[] = {
+#define R_Z(NAME, POOL, OP) {#NAME, POOL, NAME, NULL, NULL, partial_##NAME, MPI_INT, OP}
+#define R_D(NAME, POOL, OP) {#NAME, POOL, NULL, NAME, NULL, partial_##NAME, MPI_DOUBLE, OP}
+#define R_B(NAME, POOL, OP) {#NAME, POOL, NULL, NULL, NAME, partial_##NAME, MPI_UNSIGNED_CHAR, OP}
+        R_Z(add_ruz, P_ZA, MPI_SUM), R_D(add_rud, P_DA, MPI_SUM),
+        R_Z(mul_ruz, P_ZP, MPI_PROD), R_D(mul_rud, P_DP, MPI_PROD),
+        R_Z(min_ruz, P_ZA, MPI_MIN), R_D(min_rud, P_DA, MPI_MIN),
+        R_Z(max_ruz, P_ZA, MPI_MAX), R_D(max_rud, P_DA, MPI_MAX),
+        R_B(and_rub, P_BT, MPI_LAND), R_Z(and_ruz, P_ZP, MPI_BAND),
+        R_B(ior_rub, P_BF, MPI_LOR), R_Z(ior_ruz, P_ZS, MPI_BOR),
+        R_B(xor_rub, P_BA, MPI_LXOR), R_Z(xor_ruz, P_ZA, MPI_BXOR),
+#undef R_Z
+#undef R_D
+#undef R_B
+    };
+    const int nw = (int)(sizeof op_table / sizeof op_table[0]), nr = (int)(sizeof red_table / sizeof red_table[0]);
+
+    /* The pools as vectors and as this rank's block; one result vector and C array per type. */
+    unsigned char *whole = xmalloc((size_t)n * sizeof(double)); /* a whole vector of the widest type */
+    vec_p pv[NPOOLS], rv[NTYPES];
+    void *ph[NPOOLS], *rh[NTYPES];
+    for (int p = 0; p < NPOOLS; ++p) {
+        const int ty = pool_type[p];
+        const size_t sz = type_size(ty);
+        fill_pool(p, whole, n);
+        pv[p] = alloc_vec(type_units(ty, n));
+        c2v_typed(ty, pv[p], whole, n);
+        ph[p] = xmalloc((size_t)my * sz);
+        memcpy(ph[p], whole + first * (int64_t)sz, (size_t)my * sz);
+    }
+    for (int ty = 0; ty < NTYPES; ++ty) {
+        rv[ty] = alloc_vec(type_units(ty, n));
+        rh[ty] = xmalloc((size_t)my * type_size(ty));
+        memset(rh[ty], 0, (size_t)my * type_size(ty));
+    }
+    check_cvl("ops setup");
+
+    const int reps = nl <= 10000 ? reps_for(o, 201, 51) : nl <= 1000000 ? reps_for(o, 15, 9) : reps_for(o, 7, 5);
+    const int diff = nl <= 1000;
+    double *t = xmalloc((size_t)reps * 2 * sizeof(double)), med[2];
+    struct ops_row *rows = xmalloc((size_t)(nw + nr) * sizeof(struct ops_row));
+    if (g_rank == 0) {
+        printf("\n### Elementwise and reductions vs plain C, %ld elements per rank (%d total), %d ranks, %d repetitions\n\n",
+               nl, n, g_nranks, reps);
+        printf("| entry point | type | CVL (us) | plain C loop (us) | ratio CVL / C |%s\n", diff ? " CVL - C (us) |" : "");
+        printf("|---|---|---:|---:|---:|%s\n", diff ? "---:|" : "");
+    }
+    for (int k = 0; k < nw; ++k) {
+        const struct op_entry *e = &op_table[k];
+        vec_p sv[3];
+        const void *sh[3];
+        int last = 0;
+        for (int j = 0; j < 3; ++j) {
+            const int p = e->src[j];
+            sv[j] = p == P_NONE ? CVL_SCRATCH_NULL : pv[p];
+            sh[j] = p == P_NONE ? NULL : ph[p];
+            if (p != P_NONE) last = j;
+        }
+        op_cvl(e, rv[e->result], sv, n); /* warm up and check */
+        e->plain(rh[e->result], sh, my);
+        check_cvl(e->name);
+        v2c_typed(e->result, whole, rv[e->result], n);
+        check_block(e->name, e->result, whole, rh[e->result], n);
+        for (int r = 0; r < reps; ++r) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            op_cvl(e, rv[e->result], sv, n);
+            t[r * 2 + 0] = MPI_Wtime() - t0;
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            e->plain(rh[e->result], sh, my);
+            t[r * 2 + 1] = MPI_Wtime() - t0;
+        }
+        check_cvl(e->name);
+        slowest_medians(t, reps, 2, med);
+        struct ops_row *row = &rows[k];
+        const int st = pool_type[e->src[last]]; /* the operands' type (sel: of s2 and s3) */
+        row->name = e->name;
+        if (st == e->result) snprintf(row->type, sizeof row->type, "%s", type_name[st]);
+        else snprintf(row->type, sizeof row->type, "%s -> %s", type_name[st], type_name[e->result]);
+        row->cvl = med[0];
+        row->c = med[1];
+        ops_print_row(row, diff);
+    }
+    for (int k = 0; k < nr; ++k) {
+        const struct red_entry *e = &red_table[k];
+        const int ty = pool_type[e->pool];
+        union scalar vc, vp;
+        red_cvl(e, pv[e->pool], n, &vc); /* warm up and check */
+        red_plain(e, ph[e->pool], my, &vp);
+        check_cvl(e->name);
+        check_scalar(e->name, ty, &vc, &vp);
+        for (int r = 0; r < reps; ++r) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            red_cvl(e, pv[e->pool], n, &vc);
+            t[r * 2 + 0] = MPI_Wtime() - t0;
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            red_plain(e, ph[e->pool], my, &vp);
+            t[r * 2 + 1] = MPI_Wtime() - t0;
+        }
+        check_cvl(e->name);
+        check_scalar(e->name, ty, &vc, &vp);
+        slowest_medians(t, reps, 2, med);
+        struct ops_row *row = &rows[nw + k];
+        row->name = e->name;
+        snprintf(row->type, sizeof row->type, "%s (reduction)", type_name[ty]);
+        row->cvl = med[0];
+        row->c = med[1];
+        ops_print_row(row, diff);
+    }
+
+    if (g_rank == 0) {
+        double *ratio = xmalloc((size_t)(nw + nr) * sizeof(double)), *delta = xmalloc((size_t)(nw + nr) * sizeof(double));
+        int worst = 0;
+        for (int k = 0; k < nw + nr; ++k) {
+            ratio[k] = rows[k].cvl / rows[k].c;
+            delta[k] = (rows[k].cvl - rows[k].c) * 1e6;
+            if (ratio[k] > ratio[worst]) worst = k;
+        }
+        printf("\nWorst: `%s` (%s), CVL %.2f us vs plain C %.2f us, ratio %.2f\n", rows[worst].name, rows[worst].type,
+               rows[worst].cvl * 1e6, rows[worst].c * 1e6, ratio[worst]);
+        printf("Median ratio CVL / C: %.2f over %d entry points (elementwise %.2f, reductions %.2f)\n",
+               median_copy(ratio, nw + nr), nw + nr, median_copy(ratio, nw), median_copy(ratio + nw, nr));
+        if (diff)
+            printf("Median difference CVL - C: %.2f us (elementwise %.2f, reductions %.2f)\n", median_copy(delta, nw + nr),
+                   median_copy(delta, nw), median_copy(delta + nw, nr));
+        free(ratio);
+        free(delta);
+    }
+    free(rows);
+    free(t);
+    for (int ty = NTYPES - 1; ty >= 0; --ty) { fre_fov(rv[ty]); free(rh[ty]); }
+    for (int p = NPOOLS - 1; p >= 0; --p) { fre_fov(pv[p]); free(ph[p]); }
+    free(whole);
+}
+
+static void bench_ops(const struct options *o) {
+    if (g_rank == 0)
+        printf("\n### Every elementwise entry point and reduction of cvl.h vs plain C\n\n"
+               "Plain C: a loop over the rank's own block (CVL's block rule) into a preallocated C array; for a "
+               "reduction, that loop plus one `MPI_Allreduce` of the rank's partial. Every CVL result is checked "
+               "against it (elementwise: the rank's block of `v2c_fu?`, bit for bit).\n");
+    for (int k = 0; k < o->n_ops; ++k) bench_ops_size(o, o->ops_n[k]);
+}
+
 /* ------------------------------------------------------------------ main */
 
 static void usage(void) {
     if (g_rank == 0)
-        fprintf(stderr, "usage: cvl_bench [--smoke | --quick] [--section linefit|median|perm|reduce|elem]... "
-                        "[--perm-n N] [--elem-n N]\n");
+        fprintf(stderr, "usage: cvl_bench [--smoke | --quick] [--section linefit|median|perm|reduce|elem|ops]... "
+                        "[--perm-n N] [--elem-n N] [--ops-n N[,N]...]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+/* A comma-separated list of positive sizes: how many, or -1 if malformed or too long. */
+static int parse_sizes(const char *s, long *out, int max) {
+    int k = 0;
+    for (;;) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (end == s || v < 1 || k == max) return -1;
+        out[k++] = v;
+        if (*end == '\0') return k;
+        if (*end != ',') return -1;
+        s = end + 1;
+    }
 }
 
 int main(int argc, char **argv) {
     CVL_init(&argc, &argv);
     g_rank = CVL_rank();
     g_nranks = CVL_nranks();
-    struct options o = {0, 0, 0, 1000000, 4000000};
-    int perm_set = 0, elem_set = 0;
+    struct options o = {0, 0, 0, 1000000, 4000000, {0}, 0};
+    int perm_set = 0, elem_set = 0, ops_set = 0;
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--smoke")) o.smoke = 1;
         else if (!strcmp(argv[i], "--quick")) o.quick = 1;
@@ -610,9 +1110,14 @@ int main(int argc, char **argv) {
             else if (!strcmp(s, "perm")) o.sections |= S_PERM;
             else if (!strcmp(s, "reduce")) o.sections |= S_REDUCE;
             else if (!strcmp(s, "elem")) o.sections |= S_ELEM;
+            else if (!strcmp(s, "ops")) o.sections |= S_OPS;
             else usage();
         } else if (!strcmp(argv[i], "--perm-n") && i + 1 < argc) { o.perm_n = atol(argv[++i]); perm_set = 1; }
         else if (!strcmp(argv[i], "--elem-n") && i + 1 < argc) { o.elem_n = atol(argv[++i]); elem_set = 1; }
+        else if (!strcmp(argv[i], "--ops-n") && i + 1 < argc) {
+            if ((o.n_ops = parse_sizes(argv[++i], o.ops_n, MAX_OPS_SIZES)) < 1) usage();
+            ops_set = 1;
+        }
         else usage();
     }
     if (!o.sections) o.sections = S_ALL;
@@ -621,6 +1126,12 @@ int main(int argc, char **argv) {
         if (!elem_set) o.elem_n = 1000;
     } else if (o.quick && !elem_set) {
         o.elem_n = 2000000;
+    }
+    if (!ops_set) { /* smoke 1000; quick 1000, 10^6; else 1000, 10^6, 10^7 */
+        o.n_ops = 0;
+        o.ops_n[o.n_ops++] = 1000;
+        if (!o.smoke) o.ops_n[o.n_ops++] = 1000000;
+        if (!o.smoke && !o.quick) o.ops_n[o.n_ops++] = 10000000;
     }
     if (o.perm_n < 1 || o.elem_n < 1) usage();
     if (g_rank == 0)
@@ -631,6 +1142,7 @@ int main(int argc, char **argv) {
     if (o.sections & S_PERM) bench_perm(&o);
     if (o.sections & S_REDUCE) bench_reduce(&o);
     if (o.sections & S_ELEM) bench_elem(&o);
+    if (o.sections & S_OPS) bench_ops(&o);
     if (g_rank == 0 && g_perm_words > 0 && g_add_words > 0)
         printf("\nTable 1 ratio (elementwise add Melem/s / random-permutation Mwords/s, per rank): %.1f / %.1f = %.1f\n",
                g_add_words, g_perm_words, g_add_words / g_perm_words);
