@@ -88,7 +88,7 @@ void OnNode::add(std::size_t index, const Message &m, const Peer &peer, bool sen
 
 const char *OnNode::last_execution(std::size_t index) const {
     for (const Send &s : sends_)
-        if (s.message == index) return s.why;
+        if (s.message == index) return s.note.empty() ? nullptr : s.note.c_str();
     return nullptr;
 }
 
@@ -105,8 +105,10 @@ OnNode::~OnNode() {
 }
 
 void OnNode::add_send(int peer, int world_rank, std::size_t message, const std::vector<Block> &blocks) {
-    Send s{peer, world_rank, message, blocks, std::vector<char>(static_cast<std::size_t>(slots_), 0), {}};
-    for (const Block &b : blocks) s.reads[static_cast<std::size_t>(b.slot)] = 1;
+    Send s;
+    s.peer = peer, s.world = world_rank, s.message = message, s.blocks = blocks;
+    s.reads.assign(static_cast<std::size_t>(slots_), 0);
+    for (const Block &b : blocks) s.reads[static_cast<std::size_t>(b.slot)] = 1, s.bytes += b.bytes();
     s.control.assign(1 + 2 * static_cast<std::size_t>(slots_), 0);
     sends_.push_back(std::move(s));
 }
@@ -148,16 +150,26 @@ bool OnNode::setup(int tag) {
     }
     arrived_.assign(recvs_.size(), 0);
     pending_.assign(recvs_.size(), MPI_REQUEST_NULL);
+    // The staging buffer, made on every rank of the plan alike (collective: this runs on
+    // each, and what it tests is the same everywhere). Its pages cost nothing until a
+    // send of adopted buffers writes them.
+    if (host_only_ && (chosen_ || automatic_) && node::enabled()) {
+        std::int64_t total = 0;
+        for (Send &s : sends_) s.stage_at = total, total += (s.bytes + 63) / 64 * 64;
+        staging_.reserve(comm_, total);
+        staging_base_ = total > 0 ? staging_.get(comm_, total) : nullptr;
+        if (staging_base_) staging_at_ = node::locate(staging_base_);
+    }
     return !sends_.empty() || !recvs_.empty();
 }
 
-void OnNode::start(const void *const *, bool staged) {
+void OnNode::start(const void *const *slots, bool staged) {
     // Readers are told where the buffers are; a message they cannot read leaves
     // now, whatever its round.
     expect();
-    publish(!staged);
+    publish(slots, !staged);
     for (const Send &s : sends_)
-        if (s.why) fallback_->send_by_message(s.message);
+        if (s.control[0] == ByMessage) fallback_->send_by_message(s.message);
 }
 
 void OnNode::bind(const void *const *slots, const std::byte *) {
@@ -174,11 +186,21 @@ void OnNode::bind(const void *const *slots, const std::byte *) {
     }
 }
 
-void OnNode::publish(bool allowed) {
+void OnNode::publish(const void *const *slots, bool allowed) {
     for (Send &s : sends_) {
-        s.why = allowed ? s.unreadable : "buffers that alias are staged";
-        s.control[0] = s.why ? 1 : 0;
-        s.waiting = !s.why;
+        const bool stage = allowed && s.unreadable && staging_at_.window >= 0 && node::maps(staging_at_.window, s.world);
+        s.control[0] = !allowed || (s.unreadable && !stage) ? ByMessage : s.unreadable ? Staged : InPlace;
+        s.note.clear();
+        if (s.control[0] == ByMessage) {
+            s.note = std::string("sent it by MPI: ") + (allowed ? s.unreadable : "buffers that alias are staged");
+        } else if (s.control[0] == Staged) {
+            // Packed with the host kernels: takes() declines plans with other kinds.
+            std::byte *out = staging_base_ + s.stage_at;
+            for (const Block &b : s.blocks) out = pack(out, static_cast<const std::byte *>(slots[b.slot]), b);
+            s.control[1] = staging_at_.window, s.control[2] = staging_at_.offset + s.stage_at;
+            s.note = std::string("packed it into node memory for the receiver to unpack (") + s.unreadable + ")";
+        }
+        s.waiting = s.control[0] != ByMessage;
         if (s.waiting) check_mpi(MPI_Start(&s.done_request), "MPI_Start");
         check_mpi(MPI_Start(&s.control_request), "MPI_Start");
     }
@@ -209,8 +231,16 @@ bool OnNode::progress(const void *const *slots, bool wait) {
         for (int i = 0; i < n; ++i) {
             Recv &r = recvs_[static_cast<std::size_t>(arrived_[static_cast<std::size_t>(i)])];
             --left_;
-            if (r.control[0]) {
+            if (r.control[0] == ByMessage) {
                 fallback_->receive_by_message(r.message);
+                continue;
+            }
+            if (r.control[0] == Staged) {  // the message's bytes in order, in the sender's staging buffer
+                const std::byte *from = node::address(r.control[1], r.world, r.control[2]);
+                if (!from) fail(DM_ERR_ARG, "exchange: internal error: rank ", r.peer, "'s staging buffer is not mapped here");
+                for (const Block &b : r.blocks)
+                    from = unpack(const_cast<std::byte *>(static_cast<const std::byte *>(slots[b.slot])), b, from);
+                check_mpi(MPI_Start(&r.done_request), "MPI_Start");
                 continue;
             }
             for (int slot = 0; slot < slots_; ++slot)
@@ -231,7 +261,7 @@ bool OnNode::progress(const void *const *slots, bool wait) {
 
 void OnNode::finish() {
     for (Recv &r : recvs_)
-        if (!r.control[0]) check_mpi(MPI_Wait(&r.done_request, MPI_STATUS_IGNORE), "MPI_Wait");
+        if (r.control[0] != ByMessage) check_mpi(MPI_Wait(&r.done_request, MPI_STATUS_IGNORE), "MPI_Wait");
     for (Send &s : sends_) {
         check_mpi(MPI_Wait(&s.control_request, MPI_STATUS_IGNORE), "MPI_Wait");
         if (s.waiting) check_mpi(MPI_Wait(&s.done_request, MPI_STATUS_IGNORE), "MPI_Wait");

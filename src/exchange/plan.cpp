@@ -472,7 +472,7 @@ std::string Plan::describe() const {
             s << m.transport_reason;
             if (m.transport && &list == &sends_)
                 if (const char *why = m.transport->last_execution(static_cast<std::size_t>(&m - sends_.data())))
-                    s << "; the last execution sent it by MPI: " << why;
+                    s << "; the last execution " << why;
             s << "\n";
         }
         if (list.size() > kShown) s << "  ... and " << list.size() - kShown << " more\n";

@@ -465,7 +465,8 @@ def test_wrong_array_in_start_fails_everywhere():
 
 
 # The on-node transport: arrays datamotion allocates are node memory, read in place by
-# the ranks of this node; memory a user adopted travels by message.
+# the ranks of this node; memory a user adopted is packed into the sender's staging
+# buffer of node memory and unpacked from there.
 
 
 def _adopted_copy(a):
@@ -479,7 +480,8 @@ def _adopted_copy(a):
 def test_on_node_reads_node_memory_and_falls_back_for_adopted_memory(executor):
     """A redistribution large enough for the on-node transport: its messages are read
     in place while the source is node memory; bound to an adopted source, the same
-    plan sends them by MPI, saying why; both move every element right."""
+    plan packs them into node memory for the receiver, saying why; both move every
+    element right."""
     x = sample((384, 512), np.float64, seed=9)  # >= 16 KiB between every pair at 8 ranks
     grid = dm.ProcessGrid(dims=[1, SIZE])
     a = dm.DistArray.from_global(grid, x, dist=dm.BlockCyclic(3))
@@ -494,7 +496,8 @@ def test_on_node_reads_node_memory_and_falls_back_for_adopted_memory(executor):
     plan.execute(adopted, b)
     check_same_array(WORLD, b.to_global(), x, "adopted source")
     text = plan.describe()
-    check_all(WORLD, not ON_NODE or "the sender's buffer is not node memory" in text, text)
+    check_all(WORLD, not ON_NODE or "packed it into node memory for the receiver to unpack (the sender's buffer "
+                                    "is not node memory" in text, text)
     b.local[...] = 0
     plan.execute(a, b)  # back to node memory: read in place again
     check_same_array(WORLD, b.to_global(), x, "node memory again")
