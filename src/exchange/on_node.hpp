@@ -58,6 +58,9 @@ public:
     bool takes(const Message &m, const Peer &peer, const char *&why) const override;
     // Whether the sender's blocks are too sparse for reading in place (auto only).
     bool sparse(const Message &m) const;
+    // Whether a sender's block is a transposed side: auto stages such a message (the
+    // sender packs it in tiles) rather than letting the receiver read it in place.
+    bool transposed(const Message &m) const;
     void add(std::size_t index, const Message &m, const Peer &peer, bool sending) override;
     // Point to point with the peers added: each sender tells its receiver its blocks
     // (on `tag`), the receiver pairs them with its own into copies; then the
@@ -100,6 +103,7 @@ private:
         bool waiting = false;  // a reader's answer is due
         const char *unreadable = nullptr;  // why the bound buffers cannot be read in place (bind)
         std::int64_t bytes = 0, stage_at = 0;  // its bytes, and where they go in the staging buffer
+        bool packed = false;                   // always staged: a transposed side (auto)
         std::string note;                      // how the last execution carried it, if not in place
     };
     struct Recv {
