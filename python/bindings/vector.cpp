@@ -88,6 +88,13 @@ auto run(const Space &space, F &&f) {
     return f();
 }
 
+// cvl.h's binary functions (d, s1, s2, len) and their scalar forms: the vector layer's table.
+const vector::BinaryFunction *binary_function(const std::string &name) {
+    const vector::BinaryFunction *f = vector::binary_function(name);
+    if (!f) fail(DM_ERR_ARG, "no CVL function ", name, " with this signature");
+    return f;
+}
+
 template <class Fn>
 Fn lookup(const std::unordered_map<std::string, Fn> &table, const std::string &name) {
     auto it = table.find(name);
@@ -111,20 +118,6 @@ const std::unordered_map<std::string, UnaryFn> kUnary = {
     DM_CVL_ENTRY(and_sub), DM_CVL_ENTRY(and_suz), DM_CVL_ENTRY(ior_sub), DM_CVL_ENTRY(ior_suz),
     DM_CVL_ENTRY(xor_sub), DM_CVL_ENTRY(xor_suz),
     DM_CVL_ENTRY(rku_luz), DM_CVL_ENTRY(rku_lud), DM_CVL_ENTRY(rkd_luz), DM_CVL_ENTRY(rkd_lud),
-};
-
-// d, s1, s2, len: binary elementwise and comparisons.
-using BinaryFn = void (*)(vec_p, vec_p, vec_p, int, vec_p);
-const std::unordered_map<std::string, BinaryFn> kBinary = {
-    DM_CVL_ENTRY(max_wuz), DM_CVL_ENTRY(max_wud), DM_CVL_ENTRY(min_wuz), DM_CVL_ENTRY(min_wud),
-    DM_CVL_ENTRY(add_wuz), DM_CVL_ENTRY(add_wud), DM_CVL_ENTRY(sub_wuz), DM_CVL_ENTRY(sub_wud),
-    DM_CVL_ENTRY(mul_wuz), DM_CVL_ENTRY(mul_wud), DM_CVL_ENTRY(div_wuz), DM_CVL_ENTRY(div_wud),
-    DM_CVL_ENTRY(grt_wuz), DM_CVL_ENTRY(grt_wud), DM_CVL_ENTRY(les_wuz), DM_CVL_ENTRY(les_wud),
-    DM_CVL_ENTRY(geq_wuz), DM_CVL_ENTRY(geq_wud), DM_CVL_ENTRY(leq_wuz), DM_CVL_ENTRY(leq_wud),
-    DM_CVL_ENTRY(eql_wuz), DM_CVL_ENTRY(eql_wud), DM_CVL_ENTRY(neq_wuz), DM_CVL_ENTRY(neq_wud),
-    DM_CVL_ENTRY(mod_wuz), DM_CVL_ENTRY(and_wub), DM_CVL_ENTRY(and_wuz), DM_CVL_ENTRY(ior_wub),
-    DM_CVL_ENTRY(ior_wuz), DM_CVL_ENTRY(xor_wub), DM_CVL_ENTRY(xor_wuz), DM_CVL_ENTRY(eql_wub),
-    DM_CVL_ENTRY(neq_wub),
 };
 
 // d, s1, s2, s3, len: select.
@@ -336,14 +329,13 @@ void bind_vector(nb::module_ &m) {
         }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("len"),
         "name(d, s, len): unary elementwise (local), unsegmented scans and ranks (collective).")
         .def("binary", [](const Space &sp, const std::string &name, vec_p d, vec_p s1, vec_p s2, int len) {
-            auto f = lookup(kBinary, name);
+            auto f = binary_function(name)->vectors;
             run(sp, [&] { f(d, s1, s2, len, CVL_SCRATCH_NULL); });
         }, nb::arg("name"), nb::arg("d"), nb::arg("s1"), nb::arg("s2"), nb::arg("len"),
         "Local. name(d, s1, s2, len): binary elementwise operations.")
         .def("binary_scalar", [](const Space &sp, const std::string &name, vec_p d, vec_p s, double x, bool scalar_first,
                                  int len) {
-            auto f = vector::scalar_form(name);
-            if (!f) fail(DM_ERR_ARG, "no CVL function ", name, " with a scalar form");
+            auto f = binary_function(name)->scalar;
             run(sp, [&] { f(d, s, x, scalar_first, len); });
         }, nb::arg("name"), nb::arg("d"), nb::arg("s"), nb::arg("x"), nb::arg("scalar_first"), nb::arg("len"),
         "Local. name with a scalar operand: d[i] = name(s[i], x), or name(x, s[i]) where scalar_first.")

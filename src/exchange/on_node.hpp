@@ -11,10 +11,9 @@
 // after end and not before. Where the sender's buffers are not node memory (adopted),
 // it packs the message into a staging buffer of node memory (reserved with the plan,
 // touched only when used) and the receiver unpacks it from there: two copies, where
-// a message costs a pack, MPI's copies and an unpack. Measured against Linux cross-memory attach
-// (process_vm_readv), which needs no shared allocation: for 31 MB in 288-byte runs
-// it took 29 ms where a memcpy of the same runs took 7 ms (per-run page pinning),
-// so adopted memory stays on messages.
+// a message costs a pack, MPI's copies and an unpack. (Linux cross-memory attach,
+// process_vm_readv, would need no staging but pins pages per run: for 31 MB in 288-byte
+// runs it took 29 ms where a memcpy of the same runs took 7 ms.)
 #pragma once
 
 #include "core/node_memory.hpp"
@@ -104,7 +103,8 @@ private:
         const char *unreadable = nullptr;  // why the bound buffers cannot be read in place (bind)
         std::int64_t bytes = 0, stage_at = 0;  // its bytes, and where they go in the staging buffer
         bool packed = false;                   // always staged: a transposed side (auto)
-        std::string note;                      // how the last execution carried it, if not in place
+        std::string staged_note, message_note;  // describe()'s clauses for this unreadable (bind)
+        const char *note = nullptr;             // how the last execution carried it, if not in place
     };
     struct Recv {
         int peer, world;

@@ -18,8 +18,14 @@ void neg_wud(int d, int s, int len, int scratch);
 // function it stands for; in checked mode x is compared across ranks with the rest.
 using ScalarForm = void (*)(int d, int s, double x, bool scalar_first, int len);
 
-// The scalar form of binary function `name` (add_wud, les_wuz, ...: every function
-// of cvl.h over two vectors of one type); nullptr for any other name.
-ScalarForm scalar_form(std::string_view name);
+// A binary function of cvl.h over two vectors of one type (add_wud, les_wuz, ...):
+// its entry point and its scalar form.
+struct BinaryFunction {
+    void (*vectors)(int d, int s1, int s2, int len, int scratch);
+    ScalarForm scalar;
+};
+
+// Local. The binary function `name`; nullptr for any other name.
+const BinaryFunction *binary_function(std::string_view name);
 
 }  // namespace dm::vector

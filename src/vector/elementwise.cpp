@@ -309,22 +309,22 @@ void with_scalar(vec_p d, vec_p s, double x, bool scalar_first, int len) {
 
 }  // namespace
 
-ScalarForm scalar_form(std::string_view name) {
-#define DM_SCALAR_FORM(NAME) {#NAME, &with_scalar<NAME##_op>}
-    static const std::pair<std::string_view, ScalarForm> forms[] = {
-        DM_SCALAR_FORM(max_wuz), DM_SCALAR_FORM(max_wud), DM_SCALAR_FORM(min_wuz), DM_SCALAR_FORM(min_wud),
-        DM_SCALAR_FORM(add_wuz), DM_SCALAR_FORM(add_wud), DM_SCALAR_FORM(sub_wuz), DM_SCALAR_FORM(sub_wud),
-        DM_SCALAR_FORM(mul_wuz), DM_SCALAR_FORM(mul_wud), DM_SCALAR_FORM(div_wuz), DM_SCALAR_FORM(div_wud),
-        DM_SCALAR_FORM(mod_wuz), DM_SCALAR_FORM(lsh_wuz), DM_SCALAR_FORM(rsh_wuz),
-        DM_SCALAR_FORM(grt_wuz), DM_SCALAR_FORM(grt_wud), DM_SCALAR_FORM(les_wuz), DM_SCALAR_FORM(les_wud),
-        DM_SCALAR_FORM(geq_wuz), DM_SCALAR_FORM(geq_wud), DM_SCALAR_FORM(leq_wuz), DM_SCALAR_FORM(leq_wud),
-        DM_SCALAR_FORM(eql_wuz), DM_SCALAR_FORM(eql_wud), DM_SCALAR_FORM(neq_wuz), DM_SCALAR_FORM(neq_wud),
-        DM_SCALAR_FORM(eql_wub), DM_SCALAR_FORM(neq_wub), DM_SCALAR_FORM(and_wub), DM_SCALAR_FORM(ior_wub),
-        DM_SCALAR_FORM(xor_wub), DM_SCALAR_FORM(and_wuz), DM_SCALAR_FORM(ior_wuz), DM_SCALAR_FORM(xor_wuz),
+const BinaryFunction *binary_function(std::string_view name) {
+#define DM_BINARY(NAME) {#NAME, {&NAME, &with_scalar<NAME##_op>}}
+    static const std::pair<std::string_view, BinaryFunction> functions[] = {
+        DM_BINARY(max_wuz), DM_BINARY(max_wud), DM_BINARY(min_wuz), DM_BINARY(min_wud),
+        DM_BINARY(add_wuz), DM_BINARY(add_wud), DM_BINARY(sub_wuz), DM_BINARY(sub_wud),
+        DM_BINARY(mul_wuz), DM_BINARY(mul_wud), DM_BINARY(div_wuz), DM_BINARY(div_wud),
+        DM_BINARY(mod_wuz), DM_BINARY(lsh_wuz), DM_BINARY(rsh_wuz),
+        DM_BINARY(grt_wuz), DM_BINARY(grt_wud), DM_BINARY(les_wuz), DM_BINARY(les_wud),
+        DM_BINARY(geq_wuz), DM_BINARY(geq_wud), DM_BINARY(leq_wuz), DM_BINARY(leq_wud),
+        DM_BINARY(eql_wuz), DM_BINARY(eql_wud), DM_BINARY(neq_wuz), DM_BINARY(neq_wud),
+        DM_BINARY(eql_wub), DM_BINARY(neq_wub), DM_BINARY(and_wub), DM_BINARY(ior_wub),
+        DM_BINARY(xor_wub), DM_BINARY(and_wuz), DM_BINARY(ior_wuz), DM_BINARY(xor_wuz),
     };
-#undef DM_SCALAR_FORM
-    for (const auto &[known, form] : forms)
-        if (known == name) return form;
+#undef DM_BINARY
+    for (const auto &[known, function] : functions)
+        if (known == name) return &function;
     return nullptr;
 }
 }  // namespace dm::vector

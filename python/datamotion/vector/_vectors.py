@@ -416,9 +416,8 @@ def operands(a: Vector, other, kinds: str, scalar: bool = False):
     `scalar`, a scalar `other` comes back as the float of its value in that kind."""
     # The common cases first, without the general rule's sets: a vector or a Python
     # scalar of the same kind.
-    if type(other) is Vector and other._kind == a._kind and a._kind in kinds and other._space is a._space:
-        if other._n != a._n:
-            raise Error(ERR_ARG, f"operands have lengths {len(a)} and {len(other)}")
+    if (type(other) is Vector and other._kind == a._kind and a._kind in kinds and other._space is a._space
+            and other._n == a._n):
         return a, other
     if scalar and type(other) is _SCALAR_TYPES.get(a._kind) and a._kind in kinds:
         return a, _scalar_for(a._kind, other)
